@@ -1,0 +1,93 @@
+"""Compact heightfield: the open space above every walkable span, with neighbour links."""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .types import OPEN_SKY, CompactHeightfield, Heightfield
+
+_DX = (-1, 0, 1, 0)
+_DY = (0, 1, 0, -1)
+
+
+@njit(cache=True, nogil=True)
+def _count_walkable(column_head, span_area, span_next):
+    counts = np.zeros(column_head.shape[0], np.int32)
+    for c in range(column_head.shape[0]):
+        s = column_head[c]
+        n = 0
+        while s != -1:
+            if span_area[s] != 0:
+                n += 1
+            s = span_next[s]
+        counts[c] = n
+    return counts
+
+
+@njit(cache=True, nogil=True)
+def _build_compact(column_head, span_min, span_max, span_area, span_next, width, height,
+                   cell_index, cell_count, total, walkable_height, walkable_climb):
+    span_y = np.empty(total, np.int32)
+    span_h = np.empty(total, np.int32)
+    area = np.empty(total, np.uint8)
+    span_x = np.empty(total, np.int32)
+    span_cy = np.empty(total, np.int32)
+    con = np.full((total, 4), -1, np.int32)
+    for y in range(height):
+        for x in range(width):
+            c = x + y * width
+            i = cell_index[c]
+            s = column_head[c]
+            while s != -1:
+                if span_area[s] != 0:
+                    bot = span_max[s]
+                    top = span_min[span_next[s]] if span_next[s] != -1 else bot + OPEN_SKY
+                    span_y[i] = bot
+                    span_h[i] = min(top - bot, OPEN_SKY)
+                    area[i] = span_area[s]
+                    span_x[i] = x
+                    span_cy[i] = y
+                    i += 1
+                s = span_next[s]
+    dx = np.array(_DX)
+    dy = np.array(_DY)
+    for y in range(height):
+        for x in range(width):
+            c = x + y * width
+            for i in range(cell_index[c], cell_index[c] + cell_count[c]):
+                bot = span_y[i]
+                top = bot + span_h[i]
+                for d in range(4):
+                    nx = x + dx[d]
+                    ny = y + dy[d]
+                    if nx < 0 or ny < 0 or nx >= width or ny >= height:
+                        continue
+                    nc = nx + ny * width
+                    for k in range(cell_index[nc], cell_index[nc] + cell_count[nc]):
+                        nbot = span_y[k]
+                        ntop = nbot + span_h[k]
+                        # Connected when the agent fits through the shared opening and the
+                        # step between the floors is climbable.
+                        if (min(top, ntop) - max(bot, nbot) >= walkable_height
+                                and abs(nbot - bot) <= walkable_climb):
+                            con[i, d] = k
+                            break
+    return span_y, span_h, area, con, span_x, span_cy
+
+
+def build_compact_heightfield(hf: Heightfield, walkable_height: int,
+                              walkable_climb: int) -> CompactHeightfield:
+    counts = _count_walkable(hf.column_head, hf.span_area, hf.span_next)
+    index = np.zeros(counts.shape[0], np.int32)
+    if counts.shape[0] > 1:
+        np.cumsum(counts[:-1], out=index[1:])
+    total = int(counts.sum())
+    span_y, span_h, area, con, sx, sy = _build_compact(
+        hf.column_head, hf.span_min, hf.span_max, hf.span_area, hf.span_next, hf.width,
+        hf.height, index, counts, total, walkable_height, walkable_climb)
+    return CompactHeightfield(width=hf.width, height=hf.height, bmin=hf.bmin, cs=hf.cs,
+                              ch=hf.ch, walkable_height=walkable_height,
+                              walkable_climb=walkable_climb, cell_index=index,
+                              cell_count=counts, span_y=span_y, span_h=span_h,
+                              span_area=area, span_con=con, span_x=sx, span_cy=sy)

@@ -1,0 +1,242 @@
+"""Rasterise triangles into a solid span heightfield (Recast's rcRasterizeTriangles idea).
+
+Each triangle is clipped against the rows and columns of the grid; each cell it covers
+gets a solid span from the lowest to the highest point of the clipped piece. Spans in a
+column are kept sorted and overlapping spans merge. A span's top is walkable when the
+triangle that made it is flat enough (normal.z >= cos(max slope)) and the triangle is
+walkable at all (obstacles never are).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from .types import Heightfield
+
+WALKABLE = 1
+MAX_SPAN_LEVEL = 1 << 30
+
+
+@njit(cache=True)
+def mark_walkable_triangles(vertices, triangles, slope_cos, walkable_mask):
+    """Area id per triangle: WALKABLE (1) when flat enough and allowed, else 0."""
+    m = triangles.shape[0]
+    out = np.zeros(m, np.uint8)
+    for t in range(m):
+        if not walkable_mask[t]:
+            continue
+        a = vertices[triangles[t, 0]]
+        b = vertices[triangles[t, 1]]
+        c = vertices[triangles[t, 2]]
+        e0x, e0y, e0z = b[0] - a[0], b[1] - a[1], b[2] - a[2]
+        e1x, e1y, e1z = c[0] - a[0], c[1] - a[1], c[2] - a[2]
+        nx = e0y * e1z - e0z * e1y
+        ny = e0z * e1x - e0x * e1z
+        nz = e0x * e1y - e0y * e1x
+        ln = math.sqrt(nx * nx + ny * ny + nz * nz)
+        if ln > 0.0 and nz / ln > slope_cos:
+            out[t] = WALKABLE
+    return out
+
+
+@njit(cache=True, inline="always")
+def _clip_polygon(src, n_src, dst, axis, offset, keep_below):
+    """Clip polygon (rows of src) by the plane coord[axis] = offset; return vertex count.
+
+    keep_below keeps the part with coord <= offset, otherwise coord >= offset.
+    """
+    n = 0
+    for i in range(n_src):
+        j = i - 1 if i > 0 else n_src - 1
+        di = src[i, axis] - offset
+        dj = src[j, axis] - offset
+        if not keep_below:
+            di = -di
+            dj = -dj
+        in_i = di <= 0.0
+        in_j = dj <= 0.0
+        if in_i != in_j:
+            s = dj / (dj - di)
+            for k in range(3):
+                dst[n, k] = src[j, k] + (src[i, k] - src[j, k]) * s
+            n += 1
+        if in_i:
+            for k in range(3):
+                dst[n, k] = src[i, k]
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def _grow(arr, new_size):
+    out = np.empty(new_size, arr.dtype)
+    out[: arr.shape[0]] = arr
+    return out
+
+
+@njit(cache=True)
+def rasterize_kernel(vertices, triangles, tri_area, bmin, bmax, cs, ch, width, height,
+                     merge_threshold, row_lo, row_hi):
+    """Rasterise all triangles into rows [row_lo, row_hi) of the grid.
+
+    Returns (column_head, span_min, span_max, span_area, span_next, n_spans). Columns are
+    indexed x + (y - row_lo) * width.
+    """
+    rows = row_hi - row_lo
+    column_head = np.full(width * rows, -1, np.int32)
+    cap = max(1024, triangles.shape[0] * 4)
+    span_min = np.empty(cap, np.int32)
+    span_max = np.empty(cap, np.int32)
+    span_area = np.empty(cap, np.uint8)
+    span_next = np.empty(cap, np.int32)
+    n_spans = 0
+    free_head = -1
+
+    inv_cs = 1.0 / cs
+    inv_ch = 1.0 / ch
+    z_range = bmax[2] - bmin[2]
+    poly_in = np.empty((12, 3), np.float64)
+    row_poly = np.empty((12, 3), np.float64)
+    rest = np.empty((12, 3), np.float64)
+    cell_poly = np.empty((12, 3), np.float64)
+    tmp = np.empty((12, 3), np.float64)
+
+    for t in range(triangles.shape[0]):
+        area = tri_area[t]
+        tmin_x = tmin_y = tmin_z = 1e300
+        tmax_x = tmax_y = tmax_z = -1e300
+        for k in range(3):
+            v = vertices[triangles[t, k]]
+            for c in range(3):
+                poly_in[k, c] = v[c] - bmin[c]
+            tmin_x = min(tmin_x, poly_in[k, 0])
+            tmax_x = max(tmax_x, poly_in[k, 0])
+            tmin_y = min(tmin_y, poly_in[k, 1])
+            tmax_y = max(tmax_y, poly_in[k, 1])
+            tmin_z = min(tmin_z, poly_in[k, 2])
+            tmax_z = max(tmax_z, poly_in[k, 2])
+        if tmax_z < 0.0 or tmin_z > z_range:
+            continue
+        y0 = int(math.floor(tmin_y * inv_cs))
+        y1 = int(math.floor(tmax_y * inv_cs))
+        y0 = max(y0, row_lo)
+        y1 = min(y1, row_hi - 1)
+        if y0 > y1:
+            continue
+        # Cut away everything below row y0 once.
+        nrest = _clip_polygon(poly_in, 3, rest, 1, y0 * cs, False)
+        for y in range(y0, y1 + 1):
+            if nrest < 3:
+                break
+            # Split rest into this row (below y+1) and the remainder (above).
+            nrow = _clip_polygon(rest, nrest, row_poly, 1, (y + 1) * cs, True)
+            nabove = _clip_polygon(rest, nrest, tmp, 1, (y + 1) * cs, False)
+            for i in range(nabove):
+                for c in range(3):
+                    rest[i, c] = tmp[i, c]
+            nrest = nabove
+            if nrow < 3:
+                continue
+            rmin_x = 1e300
+            rmax_x = -1e300
+            for i in range(nrow):
+                rmin_x = min(rmin_x, row_poly[i, 0])
+                rmax_x = max(rmax_x, row_poly[i, 0])
+            x0 = max(int(math.floor(rmin_x * inv_cs)), 0)
+            x1 = min(int(math.floor(rmax_x * inv_cs)), width - 1)
+            if x0 > x1:
+                continue
+            nr = _clip_polygon(row_poly, nrow, tmp, 0, x0 * cs, False)
+            for i in range(nr):
+                for c in range(3):
+                    row_poly[i, c] = tmp[i, c]
+            nrow = nr
+            for x in range(x0, x1 + 1):
+                if nrow < 3:
+                    break
+                ncell = _clip_polygon(row_poly, nrow, cell_poly, 0, (x + 1) * cs, True)
+                nr = _clip_polygon(row_poly, nrow, tmp, 0, (x + 1) * cs, False)
+                for i in range(nr):
+                    for c in range(3):
+                        row_poly[i, c] = tmp[i, c]
+                nrow = nr
+                if ncell < 3:
+                    continue
+                smin = cell_poly[0, 2]
+                smax = cell_poly[0, 2]
+                for i in range(1, ncell):
+                    smin = min(smin, cell_poly[i, 2])
+                    smax = max(smax, cell_poly[i, 2])
+                if smax < 0.0 or smin > z_range:
+                    continue
+                smin = max(smin, 0.0)
+                smax = min(smax, z_range)
+                lo = int(math.floor(smin * inv_ch))
+                hi = int(math.ceil(smax * inv_ch))
+                if hi <= lo:
+                    hi = lo + 1
+                col = x + (y - row_lo) * width
+                # --- insert span (lo, hi, area) into the column, merging overlaps ---
+                prev = -1
+                cur = column_head[col]
+                new_area = area
+                while cur != -1:
+                    if span_min[cur] > hi:
+                        break
+                    if span_max[cur] < lo:
+                        prev = cur
+                        cur = span_next[cur]
+                        continue
+                    if span_min[cur] < lo:
+                        lo = span_min[cur]
+                    if span_max[cur] > hi:
+                        hi = span_max[cur]
+                    if abs(hi - span_max[cur]) <= merge_threshold:
+                        if span_area[cur] > new_area:
+                            new_area = span_area[cur]
+                    nxt = span_next[cur]
+                    # release cur to the free list
+                    span_next[cur] = free_head
+                    free_head = cur
+                    if prev != -1:
+                        span_next[prev] = nxt
+                    else:
+                        column_head[col] = nxt
+                    cur = nxt
+                if free_head != -1:
+                    s = free_head
+                    free_head = span_next[s]
+                else:
+                    if n_spans >= span_min.shape[0]:
+                        cap = span_min.shape[0] * 2
+                        span_min = _grow(span_min, cap)
+                        span_max = _grow(span_max, cap)
+                        span_area = _grow(span_area, cap)
+                        span_next = _grow(span_next, cap)
+                    s = n_spans
+                    n_spans += 1
+                span_min[s] = lo
+                span_max[s] = hi
+                span_area[s] = new_area
+                if prev != -1:
+                    span_next[s] = span_next[prev]
+                    span_next[prev] = s
+                else:
+                    span_next[s] = column_head[col]
+                    column_head[col] = s
+    return column_head, span_min, span_max, span_area, span_next, n_spans
+
+
+def rasterize_triangles(vertices, triangles, walkable_mask, cfg) -> Heightfield:
+    """Build the solid heightfield for a scene (see module doc)."""
+    tri_area = mark_walkable_triangles(vertices, triangles, cfg.walkable_slope_cos,
+                                       walkable_mask)
+    head, smin, smax, sarea, snext, n = rasterize_kernel(
+        vertices, triangles, tri_area, cfg.bmin, cfg.bmax, cfg.cs, cfg.ch, cfg.width,
+        cfg.height, cfg.walkable_climb, 0, cfg.height)
+    return Heightfield(width=cfg.width, height=cfg.height, bmin=cfg.bmin, cs=cfg.cs, ch=cfg.ch,
+                       column_head=head, span_min=smin[:n], span_max=smax[:n],
+                       span_area=sarea[:n], span_next=snext[:n])

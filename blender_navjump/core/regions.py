@@ -1,0 +1,478 @@
+"""Partition the walkable spans into regions that later become simple polygons.
+
+Two partitions, as in Recast:
+- **watershed**: a distance field from the area borders, flooded from its peaks down in
+  steps of two, gives round regions and the nicest polygons;
+- **monotone**: row sweeps, faster, longer thinner polygons.
+Both never join spans of different areas (stances), then remove islands smaller than the
+minimum region area and merge small regions into a neighbour.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .erode import chamfer_distance
+from .types import CompactHeightfield
+
+
+# ------------------------------------------------------------------ distance field
+@njit(cache=True, nogil=True)
+def _area_boundary(span_con, span_area):
+    n = span_con.shape[0]
+    seed = np.zeros(n, np.bool_)
+    for i in range(n):
+        for d in range(4):
+            a = span_con[i, d]
+            if a < 0 or span_area[a] != span_area[i]:
+                seed[i] = True
+                break
+    return seed
+
+
+@njit(cache=True, nogil=True)
+def _box_blur(span_con, span_area, dist, threshold):
+    # Smooth the field so the watershed does not split on one-cell dents.
+    n = dist.shape[0]
+    out = np.empty(n, np.uint16)
+    thr = threshold * 2
+    for i in range(n):
+        cd = np.int32(dist[i])
+        if cd <= thr:
+            out[i] = cd
+            continue
+        total = cd
+        for d in range(4):
+            a = span_con[i, d]
+            if a >= 0 and span_area[a] == span_area[i]:
+                total += dist[a]
+                a2 = span_con[a, (d + 1) & 3]
+                if a2 >= 0 and span_area[a2] == span_area[i]:
+                    total += dist[a2]
+                else:
+                    total += cd
+            else:
+                total += cd * 2
+        out[i] = (total + 5) // 9
+    return out
+
+
+def build_distance_field(chf: CompactHeightfield) -> None:
+    """Fill ``chf.span_dist``: distance (half cells) to the nearest area border."""
+    walkable = chf.span_area != 0
+    seed = _area_boundary(chf.span_con, chf.span_area)
+    dist = chamfer_distance(chf.span_con, walkable, seed, chf.span_x, chf.span_cy, chf.width,
+                            chf.height, chf.cell_index, chf.cell_count)
+    chf.span_dist = _box_blur(chf.span_con, chf.span_area, dist, 1)
+
+
+# ------------------------------------------------------------------------ watershed
+@njit(cache=True, nogil=True)
+def _flood_region(start, level, region, span_con, span_area, span_dist, reg, reg_dist,
+                  stack):
+    area = span_area[start]
+    reg[start] = region
+    reg_dist[start] = 0
+    low = level - 2 if level >= 2 else 0
+    top = 0
+    stack[top] = start
+    top += 1
+    count = 0
+    while top > 0:
+        top -= 1
+        s = stack[top]
+        # If any (8-)neighbour already belongs to another region, this span is on the
+        # seam between two basins: leave it for expansion instead.
+        other = 0
+        for d in range(4):
+            a = span_con[s, d]
+            if a < 0 or span_area[a] != area:
+                continue
+            r = reg[a]
+            if r != 0 and r != region:
+                other = r
+                break
+            a2 = span_con[a, (d + 1) & 3]
+            if a2 >= 0 and span_area[a2] == area:
+                r2 = reg[a2]
+                if r2 != 0 and r2 != region:
+                    other = r2
+                    break
+        if other != 0:
+            reg[s] = 0
+            continue
+        count += 1
+        for d in range(4):
+            a = span_con[s, d]
+            if a >= 0 and span_area[a] == area and span_dist[a] >= low and reg[a] == 0:
+                reg[a] = region
+                reg_dist[a] = 0
+                stack[top] = a
+                top += 1
+    return count > 0
+
+
+@njit(cache=True, nogil=True)
+def _expand_regions(pending, n_pending, max_iter, span_con, span_area, reg, reg_dist,
+                    dirty_s, dirty_r, dirty_d):
+    # Grow existing regions into the pending spans, one ring per iteration.
+    it = 0
+    while True:
+        failed = 0
+        n_dirty = 0
+        for k in range(n_pending):
+            s = pending[k]
+            if s < 0:
+                failed += 1
+                continue
+            if reg[s] != 0:
+                pending[k] = -1
+                failed += 1
+                continue
+            best_r = 0
+            best_d = 0xFFFF
+            area = span_area[s]
+            for d in range(4):
+                a = span_con[s, d]
+                if a < 0 or span_area[a] != area:
+                    continue
+                if reg[a] > 0 and reg_dist[a] + 2 < best_d:
+                    best_r = reg[a]
+                    best_d = reg_dist[a] + 2
+            if best_r != 0:
+                pending[k] = -1
+                dirty_s[n_dirty] = s
+                dirty_r[n_dirty] = best_r
+                dirty_d[n_dirty] = best_d
+                n_dirty += 1
+            else:
+                failed += 1
+        for k in range(n_dirty):
+            reg[dirty_s[k]] = dirty_r[k]
+            reg_dist[dirty_s[k]] = dirty_d[k]
+        if failed == n_pending or n_dirty == 0:
+            break
+        if max_iter > 0:
+            it += 1
+            if it >= max_iter:
+                break
+
+
+@njit(cache=True, nogil=True)
+def _watershed(span_con, span_area, span_dist, order):
+    n = span_con.shape[0]
+    reg = np.zeros(n, np.int32)
+    reg_dist = np.zeros(n, np.int32)
+    stack = np.empty(n + 1, np.int32)
+    pending = np.empty(n + 1, np.int32)
+    dirty_s = np.empty(n + 1, np.int32)
+    dirty_r = np.empty(n + 1, np.int32)
+    dirty_d = np.empty(n + 1, np.int32)
+    n_order = order.shape[0]
+    if n_order == 0:
+        return reg, 0
+    max_dist = np.int32(span_dist[order[0]])
+    level = (max_dist + 1) & ~1
+    next_region = 1
+    taken = 0  # order[:taken] have dist >= current level
+    n_pending = 0
+    while level > 0:
+        level = level - 2 if level >= 2 else 0
+        while taken < n_order and span_dist[order[taken]] >= level:
+            pending[n_pending] = order[taken]
+            n_pending += 1
+            taken += 1
+        # compact pending: drop assigned spans
+        m = 0
+        for k in range(n_pending):
+            s = pending[k]
+            if s >= 0 and reg[s] == 0:
+                pending[m] = s
+                m += 1
+        n_pending = m
+        _expand_regions(pending, n_pending, 8, span_con, span_area, reg, reg_dist,
+                        dirty_s, dirty_r, dirty_d)
+        for k in range(n_pending):
+            s = pending[k]
+            if s >= 0 and reg[s] == 0:
+                if _flood_region(s, level, next_region, span_con, span_area, span_dist, reg,
+                                 reg_dist, stack):
+                    next_region += 1
+    # whatever is left: expand without limit
+    m = 0
+    for k in range(n_pending):
+        s = pending[k]
+        if s >= 0 and reg[s] == 0:
+            pending[m] = s
+            m += 1
+    _expand_regions(pending, m, 0, span_con, span_area, reg, reg_dist, dirty_s, dirty_r,
+                    dirty_d)
+    return reg, next_region - 1
+
+
+# ------------------------------------------------------------------------- monotone
+@njit(cache=True, nogil=True)
+def _monotone(span_con, span_area, cell_index, cell_count, width, height):
+    n = span_con.shape[0]
+    reg = np.zeros(n, np.int32)
+    next_region = 1
+    # per row sweep: sweep id per span, the region below it (from the y-1 row) and
+    # whether that region is unique along the sweep
+    sweep_of = np.full(n, -1, np.int32)
+    cap = width + 1
+    sweep_reg = np.zeros(cap, np.int32)  # candidate region below; -1 = not unique
+    sweep_samples = np.zeros(cap, np.int32)
+    sweep_final = np.zeros(cap, np.int32)
+    region_hits = np.zeros(16, np.int32)
+    for y in range(height):
+        n_sweeps = 0
+        # spans of a row can stack; sweeps are per connected run along +x
+        for x in range(width):
+            c = x + y * width
+            for i in range(cell_index[c], cell_index[c] + cell_count[c]):
+                if span_area[i] == 0:
+                    continue
+                a = span_con[i, 0]  # -x neighbour
+                sid = -1
+                if a >= 0 and span_area[a] == span_area[i] and sweep_of[a] >= 0:
+                    sid = sweep_of[a]
+                if sid < 0:
+                    if n_sweeps >= sweep_reg.shape[0]:
+                        new_cap = sweep_reg.shape[0] * 2
+                        t1 = np.zeros(new_cap, np.int32)
+                        t1[:n_sweeps] = sweep_reg[:n_sweeps]
+                        sweep_reg = t1
+                        t2 = np.zeros(new_cap, np.int32)
+                        t2[:n_sweeps] = sweep_samples[:n_sweeps]
+                        sweep_samples = t2
+                        sweep_final = np.zeros(new_cap, np.int32)
+                    sid = n_sweeps
+                    n_sweeps += 1
+                    sweep_reg[sid] = 0
+                    sweep_samples[sid] = 0
+                sweep_of[i] = sid
+                b = span_con[i, 3]  # -y neighbour (previous row)
+                if b >= 0 and span_area[b] == span_area[i] and reg[b] != 0:
+                    r = reg[b]
+                    if sweep_reg[sid] == 0:
+                        sweep_reg[sid] = r
+                        sweep_samples[sid] = 1
+                    elif sweep_reg[sid] == r:
+                        sweep_samples[sid] += 1
+                    else:
+                        sweep_reg[sid] = -1
+        # a sweep continues the region below when it touches only that one region and
+        # that region's whole top row touches only this sweep
+        if next_region + 1 > region_hits.shape[0]:
+            t = np.zeros(max(region_hits.shape[0] * 2, next_region + 1), np.int32)
+            t[: region_hits.shape[0]] = region_hits
+            region_hits = t
+        for s in range(n_sweeps):
+            r = sweep_reg[s]
+            if r > 0:
+                region_hits[r] += 1
+        for s in range(n_sweeps):
+            r = sweep_reg[s]
+            if r > 0 and region_hits[r] == 1:
+                sweep_final[s] = r
+            else:
+                sweep_final[s] = next_region
+                next_region += 1
+                if next_region + 1 > region_hits.shape[0]:
+                    t = np.zeros(region_hits.shape[0] * 2, np.int32)
+                    t[: region_hits.shape[0]] = region_hits
+                    region_hits = t
+        for s in range(n_sweeps):
+            r = sweep_reg[s]
+            if r > 0:
+                region_hits[r] = 0
+        for x in range(width):
+            c = x + y * width
+            for i in range(cell_index[c], cell_index[c] + cell_count[c]):
+                if sweep_of[i] >= 0:
+                    reg[i] = sweep_final[sweep_of[i]]
+    return reg, next_region - 1
+
+
+# --------------------------------------------------------------- merge and filter
+@njit(cache=True, nogil=True)
+def _region_adjacency(reg, span_con, cell_index, cell_count):
+    """Pairs (r, other) of 4-connected spans in different regions (other 0 = wall), and
+    pairs of regions stacked in the same column (floors)."""
+    n = reg.shape[0]
+    adj = np.empty((n * 4 + 1, 2), np.int32)
+    na = 0
+    for i in range(n):
+        r = reg[i]
+        if r == 0:
+            continue
+        for d in range(4):
+            a = span_con[i, d]
+            o = reg[a] if a >= 0 else 0
+            if o != r:
+                adj[na, 0] = r
+                adj[na, 1] = o
+                na += 1
+    floors = np.empty((16, 2), np.int32)
+    nf = 0
+    for c in range(cell_index.shape[0]):
+        b = cell_index[c]
+        e = b + cell_count[c]
+        for i in range(b, e):
+            ri = reg[i]
+            if ri == 0:
+                continue
+            for j in range(i + 1, e):
+                rj = reg[j]
+                if rj == 0:
+                    continue
+                if nf + 2 > floors.shape[0]:
+                    t = np.empty((floors.shape[0] * 2, 2), np.int32)
+                    t[:nf] = floors[:nf]
+                    floors = t
+                floors[nf, 0] = ri
+                floors[nf, 1] = rj
+                floors[nf + 1, 0] = rj
+                floors[nf + 1, 1] = ri
+                nf += 2
+    return adj[:na], floors[:nf]
+
+
+def _unique_pairs(pairs: np.ndarray, n_regions: int) -> np.ndarray:
+    if pairs.shape[0] == 0:
+        return pairs
+    key = np.unique(pairs[:, 0].astype(np.int64) * (n_regions + 1) + pairs[:, 1])
+    return np.stack([key // (n_regions + 1), key % (n_regions + 1)], axis=1)
+
+
+def merge_and_filter_regions(chf: CompactHeightfield, reg: np.ndarray, n_regions: int,
+                             min_region_area: int, merge_region_area: int) -> int:
+    """Remove small islands and merge small regions (in place); return the region count.
+
+    Works on region-level graphs (hundreds to thousands of nodes), so plain Python sets.
+    """
+    if n_regions == 0:
+        return 0
+    span_count = np.bincount(reg, minlength=n_regions + 1)
+    area_of = np.zeros(n_regions + 1, np.int32)
+    area_of[reg[reg > 0]] = chf.span_area[reg > 0]
+    adj, floors = _region_adjacency(reg, chf.span_con, chf.cell_index, chf.cell_count)
+    adj = _unique_pairs(adj, n_regions)
+    floors = _unique_pairs(floors, n_regions)
+    neighbours: list[set[int]] = [set() for _ in range(n_regions + 1)]
+    floor_sets: list[set[int]] = [set() for _ in range(n_regions + 1)]
+    touches_wall = np.zeros(n_regions + 1, bool)
+    for r, o in adj.tolist():
+        if o != 0:
+            neighbours[r].add(o)
+        else:
+            touches_wall[r] = True
+    for r, o in floors.tolist():
+        floor_sets[r].add(o)
+
+    # 1) remove islands (connected groups of regions) smaller than min_region_area
+    remap = np.arange(n_regions + 1, dtype=np.int32)
+    seen = np.zeros(n_regions + 1, bool)
+    for r0 in range(1, n_regions + 1):
+        if seen[r0] or span_count[r0] == 0:
+            continue
+        group = []
+        stack = [r0]
+        seen[r0] = True
+        while stack:
+            r = stack.pop()
+            group.append(r)
+            for o in neighbours[r]:
+                if not seen[o]:
+                    seen[o] = True
+                    stack.append(o)
+        if sum(int(span_count[r]) for r in group) < min_region_area:
+            for r in group:
+                remap[r] = 0
+                span_count[r] = 0
+                for o in neighbours[r]:
+                    neighbours[o].discard(r)
+                neighbours[r] = set()
+
+    # 2) merge small regions into their smallest mergeable neighbour, until stable
+    parent = list(range(n_regions + 1))
+
+    def find(r):
+        while parent[r] != r:
+            parent[r] = parent[parent[r]]
+            r = parent[r]
+        return r
+
+    alive = [r for r in range(1, n_regions + 1) if span_count[r] > 0]
+    changed = True
+    while changed:
+        changed = False
+        for r in alive:
+            if find(r) != r or span_count[r] == 0:
+                continue
+            # Large regions along a wall stay; small ones, and regions enclosed by other
+            # regions, merge into their smallest neighbour.
+            if span_count[r] > merge_region_area and touches_wall[r]:
+                continue
+            best = -1
+            best_size = None
+            for o in neighbours[r]:
+                if area_of[o] != area_of[r] or o in floor_sets[r]:
+                    continue
+                if best_size is None or span_count[o] < best_size:
+                    best, best_size = o, span_count[o]
+            if best < 0:
+                continue
+            parent[r] = best
+            touches_wall[best] |= touches_wall[r]
+            span_count[best] += span_count[r]
+            span_count[r] = 0
+            for o in neighbours[r]:
+                neighbours[o].discard(r)
+                if o != best:
+                    neighbours[o].add(best)
+                    neighbours[best].add(o)
+            neighbours[best].discard(best)
+            neighbours[r] = set()
+            floor_sets[best] |= floor_sets[r]
+            for o in floor_sets[r]:
+                floor_sets[o].add(best)
+            changed = True
+
+    # 3) compact ids
+    final = np.zeros(n_regions + 1, np.int32)
+    next_id = 1
+    for r in range(1, n_regions + 1):
+        if remap[r] == 0:
+            continue
+        root = find(r)
+        if final[root] == 0:
+            final[root] = next_id
+            next_id += 1
+        final[r] = final[root]
+    reg[:] = final[reg]
+    return next_id - 1
+
+
+def build_regions(chf: CompactHeightfield, partition: str, min_region_area: int,
+                  merge_region_area: int) -> None:
+    """Fill ``chf.span_reg`` and ``chf.max_region``."""
+    n = chf.span_area.shape[0]
+    if n == 0:
+        chf.span_reg = np.zeros(0, np.int32)
+        chf.max_region = 0
+        return
+    if partition == "watershed":
+        build_distance_field(chf)
+        walk = np.nonzero(chf.span_area != 0)[0].astype(np.int32)
+        order = walk[np.argsort(-chf.span_dist[walk].astype(np.int32), kind="stable")]
+        reg, count = _watershed(chf.span_con, chf.span_area, chf.span_dist, order)
+    elif partition == "monotone":
+        reg, count = _monotone(chf.span_con, chf.span_area, chf.cell_index, chf.cell_count,
+                               chf.width, chf.height)
+    else:
+        raise ValueError(f"partition: unknown kind {partition!r}")
+    count = merge_and_filter_regions(chf, reg, count, min_region_area, merge_region_area)
+    chf.span_reg = reg
+    chf.max_region = count

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# The whole test suite on a fresh machine: set up .venv, lint, run pytest.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+bash scripts/setup_env.sh
+# Node.js client for the Detour export check (skipped by the test when Node.js is absent).
+if command -v npm >/dev/null 2>&1 && [ -f tests/export/node/package.json ] \
+    && [ ! -d tests/export/node/node_modules ]; then
+  (cd tests/export/node && npm ci --no-audit --no-fund --silent) || echo "npm ci failed: Detour client test will skip"
+fi
+export NAVJUMP_RECAST_DATA="${NAVJUMP_RECAST_DATA:-$ROOT/../shared/data/recast}"
+.venv/bin/ruff check .
+.venv/bin/python -m pytest -q -p no:cacheprovider "$@"
