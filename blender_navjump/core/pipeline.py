@@ -123,7 +123,8 @@ def bake(vertices, triangles, settings: BakeSettings | None = None,
 
     t0 = stage("compact", 2)
     chf = compact.build_compact_heightfield(hf, cfg.walkable_height, cfg.walkable_climb)
-    del hf
+    if not settings.links_enabled:
+        del hf  # the solid heightfield is kept only for the links' collision tests
     done("compact", t0)
     stats["compact_spans"] = int(chf.span_y.shape[0])
 
@@ -170,7 +171,7 @@ def bake(vertices, triangles, settings: BakeSettings | None = None,
     if settings.links_enabled and nm.polygon_count:
         from . import links as links_mod
 
-        links_mod.build_links(nm, chf, cfg, settings, v, t)
+        links_mod.build_links(nm, hf, chf, cfg, settings, v, t)
         stats["links"] = {k: int((nm.link_kind == i).sum())
                           for i, k in enumerate(("drop", "jump_across", "jump_up"))}
     done("links", t0)

@@ -43,31 +43,37 @@ def mark_walkable_triangles(vertices, triangles, slope_cos, walkable_mask):
 
 
 @njit(cache=True, inline="always")
-def _clip_polygon(src, n_src, dst, axis, offset, keep_below):
-    """Clip polygon (rows of src) by the plane coord[axis] = offset; return vertex count.
+def _split_polygon(src, n_src, below, above, axis, offset):
+    """Split polygon src by the plane coord[axis] = offset in one pass.
 
-    keep_below keeps the part with coord <= offset, otherwise coord >= offset.
+    Writes the part with coord <= offset to ``below`` and the rest to ``above``; returns
+    both vertex counts.
     """
-    n = 0
+    nb = 0
+    na = 0
+    j = n_src - 1
+    dj = src[j, axis] - offset
     for i in range(n_src):
-        j = i - 1 if i > 0 else n_src - 1
         di = src[i, axis] - offset
-        dj = src[j, axis] - offset
-        if not keep_below:
-            di = -di
-            dj = -dj
-        in_i = di <= 0.0
-        in_j = dj <= 0.0
-        if in_i != in_j:
+        if (dj <= 0.0) != (di <= 0.0):
             s = dj / (dj - di)
             for k in range(3):
-                dst[n, k] = src[j, k] + (src[i, k] - src[j, k]) * s
-            n += 1
-        if in_i:
+                v = src[j, k] + (src[i, k] - src[j, k]) * s
+                below[nb, k] = v
+                above[na, k] = v
+            nb += 1
+            na += 1
+        if di <= 0.0:
             for k in range(3):
-                dst[n, k] = src[i, k]
-            n += 1
-    return n
+                below[nb, k] = src[i, k]
+            nb += 1
+        else:
+            for k in range(3):
+                above[na, k] = src[i, k]
+            na += 1
+        j = i
+        dj = di
+    return nb, na
 
 
 @njit(cache=True)
@@ -77,7 +83,7 @@ def _grow(arr, new_size):
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def rasterize_kernel(vertices, triangles, tri_area, bmin, bmax, cs, ch, width, height,
                      merge_threshold, row_lo, row_hi):
     """Rasterise all triangles into rows [row_lo, row_hi) of the grid.
@@ -126,14 +132,18 @@ def rasterize_kernel(vertices, triangles, tri_area, bmin, bmax, cs, ch, width, h
         y1 = min(y1, row_hi - 1)
         if y0 > y1:
             continue
-        # Cut away everything below row y0 once.
-        nrest = _clip_polygon(poly_in, 3, rest, 1, y0 * cs, False)
+        nrest = 3
+        for i in range(3):
+            for c in range(3):
+                rest[i, c] = poly_in[i, c]
+        if tmin_y < y0 * cs:
+            # The triangle starts in another band: drop the part below row y0.
+            nb, nrest = _split_polygon(poly_in, 3, tmp, rest, 1, y0 * cs)
         for y in range(y0, y1 + 1):
             if nrest < 3:
                 break
             # Split rest into this row (below y+1) and the remainder (above).
-            nrow = _clip_polygon(rest, nrest, row_poly, 1, (y + 1) * cs, True)
-            nabove = _clip_polygon(rest, nrest, tmp, 1, (y + 1) * cs, False)
+            nrow, nabove = _split_polygon(rest, nrest, row_poly, tmp, 1, (y + 1) * cs)
             for i in range(nabove):
                 for c in range(3):
                     rest[i, c] = tmp[i, c]
@@ -149,20 +159,22 @@ def rasterize_kernel(vertices, triangles, tri_area, bmin, bmax, cs, ch, width, h
             x1 = min(int(math.floor(rmax_x * inv_cs)), width - 1)
             if x0 > x1:
                 continue
-            nr = _clip_polygon(row_poly, nrow, tmp, 0, x0 * cs, False)
-            for i in range(nr):
-                for c in range(3):
-                    row_poly[i, c] = tmp[i, c]
-            nrow = nr
             for x in range(x0, x1 + 1):
                 if nrow < 3:
                     break
-                ncell = _clip_polygon(row_poly, nrow, cell_poly, 0, (x + 1) * cs, True)
-                nr = _clip_polygon(row_poly, nrow, tmp, 0, (x + 1) * cs, False)
-                for i in range(nr):
-                    for c in range(3):
-                        row_poly[i, c] = tmp[i, c]
-                nrow = nr
+                if x == x1:
+                    ncell = nrow
+                    for i in range(nrow):
+                        for c in range(3):
+                            cell_poly[i, c] = row_poly[i, c]
+                    nrow = 0
+                else:
+                    ncell, nr = _split_polygon(row_poly, nrow, cell_poly, tmp, 0,
+                                               (x + 1) * cs)
+                    for i in range(nr):
+                        for c in range(3):
+                            row_poly[i, c] = tmp[i, c]
+                    nrow = nr
                 if ncell < 3:
                     continue
                 smin = cell_poly[0, 2]
@@ -230,13 +242,72 @@ def rasterize_kernel(vertices, triangles, tri_area, bmin, bmax, cs, ch, width, h
     return column_head, span_min, span_max, span_area, span_next, n_spans
 
 
-def rasterize_triangles(vertices, triangles, walkable_mask, cfg) -> Heightfield:
-    """Build the solid heightfield for a scene (see module doc)."""
+def _band_rows(vertices, triangles, cfg, n_bands):
+    """Row boundaries that give each band about the same rasterisation work."""
+    ys = vertices[triangles, 1]
+    r0 = np.clip(((ys.min(axis=1) - cfg.bmin[1]) / cfg.cs).astype(np.int64), 0, cfg.height - 1)
+    r1 = np.clip(((ys.max(axis=1) - cfg.bmin[1]) / cfg.cs).astype(np.int64), 0, cfg.height - 1)
+    xs = vertices[triangles, 0]
+    widths = (xs.max(axis=1) - xs.min(axis=1)) / cfg.cs + 1.0
+    work = np.zeros(cfg.height + 1)
+    np.add.at(work, r0, widths)
+    np.add.at(work, r1 + 1, -widths)
+    cum = np.cumsum(np.cumsum(work)[: cfg.height])
+    cuts = np.searchsorted(cum, cum[-1] * np.arange(1, n_bands) / n_bands)
+    bounds = np.unique(np.concatenate([[0], cuts, [cfg.height]])).astype(np.int64)
+    return bounds, r0, r1
+
+
+def rasterize_triangles(vertices, triangles, walkable_mask, cfg, threads=None) -> Heightfield:
+    """Build the solid heightfield for a scene (see module doc).
+
+    Large scenes are cut into row bands rasterised on parallel threads (the kernel releases
+    the GIL); each band keeps its own spans and the bands are joined afterwards.
+    """
     tri_area = mark_walkable_triangles(vertices, triangles, cfg.walkable_slope_cos,
                                        walkable_mask)
-    head, smin, smax, sarea, snext, n = rasterize_kernel(
-        vertices, triangles, tri_area, cfg.bmin, cfg.bmax, cfg.cs, cfg.ch, cfg.width,
-        cfg.height, cfg.walkable_climb, 0, cfg.height)
+    threads = worker_count() if threads is None else threads
+    if threads <= 1 or triangles.shape[0] < 20000 or cfg.height < 16:
+        head, smin, smax, sarea, snext, n = rasterize_kernel(
+            vertices, triangles, tri_area, cfg.bmin, cfg.bmax, cfg.cs, cfg.ch, cfg.width,
+            cfg.height, cfg.walkable_climb, 0, cfg.height)
+        return Heightfield(width=cfg.width, height=cfg.height, bmin=cfg.bmin, cs=cfg.cs,
+                           ch=cfg.ch, column_head=head, span_min=smin[:n], span_max=smax[:n],
+                           span_area=sarea[:n], span_next=snext[:n])
+    bounds, r0, r1 = _band_rows(vertices, triangles, cfg, threads * 2)
+
+    def run_band(k):
+        lo, hi = int(bounds[k]), int(bounds[k + 1])
+        sel = np.nonzero((r1 >= lo) & (r0 < hi))[0]
+        return rasterize_kernel(vertices, np.ascontiguousarray(triangles[sel]),
+                                np.ascontiguousarray(tri_area[sel]), cfg.bmin, cfg.bmax,
+                                cfg.cs, cfg.ch, cfg.width, cfg.height, cfg.walkable_climb,
+                                lo, hi)
+
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=threads) as pool:
+        parts = list(pool.map(run_band, range(len(bounds) - 1)))
+    heads, mins, maxs, areas, nexts = [], [], [], [], []
+    offset = 0
+    for head, smin, smax, sarea, snext, n in parts:
+        heads.append(np.where(head >= 0, head + offset, -1).astype(np.int32))
+        nexts.append(np.where(snext[:n] >= 0, snext[:n] + offset, -1).astype(np.int32))
+        mins.append(smin[:n])
+        maxs.append(smax[:n])
+        areas.append(sarea[:n])
+        offset += n
     return Heightfield(width=cfg.width, height=cfg.height, bmin=cfg.bmin, cs=cfg.cs, ch=cfg.ch,
-                       column_head=head, span_min=smin[:n], span_max=smax[:n],
-                       span_area=sarea[:n], span_next=snext[:n])
+                       column_head=np.concatenate(heads), span_min=np.concatenate(mins),
+                       span_max=np.concatenate(maxs), span_area=np.concatenate(areas),
+                       span_next=np.concatenate(nexts))
+
+
+def worker_count() -> int:
+    """Threads for the banded kernels: NAVJUMP_THREADS, else the CPU count (max 8)."""
+    import os
+
+    env = os.environ.get("NAVJUMP_THREADS")
+    if env and env.isdigit() and int(env) > 0:
+        return int(env)
+    return max(1, min(8, os.cpu_count() or 1))
