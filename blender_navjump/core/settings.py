@@ -162,7 +162,7 @@ class BakeSettings:
                     f"prone {self.prone_height:g}, crouch {self.crouch_height:g}, "
                     f"stand {self.stand_height:g}")
         walk_h = self.walkable_height_world()
-        if walk_h / self.cell_height < 3:
+        if walk_h / self.cell_height < 3 - 1e-6:
             raise SettingsError(
                 "cell_height", f"{self.cell_height:g} m is too coarse for an agent height of "
                                f"{walk_h:g} m: at least 3 cells are needed "
