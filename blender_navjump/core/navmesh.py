@@ -7,7 +7,8 @@ polygon p, or -1 on the navmesh border.
 Detail meshes follow Recast's layout: ``detail_meshes[p] = (vert_base, vert_count,
 tri_base, tri_count)``; ``detail_triangles`` rows are (a, b, c, flags) with a, b, c indices
 into ``detail_vertices[vert_base : vert_base + vert_count]``. The first ``n`` detail
-vertices of polygon p are its own polygon vertices with refined heights.
+vertices of polygon p are its own polygon vertices (same heights: refining them per
+polygon could give a shared vertex two heights and crack the mesh).
 
 Links (jump links) are stored as parallel arrays, one row per link; segments are
 ``(2, 3)`` world points (segment start and end). See ``LINK_KINDS``.

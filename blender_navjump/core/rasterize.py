@@ -105,21 +105,20 @@ def rasterize_kernel(vertices, triangles, tri_area, bmin, bmax, cs, ch, width, h
     inv_ch = 1.0 / ch
     z_range = bmax[2] - bmin[2]
     poly_in = np.empty((12, 3), np.float64)
-    row_poly = np.empty((12, 3), np.float64)
-    rest = np.empty((12, 3), np.float64)
+    buf_a = np.empty((12, 3), np.float64)
+    buf_b = np.empty((12, 3), np.float64)
+    row_a = np.empty((12, 3), np.float64)
+    row_b = np.empty((12, 3), np.float64)
     cell_poly = np.empty((12, 3), np.float64)
-    tmp = np.empty((12, 3), np.float64)
 
     for t in range(triangles.shape[0]):
         area = tri_area[t]
-        tmin_x = tmin_y = tmin_z = 1e300
-        tmax_x = tmax_y = tmax_z = -1e300
+        tmin_y = tmin_z = 1e300
+        tmax_y = tmax_z = -1e300
         for k in range(3):
-            v = vertices[triangles[t, k]]
+            vi = triangles[t, k]
             for c in range(3):
-                poly_in[k, c] = v[c] - bmin[c]
-            tmin_x = min(tmin_x, poly_in[k, 0])
-            tmax_x = max(tmax_x, poly_in[k, 0])
+                poly_in[k, c] = vertices[vi, c] - bmin[c]
             tmin_y = min(tmin_y, poly_in[k, 1])
             tmax_y = max(tmax_y, poly_in[k, 1])
             tmin_z = min(tmin_z, poly_in[k, 2])
@@ -132,29 +131,38 @@ def rasterize_kernel(vertices, triangles, tri_area, bmin, bmax, cs, ch, width, h
         y1 = min(y1, row_hi - 1)
         if y0 > y1:
             continue
+        # ping-pong buffers: "rest" is what is left above the current row
+        rest = buf_a
+        spare = buf_b
         nrest = 3
         for i in range(3):
             for c in range(3):
                 rest[i, c] = poly_in[i, c]
         if tmin_y < y0 * cs:
             # The triangle starts in another band: drop the part below row y0.
-            nb, nrest = _split_polygon(poly_in, 3, tmp, rest, 1, y0 * cs)
+            _nb, nrest = _split_polygon(poly_in, 3, spare, rest, 1, y0 * cs)
         for y in range(y0, y1 + 1):
             if nrest < 3:
                 break
-            # Split rest into this row (below y+1) and the remainder (above).
-            nrow, nabove = _split_polygon(rest, nrest, row_poly, tmp, 1, (y + 1) * cs)
-            for i in range(nabove):
-                for c in range(3):
-                    rest[i, c] = tmp[i, c]
-            nrest = nabove
+            row = row_a
+            row_spare = row_b
+            if y == y1:
+                nrow = nrest
+                for i in range(nrest):
+                    for c in range(3):
+                        row[i, c] = rest[i, c]
+                nrest = 0
+            else:
+                nrow, nabove = _split_polygon(rest, nrest, row, spare, 1, (y + 1) * cs)
+                rest, spare = spare, rest
+                nrest = nabove
             if nrow < 3:
                 continue
             rmin_x = 1e300
             rmax_x = -1e300
             for i in range(nrow):
-                rmin_x = min(rmin_x, row_poly[i, 0])
-                rmax_x = max(rmax_x, row_poly[i, 0])
+                rmin_x = min(rmin_x, row[i, 0])
+                rmax_x = max(rmax_x, row[i, 0])
             x0 = max(int(math.floor(rmin_x * inv_cs)), 0)
             x1 = min(int(math.floor(rmax_x * inv_cs)), width - 1)
             if x0 > x1:
@@ -163,25 +171,22 @@ def rasterize_kernel(vertices, triangles, tri_area, bmin, bmax, cs, ch, width, h
                 if nrow < 3:
                     break
                 if x == x1:
+                    cell = row
                     ncell = nrow
-                    for i in range(nrow):
-                        for c in range(3):
-                            cell_poly[i, c] = row_poly[i, c]
                     nrow = 0
                 else:
-                    ncell, nr = _split_polygon(row_poly, nrow, cell_poly, tmp, 0,
+                    ncell, nr = _split_polygon(row, nrow, cell_poly, row_spare, 0,
                                                (x + 1) * cs)
-                    for i in range(nr):
-                        for c in range(3):
-                            row_poly[i, c] = tmp[i, c]
+                    cell = cell_poly
+                    row, row_spare = row_spare, row
                     nrow = nr
                 if ncell < 3:
                     continue
-                smin = cell_poly[0, 2]
-                smax = cell_poly[0, 2]
+                smin = cell[0, 2]
+                smax = cell[0, 2]
                 for i in range(1, ncell):
-                    smin = min(smin, cell_poly[i, 2])
-                    smax = max(smax, cell_poly[i, 2])
+                    smin = min(smin, cell[i, 2])
+                    smax = max(smax, cell[i, 2])
                 if smax < 0.0 or smin > z_range:
                     continue
                 smin = max(smin, 0.0)

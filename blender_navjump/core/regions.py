@@ -69,6 +69,28 @@ def build_distance_field(chf: CompactHeightfield) -> None:
 
 # ------------------------------------------------------------------------ watershed
 @njit(cache=True, nogil=True)
+def _order_by_distance(span_dist, span_area):
+    """Walkable span indices by decreasing distance (counting sort, stable)."""
+    top = 0
+    for i in range(span_dist.shape[0]):
+        if span_area[i] != 0 and span_dist[i] > top:
+            top = span_dist[i]
+    count = np.zeros(top + 2, np.int64)
+    for i in range(span_dist.shape[0]):
+        if span_area[i] != 0:
+            count[top - span_dist[i] + 1] += 1
+    for k in range(1, top + 2):
+        count[k] += count[k - 1]
+    order = np.empty(count[top + 1], np.int32)
+    for i in range(span_dist.shape[0]):
+        if span_area[i] != 0:
+            k = top - span_dist[i]
+            order[count[k]] = i
+            count[k] += 1
+    return order
+
+
+@njit(cache=True, nogil=True)
 def _flood_region(start, level, region, span_con, span_area, span_dist, reg, reg_dist,
                   stack):
     area = span_area[start]
@@ -465,8 +487,7 @@ def build_regions(chf: CompactHeightfield, partition: str, min_region_area: int,
         return
     if partition == "watershed":
         build_distance_field(chf)
-        walk = np.nonzero(chf.span_area != 0)[0].astype(np.int32)
-        order = walk[np.argsort(-chf.span_dist[walk].astype(np.int32), kind="stable")]
+        order = _order_by_distance(chf.span_dist, chf.span_area)
         reg, count = _watershed(chf.span_con, chf.span_area, chf.span_dist, order)
     elif partition == "monotone":
         reg, count = _monotone(chf.span_con, chf.span_area, chf.cell_index, chf.cell_count,
