@@ -1,0 +1,661 @@
+"""Region outlines: walk span edges, simplify, merge holes (Recast's contour stage, Z up).
+
+Every region of a :class:`CompactHeightfield` becomes one closed outline of cell corners,
+counter-clockwise from +Z with the region on the left. Holes (outlines that wind the
+other way) are bridged into their region's outer outline, so a region with holes still
+yields a single, weakly simple contour.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .types import (
+    AREA_BORDER,
+    CONTOUR_REG_MASK,
+    DIR_DX,
+    DIR_DY,
+    OPEN_SKY,
+    CompactHeightfield,
+    ContourSet,
+)
+
+# Flag bits that take part in simplification (neighbour region + area change).
+_EDGE_KEY = CONTOUR_REG_MASK | AREA_BORDER
+
+
+# --------------------------------------------------------------------------- geometry
+@njit(cache=True)
+def area2(ax, ay, bx, by, cx, cy):
+    """Twice the signed area of triangle abc; > 0 when c is left of a->b (CCW)."""
+    return (bx - ax) * (cy - ay) - (cx - ax) * (by - ay)
+
+
+@njit(cache=True)
+def _between(ax, ay, bx, by, cx, cy):
+    """c lies on the closed segment ab (collinear and within its extent)."""
+    if area2(ax, ay, bx, by, cx, cy) != 0:
+        return False
+    if ax != bx:
+        return (ax <= cx <= bx) or (ax >= cx >= bx)
+    return (ay <= cy <= by) or (ay >= cy >= by)
+
+
+@njit(cache=True)
+def intersect_proper(ax, ay, bx, by, cx, cy, dx, dy):
+    """Segments ab and cd cross at a point interior to both."""
+    abc = area2(ax, ay, bx, by, cx, cy)
+    abd = area2(ax, ay, bx, by, dx, dy)
+    cda = area2(cx, cy, dx, dy, ax, ay)
+    cdb = area2(cx, cy, dx, dy, bx, by)
+    if abc == 0 or abd == 0 or cda == 0 or cdb == 0:
+        return False
+    return ((abc > 0) != (abd > 0)) and ((cda > 0) != (cdb > 0))
+
+
+@njit(cache=True)
+def intersect_segments(ax, ay, bx, by, cx, cy, dx, dy):
+    """Closed segments ab and cd share any point."""
+    if intersect_proper(ax, ay, bx, by, cx, cy, dx, dy):
+        return True
+    return (_between(ax, ay, bx, by, cx, cy) or _between(ax, ay, bx, by, dx, dy)
+            or _between(cx, cy, dx, dy, ax, ay) or _between(cx, cy, dx, dy, bx, by))
+
+
+@njit(cache=True)
+def _loop_area2(v):
+    """Twice the signed area of a closed loop of (x, y, ...) rows."""
+    n = v.shape[0]
+    s = np.int64(0)
+    for i in range(n):
+        j = (i + 1) % n
+        s += np.int64(v[i, 0]) * np.int64(v[j, 1]) - np.int64(v[j, 0]) * np.int64(v[i, 1])
+    return s
+
+
+@njit(cache=True)
+def _dist_pt_seg_sq(px, py, ax, ay, bx, by):
+    dx = float(bx - ax)
+    dy = float(by - ay)
+    qx = float(px - ax)
+    qy = float(py - ay)
+    d = dx * dx + dy * dy
+    t = qx * dx + qy * dy
+    if d > 0.0:
+        t /= d
+    t = min(max(t, 0.0), 1.0)
+    ex = ax + t * dx - px
+    ey = ay + t * dy - py
+    return ex * ex + ey * ey
+
+
+# --------------------------------------------------------------------------- walking
+@njit(cache=True)
+def _boundary_flags(span_con, span_reg):
+    """Bit d set when edge d of a region span borders another region or nothing."""
+    n = span_reg.shape[0]
+    flags = np.zeros(n, np.uint8)
+    for s in range(n):
+        r = span_reg[s]
+        if r == 0:
+            continue
+        f = 0
+        for d in range(4):
+            nb = span_con[s, d]
+            if nb < 0 or span_reg[nb] != r:
+                f |= 1 << d
+        flags[s] = f
+    return flags
+
+
+@njit(cache=True)
+def _corner_height(s, d, span_y, span_con):
+    """Highest floor among the spans around the corner where edge d of span s starts.
+
+    Walking counter-clockwise, that corner is shared with edge (d + 1) & 3 of the span.
+    """
+    d2 = (d + 1) & 3
+    h = span_y[s]
+    a = span_con[s, d]
+    if a >= 0:
+        h = max(h, span_y[a])
+        ad = span_con[a, d2]
+        if ad >= 0:
+            h = max(h, span_y[ad])
+    b = span_con[s, d2]
+    if b >= 0:
+        h = max(h, span_y[b])
+        bd = span_con[b, d]
+        if bd >= 0:
+            h = max(h, span_y[bd])
+    return h
+
+
+@njit(cache=True)
+def _walk_outlines(span_y, span_area, span_con, span_x, span_cy, span_reg):
+    """Trace every boundary loop. Returns raw (K, 4) int64 rows, loop starts (L+1,),
+    loop region ids (L,) and loop area ids (L,).
+
+    Each boundary edge gives one vertex: the corner where the edge starts when walking
+    counter-clockwise (region on the left), flagged with the region across that edge.
+    """
+    n = span_reg.shape[0]
+    flags = _boundary_flags(span_con, span_reg)
+    total = 0
+    for s in range(n):
+        f = flags[s]
+        while f:
+            total += f & 1
+            f >>= 1
+    raw = np.empty((total, 4), np.int64)
+    start = np.zeros(total // 4 + 2, np.int64)
+    loop_reg = np.zeros(total // 4 + 1, np.int64)
+    loop_area = np.zeros(total // 4 + 1, np.int64)
+    k = 0
+    c = 0
+    max_steps = 4 * total + 16
+    for s0 in range(n):
+        while flags[s0] != 0:
+            d0 = 0
+            while not (flags[s0] >> d0) & 1:
+                d0 += 1
+            s = s0
+            d = d0
+            begin = k
+            for _ in range(max_steps):
+                if (flags[s] >> d) & 1:
+                    # Start corner of edge d: d=0 (x, y+1), 1 (x+1, y+1), 2 (x+1, y), 3 (x, y).
+                    cx = span_x[s] + (1 if (d == 1 or d == 2) else 0)
+                    cy = span_cy[s] + (1 if (d == 0 or d == 1) else 0)
+                    nb = span_con[s, d]
+                    f = 0
+                    if nb >= 0:
+                        f = span_reg[nb] & CONTOUR_REG_MASK
+                        if span_area[nb] != span_area[s]:
+                            f |= AREA_BORDER
+                    raw[k, 0] = cx
+                    raw[k, 1] = cy
+                    raw[k, 2] = _corner_height(s, d, span_y, span_con)
+                    raw[k, 3] = f
+                    k += 1
+                    flags[s] = flags[s] & (15 ^ (1 << d))
+                    d = (d + 3) & 3  # next edge of the same cell, counter-clockwise
+                else:
+                    s = span_con[s, d]
+                    d = (d + 1) & 3
+                if s == s0 and d == d0:
+                    break
+            if k - begin >= 3:
+                loop_reg[c] = span_reg[s0]
+                loop_area[c] = span_area[s0]
+                c += 1
+                start[c] = k
+            else:
+                k = begin
+    return raw[:k], start[:c + 1], loop_reg[:c], loop_area[:c]
+
+
+# ---------------------------------------------------------------------- simplifying
+@njit(cache=True)
+def _insert(idx, m, pos, value):
+    for j in range(m, pos, -1):
+        idx[j] = idx[j - 1]
+    idx[pos] = value
+
+
+@njit(cache=True)
+def _simplify_loop(raw, max_error, max_edge_len):
+    """Simplified loop (M, 4) int64 from a raw loop; flags describe the edge from each
+    vertex to the next."""
+    n = raw.shape[0]
+    idx = np.empty(n, np.int64)
+    m = 0
+    has_links = False
+    for i in range(n):
+        if raw[i, 3] & CONTOUR_REG_MASK:
+            has_links = True
+            break
+    if has_links:
+        # Keep every corner where the neighbour region or the area changes.
+        for i in range(n):
+            p = (i + n - 1) % n
+            if (raw[i, 3] & _EDGE_KEY) != (raw[p, 3] & _EDGE_KEY):
+                idx[m] = i
+                m += 1
+    refine_all = False
+    if m == 0:
+        # No portal corners: start from the lower-left and upper-right corners.
+        ll = 0
+        ur = 0
+        for i in range(1, n):
+            x = raw[i, 0]
+            y = raw[i, 1]
+            if x < raw[ll, 0] or (x == raw[ll, 0] and y < raw[ll, 1]):
+                ll = i
+            if x > raw[ur, 0] or (x == raw[ur, 0] and y > raw[ur, 1]):
+                ur = i
+        if ll < ur:
+            idx[0] = ll
+            idx[1] = ur
+        else:
+            idx[0] = ur
+            idx[1] = ll
+        m = 2
+        # A region entirely enclosed by one other region: refine its outline (both sides
+        # refine the same corners, so they still match) instead of collapsing it.
+        refine_all = has_links
+
+    max_err_sq = max_error * max_error
+    i = 0
+    while i < m:
+        ii = (i + 1) % m
+        ai = idx[i]
+        bi = idx[ii]
+        ax = raw[ai, 0]
+        ay = raw[ai, 1]
+        bx = raw[bi, 0]
+        by = raw[bi, 1]
+        f = raw[ai, 3]
+        maxd = 0.0
+        maxi = -1
+        if refine_all or (f & CONTOUR_REG_MASK) == 0 or (f & AREA_BORDER) != 0:
+            # Visit the raw corners in lexicographic segment order so the two regions
+            # sharing an area-border edge pick the same corners.
+            if bx > ax or (bx == ax and by > ay):
+                ci = (ai + 1) % n
+                endi = bi
+                step = 1
+                sx, sy, ex, ey = ax, ay, bx, by
+            else:
+                ci = (bi + n - 1) % n
+                endi = ai
+                step = n - 1
+                sx, sy, ex, ey = bx, by, ax, ay
+            while ci != endi:
+                dd = _dist_pt_seg_sq(raw[ci, 0], raw[ci, 1], sx, sy, ex, ey)
+                if dd > maxd:
+                    maxd = dd
+                    maxi = ci
+                ci = (ci + step) % n
+        if maxi != -1 and maxd > max_err_sq:
+            _insert(idx, m, i + 1, maxi)
+            m += 1
+        else:
+            i += 1
+
+    if max_edge_len > 0:
+        lim = np.int64(max_edge_len) * np.int64(max_edge_len)
+        i = 0
+        while i < m:
+            ii = (i + 1) % m
+            ai = idx[i]
+            bi = idx[ii]
+            ax = raw[ai, 0]
+            ay = raw[ai, 1]
+            bx = raw[bi, 0]
+            by = raw[bi, 1]
+            maxi = -1
+            if (raw[ai, 3] & CONTOUR_REG_MASK) == 0:  # walls only
+                ddx = bx - ax
+                ddy = by - ay
+                if ddx * ddx + ddy * ddy > lim:
+                    nseg = bi - ai if bi > ai else bi + n - ai
+                    if nseg > 1:
+                        # Round the same way from both ends of the edge.
+                        if bx > ax or (bx == ax and by > ay):
+                            maxi = (ai + nseg // 2) % n
+                        else:
+                            maxi = (ai + (nseg + 1) // 2) % n
+            if maxi != -1:
+                _insert(idx, m, i + 1, maxi)
+                m += 1
+            else:
+                i += 1
+
+    out = np.empty((m, 4), np.int64)
+    for j in range(m):
+        r = idx[j]
+        out[j, 0] = raw[r, 0]
+        out[j, 1] = raw[r, 1]
+        out[j, 2] = raw[r, 2]
+        out[j, 3] = raw[r, 3]
+    # Drop zero-length edges (repeated corners).
+    i = 0
+    while i < m and m > 1:
+        ni = (i + 1) % m
+        if out[i, 0] == out[ni, 0] and out[i, 1] == out[ni, 1]:
+            for j in range(i, m - 1):
+                out[j] = out[j + 1]
+            m -= 1
+        else:
+            i += 1
+    return out[:m].copy()
+
+
+@njit(cache=True)
+def _simplify_all(raw, raw_start, max_error, max_edge_len):
+    n_loops = raw_start.shape[0] - 1
+    parts = []
+    total = 0
+    for c in range(n_loops):
+        s = _simplify_loop(raw[raw_start[c]:raw_start[c + 1]], max_error, max_edge_len)
+        parts.append(s)
+        total += s.shape[0]
+    verts = np.empty((total, 4), np.int64)
+    start = np.zeros(n_loops + 1, np.int64)
+    k = 0
+    for c in range(n_loops):
+        s = parts[c]
+        verts[k:k + s.shape[0]] = s
+        k += s.shape[0]
+        start[c + 1] = k
+    return verts, start
+
+
+# ---------------------------------------------------------------------- hole merging
+@njit(cache=True)
+def _in_cone(poly, n, j, px, py):
+    """Point p lies strictly inside the interior angle of CCW loop ``poly`` at vertex j."""
+    a0 = (j + n - 1) % n
+    a1 = (j + 1) % n
+    jx = poly[j, 0]
+    jy = poly[j, 1]
+    if area2(jx, jy, poly[a1, 0], poly[a1, 1], poly[a0, 0], poly[a0, 1]) >= 0:
+        # Convex corner.
+        return (area2(jx, jy, px, py, poly[a0, 0], poly[a0, 1]) > 0
+                and area2(px, py, jx, jy, poly[a1, 0], poly[a1, 1]) > 0)
+    # Reflex corner: inside unless inside the outer (complementary) cone.
+    return not (area2(jx, jy, px, py, poly[a1, 0], poly[a1, 1]) >= 0
+                and area2(px, py, jx, jy, poly[a0, 0], poly[a0, 1]) >= 0)
+
+
+@njit(cache=True)
+def _segment_hits_loop(ax, ay, bx, by, poly, n):
+    """Segment ab touches an edge of the loop not sharing an end point with ab."""
+    xmin = min(ax, bx)
+    xmax = max(ax, bx)
+    ymin = min(ay, by)
+    ymax = max(ay, by)
+    for k in range(n):
+        k1 = (k + 1) % n
+        px = poly[k, 0]
+        py = poly[k, 1]
+        qx = poly[k1, 0]
+        qy = poly[k1, 1]
+        if ((px < xmin and qx < xmin) or (px > xmax and qx > xmax)
+                or (py < ymin and qy < ymin) or (py > ymax and qy > ymax)):
+            continue
+        if ((px == ax and py == ay) or (px == bx and py == by)
+                or (qx == ax and qy == ay) or (qx == bx and qy == by)):
+            continue
+        if intersect_segments(ax, ay, bx, by, px, py, qx, qy):
+            return True
+    return False
+
+
+@njit(cache=True)
+def _point_in_loop(px2, py2, poly):
+    """Even-odd test for the doubled point (px2/2, py2/2) against a loop."""
+    n = poly.shape[0]
+    inside = False
+    j = n - 1
+    for i in range(n):
+        xi = 2 * poly[i, 0]
+        yi = 2 * poly[i, 1]
+        xj = 2 * poly[j, 0]
+        yj = 2 * poly[j, 1]
+        if (yi > py2) != (yj > py2):
+            # x of the crossing compared without division (sign of yj - yi matters)
+            lhs = (px2 - xi) * (yj - yi)
+            rhs = (xj - xi) * (py2 - yi)
+            if (yj - yi) > 0:
+                if lhs < rhs:
+                    inside = not inside
+            else:
+                if lhs > rhs:
+                    inside = not inside
+        j = i
+    return inside
+
+
+@njit(cache=True)
+def _leftmost(poly):
+    b = 0
+    for i in range(1, poly.shape[0]):
+        if poly[i, 0] < poly[b, 0] or (poly[i, 0] == poly[b, 0] and poly[i, 1] < poly[b, 1]):
+            b = i
+    return b
+
+
+@njit(cache=True)
+def _bridge_hole(outline, hole, first, pending, verts, start):
+    """Merge ``hole`` into ``outline`` through the shortest diagonal that crosses neither
+    the outline nor any hole still pending. Returns the merged loop, or the outline
+    unchanged when no diagonal is found."""
+    n = outline.shape[0]
+    m = hole.shape[0]
+    dist = np.empty(n, np.int64)
+    cand = np.empty(n, np.int64)
+    for it in range(m):
+        hv = (first + it) % m
+        hx = hole[hv, 0]
+        hy = hole[hv, 1]
+        nc = 0
+        for j in range(n):
+            if _in_cone(outline, n, j, hx, hy):
+                dx = outline[j, 0] - hx
+                dy = outline[j, 1] - hy
+                dist[nc] = dx * dx + dy * dy
+                cand[nc] = j
+                nc += 1
+        # Closest candidates first; usually the first one is clear, so pick minima
+        # one at a time instead of sorting them all.
+        for _q in range(nc):
+            bq = -1
+            for q in range(nc):
+                if dist[q] >= 0 and (bq == -1 or dist[q] < dist[bq]):
+                    bq = q
+            dist[bq] = -1
+            j = cand[bq]
+            ox = outline[j, 0]
+            oy = outline[j, 1]
+            blocked = _segment_hits_loop(ox, oy, hx, hy, outline, n)
+            for p in range(pending.shape[0]):
+                if blocked:
+                    break
+                c = pending[p]
+                blocked = _segment_hits_loop(ox, oy, hx, hy, verts[start[c]:start[c + 1]],
+                                             start[c + 1] - start[c])
+            if not blocked:
+                merged = np.empty((n + m + 2, 4), np.int64)
+                k = 0
+                for t in range(n + 1):
+                    merged[k] = outline[(j + t) % n]
+                    k += 1
+                for t in range(m + 1):
+                    merged[k] = hole[(hv + t) % m]
+                    k += 1
+                return merged, True
+    return outline, False
+
+
+@njit(cache=True)
+def _merge_holes(verts, start, reg):
+    """Group loops per region, bridge every hole into the outer loop that contains it.
+
+    Returns (verts, start, owner): the merged contours and, for each input loop, the
+    index of the output contour it ended up in (-1 = dropped).
+    """
+    n_loops = start.shape[0] - 1
+    area = np.zeros(n_loops, np.int64)
+    for c in range(n_loops):
+        if start[c + 1] - start[c] >= 3:
+            area[c] = _loop_area2(verts[start[c]:start[c + 1]])
+    owner = np.full(n_loops, -1, np.int64)
+    # Outer loops become output contours in input order.
+    n_out = 0
+    for c in range(n_loops):
+        if area[c] > 0:
+            owner[c] = n_out
+            n_out += 1
+    outer_of = np.full(n_loops, -1, np.int64)
+    for h in range(n_loops):
+        if area[h] >= 0:
+            continue
+        hole = verts[start[h]:start[h + 1]]
+        lm = _leftmost(hole)
+        # The hole's leftmost corner nudged a quarter cell right: inside its outline.
+        px2 = 2 * hole[lm, 0] + 1
+        py2 = 2 * hole[lm, 1] + 1
+        best = -1
+        for c in range(n_loops):
+            if area[c] > 0 and reg[c] == reg[h]:
+                if best == -1:
+                    best = c
+                if _point_in_loop(px2, py2, verts[start[c]:start[c + 1]]):
+                    best = c
+                    break
+        outer_of[h] = best
+    parts = []
+    total = 0
+    for c in range(n_loops):
+        if area[c] <= 0:
+            continue
+        outline = verts[start[c]:start[c + 1]].copy()
+        # Holes of this outline, ordered by their leftmost corner (x, then y).
+        hs = np.where(outer_of == c)[0]
+        nh = hs.shape[0]
+        if nh:
+            keys = np.empty(nh, np.int64)
+            for q in range(nh):
+                h = hs[q]
+                hole = verts[start[h]:start[h + 1]]
+                lm = _leftmost(hole)
+                keys[q] = hole[lm, 0] * (1 << 32) + hole[lm, 1]
+            hs = hs[np.argsort(keys, kind="mergesort")]
+            for q in range(nh):
+                h = hs[q]
+                hole = verts[start[h]:start[h + 1]]
+                outline, ok = _bridge_hole(outline, hole, _leftmost(hole), hs[q:], verts,
+                                           start)
+                if ok:
+                    owner[h] = owner[c]
+        parts.append(outline)
+        total += outline.shape[0]
+    out = np.empty((total, 4), np.int64)
+    out_start = np.zeros(len(parts) + 1, np.int64)
+    k = 0
+    for i in range(len(parts)):
+        p = parts[i]
+        out[k:k + p.shape[0]] = p
+        k += p.shape[0]
+        out_start[i + 1] = k
+    return out, out_start, owner
+
+
+# ---------------------------------------------------------------------------- public
+def build_contours(chf: CompactHeightfield, max_error: float, max_edge_len: int) -> ContourSet:
+    """Outline every region of ``chf`` (``span_reg`` must be filled).
+
+    ``max_error``: largest distance (cells) a simplified wall or area-border edge may stray
+    from the raw outline. ``max_edge_len``: longest wall edge in cells (0 = no limit).
+    Raw contours of merged holes are stored after their outline's raw loop.
+    """
+    n = int(chf.span_y.shape[0])
+    if chf.span_reg is None:
+        raise ValueError("build_contours: chf.span_reg is not filled (run build_regions)")
+    if n == 0:
+        return _empty_contour_set()
+    raw, raw_start, loop_reg, loop_area = _walk_outlines(
+        chf.span_y.astype(np.int64), chf.span_area.astype(np.int64), chf.span_con,
+        chf.span_x, chf.span_cy, chf.span_reg.astype(np.int64))
+    if loop_reg.shape[0] == 0:
+        return _empty_contour_set()
+    simp, simp_start = _simplify_all(raw, raw_start, float(max_error), int(max_edge_len))
+    verts, start, owner = _merge_holes(simp, simp_start, loop_reg)
+    n_out = start.shape[0] - 1
+    # Packing: raw loops grouped under the contour they were merged into.
+    reg = np.zeros(n_out, np.int32)
+    area = np.zeros(n_out, np.uint8)
+    raw_groups: list[list[np.ndarray]] = [[] for _ in range(n_out)]
+    for c in np.flatnonzero(owner >= 0):
+        o = int(owner[c])
+        raw_groups[o].append(raw[raw_start[c]:raw_start[c + 1]])
+        reg[o] = loop_reg[c]
+        area[o] = loop_area[c]
+    raw_lens = [sum(len(r) for r in g) for g in raw_groups]
+    raw_out_start = np.zeros(n_out + 1, np.int32)
+    raw_out_start[1:] = np.cumsum(raw_lens)
+    raw_out = (np.concatenate([r for g in raw_groups for r in g]).astype(np.int32)
+               if n_out else np.zeros((0, 4), np.int32))
+    return ContourSet(
+        verts=verts.astype(np.int32),
+        start=start.astype(np.int32),
+        reg=reg,
+        area=area,
+        raw_verts=raw_out,
+        raw_start=raw_out_start,
+    )
+
+
+def _empty_contour_set() -> ContourSet:
+    return ContourSet(
+        verts=np.zeros((0, 4), np.int32),
+        start=np.zeros(1, np.int32),
+        reg=np.zeros(0, np.int32),
+        area=np.zeros(0, np.uint8),
+        raw_verts=np.zeros((0, 4), np.int32),
+        raw_start=np.zeros(1, np.int32),
+    )
+
+
+def chf_from_region_grid(regions: np.ndarray, areas=None, heights=None,
+                         max_climb: int | None = None) -> CompactHeightfield:
+    """A one-span-per-cell CompactHeightfield from a 2D region grid, for tests.
+
+    ``regions[y, x]`` is the region id of cell (x, y) (0 = none). ``areas[y, x]`` defaults
+    to 1 where the region is > 0, else 0; ``heights[y, x]`` (floor level) defaults to 0.
+    Every cell gets a span; 4-neighbours are connected when their floors differ by at most
+    ``max_climb`` (None = always). Grid origin 0, cs = ch = 1.
+    """
+    regions = np.asarray(regions, dtype=np.int32)
+    if regions.ndim != 2:
+        raise ValueError("regions must be a 2D array indexed [y, x]")
+    h, w = regions.shape
+    if areas is None:
+        areas = (regions > 0).astype(np.uint8)
+    areas = np.asarray(areas, dtype=np.uint8).reshape(h, w)
+    heights = (np.zeros((h, w), np.int32) if heights is None
+               else np.asarray(heights, dtype=np.int32).reshape(h, w))
+    n = w * h
+    ys, xs = np.divmod(np.arange(n, dtype=np.int32), w)  # span index = x + y*w
+    con = np.full((n, 4), -1, np.int32)
+    flat_h = heights.reshape(-1)
+    for d in range(4):
+        nx = xs + DIR_DX[d]
+        ny = ys + DIR_DY[d]
+        ok = (nx >= 0) & (nx < w) & (ny >= 0) & (ny < h)
+        nb = np.where(ok, nx + ny * w, 0)
+        if max_climb is not None:
+            ok &= np.abs(flat_h[nb] - flat_h) <= max_climb
+        con[:, d] = np.where(ok, nb, -1)
+    return CompactHeightfield(
+        width=w,
+        height=h,
+        bmin=np.zeros(3),
+        cs=1.0,
+        ch=1.0,
+        walkable_height=1,
+        walkable_climb=int(max_climb) if max_climb is not None else 1 << 20,
+        cell_index=np.arange(n, dtype=np.int32),
+        cell_count=np.ones(n, np.int32),
+        span_y=flat_h.astype(np.int32).copy(),
+        span_h=np.full(n, OPEN_SKY, np.int32),
+        span_area=areas.reshape(-1).copy(),
+        span_con=con,
+        span_x=xs.astype(np.int32),
+        span_cy=ys.astype(np.int32),
+        span_reg=regions.reshape(-1).copy(),
+        max_region=int(regions.max()) if regions.size else 0,
+    )
