@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .parallel import run_banded
 from .types import OPEN_SKY, CompactHeightfield, Heightfield
 
 _DX = (-1, 0, 1, 0)
@@ -26,15 +27,9 @@ def _count_walkable(column_head, span_area, span_next):
 
 
 @njit(cache=True, nogil=True)
-def _build_compact(column_head, span_min, span_max, span_area, span_next, width, height,
-                   cell_index, cell_count, total, walkable_height, walkable_climb):
-    span_y = np.empty(total, np.int32)
-    span_h = np.empty(total, np.int32)
-    area = np.empty(total, np.uint8)
-    span_x = np.empty(total, np.int32)
-    span_cy = np.empty(total, np.int32)
-    con = np.full((total, 4), -1, np.int32)
-    for y in range(height):
+def _fill_spans(column_head, span_min, span_max, span_area, span_next, width, cell_index,
+                span_y, span_h, area, span_x, span_cy, row_lo, row_hi):
+    for y in range(row_lo, row_hi):
         for x in range(width):
             c = x + y * width
             i = cell_index[c]
@@ -50,9 +45,14 @@ def _build_compact(column_head, span_min, span_max, span_area, span_next, width,
                     span_cy[i] = y
                     i += 1
                 s = span_next[s]
+
+
+@njit(cache=True, nogil=True)
+def _link_neighbours(width, height, cell_index, cell_count, span_y, span_h, con,
+                     walkable_height, walkable_climb, row_lo, row_hi):
     dx = np.array(_DX)
     dy = np.array(_DY)
-    for y in range(height):
+    for y in range(row_lo, row_hi):
         for x in range(width):
             c = x + y * width
             for i in range(cell_index[c], cell_index[c] + cell_count[c]):
@@ -73,7 +73,6 @@ def _build_compact(column_head, span_min, span_max, span_area, span_next, width,
                                 and abs(nbot - bot) <= walkable_climb):
                             con[i, d] = k
                             break
-    return span_y, span_h, area, con, span_x, span_cy
 
 
 def build_compact_heightfield(hf: Heightfield, walkable_height: int,
@@ -83,9 +82,16 @@ def build_compact_heightfield(hf: Heightfield, walkable_height: int,
     if counts.shape[0] > 1:
         np.cumsum(counts[:-1], out=index[1:])
     total = int(counts.sum())
-    span_y, span_h, area, con, sx, sy = _build_compact(
-        hf.column_head, hf.span_min, hf.span_max, hf.span_area, hf.span_next, hf.width,
-        hf.height, index, counts, total, walkable_height, walkable_climb)
+    span_y = np.empty(total, np.int32)
+    span_h = np.empty(total, np.int32)
+    area = np.empty(total, np.uint8)
+    sx = np.empty(total, np.int32)
+    sy = np.empty(total, np.int32)
+    con = np.full((total, 4), -1, np.int32)
+    run_banded(_fill_spans, hf.height, hf.column_head, hf.span_min, hf.span_max, hf.span_area,
+               hf.span_next, hf.width, index, span_y, span_h, area, sx, sy)
+    run_banded(_link_neighbours, hf.height, hf.width, hf.height, index, counts, span_y, span_h,
+               con, walkable_height, walkable_climb)
     return CompactHeightfield(width=hf.width, height=hf.height, bmin=hf.bmin, cs=hf.cs,
                               ch=hf.ch, walkable_height=walkable_height,
                               walkable_climb=walkable_climb, cell_index=index,

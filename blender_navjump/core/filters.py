@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .parallel import run_banded
 from .types import Heightfield
 
 _DX = (-1, 0, 1, 0)
@@ -13,10 +14,11 @@ _TOP = 1 << 30  # "nothing above"
 
 
 @njit(cache=True, nogil=True)
-def _filter_low_hanging(column_head, span_max, span_area, span_next, walkable_climb):
+def _filter_low_hanging(column_head, span_max, span_area, span_next, walkable_climb, width,
+                        row_lo, row_hi):
     # A non-walkable span whose top is within climb of the walkable span just below it
     # (a kerb, a step's riser) becomes walkable: the agent steps onto it.
-    for c in range(column_head.shape[0]):
+    for c in range(row_lo * width, row_hi * width):
         prev_walkable = False
         prev_area = 0
         prev_max = 0
@@ -33,18 +35,18 @@ def _filter_low_hanging(column_head, span_max, span_area, span_next, walkable_cl
 
 
 def filter_low_hanging_obstacles(hf: Heightfield, walkable_climb: int) -> None:
-    _filter_low_hanging(hf.column_head, hf.span_max, hf.span_area, hf.span_next,
-                        walkable_climb)
+    run_banded(_filter_low_hanging, hf.height, hf.column_head, hf.span_max, hf.span_area,
+               hf.span_next, walkable_climb, hf.width)
 
 
 @njit(cache=True, nogil=True)
 def _filter_ledges(column_head, span_min, span_max, span_area, span_next, width, height,
-                   walkable_height, walkable_climb):
+                   walkable_height, walkable_climb, row_lo, row_hi):
     # A walkable span is a ledge when a neighbour's reachable floor drops more than climb
     # below it, or when the floors it can reach differ by more than climb (too steep).
     dx = np.array(_DX)
     dy = np.array(_DY)
-    for y in range(height):
+    for y in range(row_lo, row_hi):
         for x in range(width):
             s = column_head[x + y * width]
             while s != -1:
@@ -85,14 +87,15 @@ def _filter_ledges(column_head, span_min, span_max, span_area, span_next, width,
 
 
 def filter_ledge_spans(hf: Heightfield, walkable_height: int, walkable_climb: int) -> None:
-    _filter_ledges(hf.column_head, hf.span_min, hf.span_max, hf.span_area, hf.span_next,
-                   hf.width, hf.height, walkable_height, walkable_climb)
+    run_banded(_filter_ledges, hf.height, hf.column_head, hf.span_min, hf.span_max,
+               hf.span_area, hf.span_next, hf.width, hf.height, walkable_height,
+               walkable_climb)
 
 
 @njit(cache=True, nogil=True)
 def _filter_low_height(column_head, span_min, span_max, span_area, span_next,
-                       walkable_height):
-    for c in range(column_head.shape[0]):
+                       walkable_height, width, row_lo, row_hi):
+    for c in range(row_lo * width, row_hi * width):
         s = column_head[c]
         while s != -1:
             top = span_min[span_next[s]] if span_next[s] != -1 else _TOP
@@ -102,5 +105,5 @@ def _filter_low_height(column_head, span_min, span_max, span_area, span_next,
 
 
 def filter_low_height_spans(hf: Heightfield, walkable_height: int) -> None:
-    _filter_low_height(hf.column_head, hf.span_min, hf.span_max, hf.span_area, hf.span_next,
-                       walkable_height)
+    run_banded(_filter_low_height, hf.height, hf.column_head, hf.span_min, hf.span_max,
+               hf.span_area, hf.span_next, walkable_height, hf.width)

@@ -14,6 +14,7 @@ import math
 import numpy as np
 from numba import njit
 
+from .parallel import map_banded, worker_count
 from .types import Heightfield
 
 WALKABLE = 1
@@ -289,10 +290,7 @@ def rasterize_triangles(vertices, triangles, walkable_mask, cfg, threads=None) -
                                 cfg.cs, cfg.ch, cfg.width, cfg.height, cfg.walkable_climb,
                                 lo, hi)
 
-    from concurrent.futures import ThreadPoolExecutor
-
-    with ThreadPoolExecutor(max_workers=threads) as pool:
-        parts = list(pool.map(run_band, range(len(bounds) - 1)))
+    parts = map_banded(run_band, list(range(len(bounds) - 1)))
     heads, mins, maxs, areas, nexts = [], [], [], [], []
     offset = 0
     for head, smin, smax, sarea, snext, n in parts:
@@ -306,13 +304,3 @@ def rasterize_triangles(vertices, triangles, walkable_mask, cfg, threads=None) -
                        column_head=np.concatenate(heads), span_min=np.concatenate(mins),
                        span_max=np.concatenate(maxs), span_area=np.concatenate(areas),
                        span_next=np.concatenate(nexts))
-
-
-def worker_count() -> int:
-    """Threads for the banded kernels: NAVJUMP_THREADS, else the CPU count (max 8)."""
-    import os
-
-    env = os.environ.get("NAVJUMP_THREADS")
-    if env and env.isdigit() and int(env) > 0:
-        return int(env)
-    return max(1, min(8, os.cpu_count() or 1))

@@ -1,0 +1,51 @@
+"""Run a row-band kernel on several threads (the kernels release the GIL).
+
+Numba's own ``parallel=True`` must be called only from the main thread and never nested,
+which Blender's operators cannot always promise; plain threads over ``nogil`` kernels work
+from any thread.
+"""
+
+from __future__ import annotations
+
+import os
+from concurrent.futures import ThreadPoolExecutor
+
+_POOL: ThreadPoolExecutor | None = None
+
+
+def worker_count() -> int:
+    """Threads for banded kernels: NAVJUMP_THREADS, else the CPU count (at most 8)."""
+    env = os.environ.get("NAVJUMP_THREADS")
+    if env and env.isdigit() and int(env) > 0:
+        return int(env)
+    return max(1, min(8, os.cpu_count() or 1))
+
+
+def _pool() -> ThreadPoolExecutor:
+    global _POOL
+    if _POOL is None:
+        _POOL = ThreadPoolExecutor(max_workers=worker_count(), thread_name_prefix="navjump")
+    return _POOL
+
+
+def run_banded(kernel, rows: int, *args, min_rows: int = 64):
+    """Call ``kernel(*args, row_lo, row_hi)`` over bands covering ``rows`` rows.
+
+    Small grids run in one call on the calling thread.
+    """
+    n = worker_count()
+    if n <= 1 or rows < min_rows * 2:
+        kernel(*args, 0, rows)
+        return
+    bands = min(n * 2, max(1, rows // min_rows))
+    edges = [rows * k // bands for k in range(bands + 1)]
+    futures = [_pool().submit(kernel, *args, edges[k], edges[k + 1]) for k in range(bands)]
+    for f in futures:
+        f.result()
+
+
+def map_banded(fn, items):
+    """Run fn over items on the pool; results in order."""
+    if worker_count() <= 1 or len(items) <= 1:
+        return [fn(i) for i in items]
+    return list(_pool().map(fn, items))
