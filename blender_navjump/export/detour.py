@@ -1,0 +1,594 @@
+"""Detour navigation mesh binaries: a single-tile ``DNAV`` blob and RecastDemo's ``MSET`` file.
+
+Everything is little-endian with 32-bit polygon references (Detour built without
+``DT_POLYREF64``, as RecastDemo and the ``@recast-navigation`` WASM build are).
+
+``DNAV`` tile data (``dtMeshHeader`` version 7, then each section padded to 4 bytes):
+verts, polys (ground polygons then one 2-vertex polygon per off-mesh connection), links
+(zeroed; Detour fills them when the tile is added), detail meshes, detail vertices (only
+the ones beyond each polygon's own vertices), detail triangles, BV tree, off-mesh
+connections. It is what ``dtNavMesh::init(data, size, DT_TILE_FREE_DATA)`` ("init solo")
+and ``dtNavMesh::addTile`` take.
+
+``MSET`` (what RecastDemo's "Load" and ``importNavMesh`` of ``@recast-navigation/core`` read):
+``{int magic 'MSET', int version 1, int numTiles, dtNavMeshParams}`` then per tile
+``{dtTileRef tileRef, int dataSize}`` and the ``DNAV`` data. :func:`write_detour` writes
+this form, because it carries the navmesh parameters a loader needs.
+
+Frame: Detour is Y-up; points map (x, y, z) -> (x, z, -y). That is a rotation, so NavJump's
+polygons (counter-clockwise seen from +Z) arrive counter-clockwise seen from +Y, which is
+the order Detour's portal and funnel code expects (the edge from vertex j to j+1 has the
+polygon on its left seen from above; ``neis[j]`` is the polygon across that edge).
+
+Areas and flags, for ``dtQueryFilter``: stance polygons get area 1/2/3 (stand, crouch,
+prone) and flag 0x01/0x02/0x04; links become off-mesh connections with area 4/5/6 (drop,
+jump_across, jump_up) and flag 0x08/0x10/0x20. A link wider than the agent becomes several
+point connections about one agent diameter apart along its segments; each has the agent
+radius and the link's direction, and its ``userId`` is the link index.
+"""
+
+from __future__ import annotations
+
+import pathlib
+import struct
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..core.navmesh import NavMesh
+from ._common import atomic_write, polygon_rows, z_up_to_y_up
+
+
+def _fourcc(text: str) -> int:
+    a, b, c, d = (ord(ch) for ch in text)
+    return a << 24 | b << 16 | c << 8 | d
+
+
+DT_NAVMESH_MAGIC = _fourcc("DNAV")
+DT_NAVMESH_VERSION = 7
+NAVMESHSET_MAGIC = _fourcc("MSET")
+NAVMESHSET_VERSION = 1
+DT_VERTS_PER_POLYGON = 6
+DT_NULL_LINK = 0xFFFFFFFF
+DT_EXT_LINK = 0x8000
+DT_POLYTYPE_GROUND = 0
+DT_POLYTYPE_OFFMESH_CONNECTION = 1
+DT_OFFMESH_CON_BIDIR = 1
+DT_DETAIL_EDGE_BOUNDARY = 0x01
+# Off-mesh connection "side" for an end point inside the same tile.
+DT_SIDE_INTERNAL = 0xFF
+
+STANCE_AREAS = (1, 2, 3)  # stand, crouch, prone
+STANCE_FLAGS = (0x01, 0x02, 0x04)
+LINK_AREAS = (4, 5, 6)  # drop, jump_across, jump_up
+LINK_FLAGS = (0x08, 0x10, 0x20)
+
+HEADER_DTYPE = np.dtype([
+    ("magic", "<i4"), ("version", "<i4"), ("x", "<i4"), ("y", "<i4"), ("layer", "<i4"),
+    ("userId", "<u4"), ("polyCount", "<i4"), ("vertCount", "<i4"), ("maxLinkCount", "<i4"),
+    ("detailMeshCount", "<i4"), ("detailVertCount", "<i4"), ("detailTriCount", "<i4"),
+    ("bvNodeCount", "<i4"), ("offMeshConCount", "<i4"), ("offMeshBase", "<i4"),
+    ("walkableHeight", "<f4"), ("walkableRadius", "<f4"), ("walkableClimb", "<f4"),
+    ("bmin", "<f4", (3,)), ("bmax", "<f4", (3,)), ("bvQuantFactor", "<f4")])
+POLY_DTYPE = np.dtype([
+    ("firstLink", "<u4"), ("verts", "<u2", (DT_VERTS_PER_POLYGON,)),
+    ("neis", "<u2", (DT_VERTS_PER_POLYGON,)), ("flags", "<u2"), ("vertCount", "u1"),
+    ("areaAndtype", "u1")])
+LINK_DTYPE = np.dtype([("ref", "<u4"), ("next", "<u4"), ("edge", "u1"), ("side", "u1"),
+                       ("bmin", "u1"), ("bmax", "u1")])
+# Two uint32 then two uint8: the C struct is padded to 12 bytes.
+POLY_DETAIL_DTYPE = np.dtype({"names": ["vertBase", "triBase", "vertCount", "triCount"],
+                              "formats": ["<u4", "<u4", "u1", "u1"],
+                              "offsets": [0, 4, 8, 9], "itemsize": 12})
+BVNODE_DTYPE = np.dtype([("bmin", "<u2", (3,)), ("bmax", "<u2", (3,)), ("i", "<i4")])
+OFFMESH_DTYPE = np.dtype([("pos", "<f4", (6,)), ("rad", "<f4"), ("poly", "<u2"),
+                          ("flags", "u1"), ("side", "u1"), ("userId", "<u4")])
+NAVMESH_PARAMS_DTYPE = np.dtype([("orig", "<f4", (3,)), ("tileWidth", "<f4"),
+                                 ("tileHeight", "<f4"), ("maxTiles", "<i4"),
+                                 ("maxPolys", "<i4")])
+# sizeof() of the C structs (32-bit dtPolyRef).
+assert (HEADER_DTYPE.itemsize, POLY_DTYPE.itemsize, LINK_DTYPE.itemsize,
+        POLY_DETAIL_DTYPE.itemsize, BVNODE_DTYPE.itemsize, OFFMESH_DTYPE.itemsize,
+        NAVMESH_PARAMS_DTYPE.itemsize) == (100, 32, 12, 12, 16, 36, 28)
+
+_MSET_HEADER = struct.Struct("<iii")
+_MSET_TILE_HEADER = struct.Struct("<Ii")
+
+
+def _align4(n: int) -> int:
+    return (n + 3) & ~3
+
+
+def _setting(nm: NavMesh, name: str, default: float) -> float:
+    value = nm.settings.get(name, default) if isinstance(nm.settings, dict) else default
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return float(default)
+
+
+def _walkable_height(nm: NavMesh) -> float:
+    s = nm.settings if isinstance(nm.settings, dict) else {}
+    if s.get("multi_stance"):
+        enabled = [_setting(nm, f"{n}_height", 1.0) for n in ("prone", "crouch", "stand")
+                   if s.get(f"{n}_enabled", True)]
+        if enabled:
+            return min(enabled)
+    return _setting(nm, "agent_height", 2.0)
+
+
+def agent_radius(nm: NavMesh) -> float:
+    """Radius of the off-mesh connections: the agent radius, or a cell if that is 0."""
+    r = _setting(nm, "agent_radius", 0.6)
+    return r if r > 0 else _setting(nm, "cell_size", 0.3)
+
+
+# --------------------------------------------------------------- off-mesh connections
+@dataclass
+class OffMeshConnections:
+    """Point connections made from the links (Z-up world points)."""
+
+    link: np.ndarray  # (C,) int64 index of the link each connection comes from
+    start: np.ndarray  # (C, 3) float64
+    end: np.ndarray  # (C, 3) float64
+    radius: float
+    bidirectional: np.ndarray  # (C,) bool
+    area: np.ndarray  # (C,) uint8
+    flags: np.ndarray  # (C,) uint16
+
+    @property
+    def count(self) -> int:
+        return int(self.link.shape[0])
+
+
+def offmesh_connections(nm: NavMesh) -> OffMeshConnections:
+    """Split each link into point connections spaced about one agent diameter apart.
+
+    A link of width w gets n = max(1, round(w / diameter)) connections at the centres of n
+    equal parts of its start segment, paired with the same fractions of its end segment.
+    """
+    radius = agent_radius(nm)
+    counts = np.ones(nm.link_count, dtype=np.int64)
+    if nm.link_count:
+        width = np.linalg.norm(nm.link_start[:, 1] - nm.link_start[:, 0], axis=1)
+        counts = np.maximum(1, np.rint(width / (2.0 * radius))).astype(np.int64)
+    link = np.repeat(np.arange(nm.link_count), counts)
+    part = np.arange(link.size) - np.repeat(np.cumsum(counts) - counts, counts)
+    t = ((part + 0.5) / np.repeat(counts, counts))[:, None]
+    s, e = nm.link_start[link], nm.link_end[link]
+    kind = nm.link_kind[link].astype(np.int64)
+    if kind.size and (kind.min() < 0 or kind.max() >= len(LINK_AREAS)):
+        raise ValueError(f"link kind {int(kind[(kind < 0) | (kind >= 3)][0])} has no Detour "
+                         f"area; known kinds are 0..{len(LINK_AREAS) - 1}")
+    return OffMeshConnections(
+        link=link,
+        start=s[:, 0] + t * (s[:, 1] - s[:, 0]),
+        end=e[:, 0] + t * (e[:, 1] - e[:, 0]),
+        radius=radius,
+        bidirectional=nm.link_bidirectional[link].astype(bool),
+        area=np.array(LINK_AREAS, np.uint8)[kind],
+        flags=np.array(LINK_FLAGS, np.uint16)[kind])
+
+
+# ------------------------------------------------------------------------------ tile
+@dataclass
+class DetourTile:
+    """One ``DNAV`` tile as numpy arrays laid out exactly like Detour's structs."""
+
+    header: np.ndarray  # HEADER_DTYPE, shape ()
+    verts: np.ndarray  # (vertCount, 3) float32
+    polys: np.ndarray  # POLY_DTYPE
+    links: np.ndarray  # LINK_DTYPE
+    detail_meshes: np.ndarray  # POLY_DETAIL_DTYPE
+    detail_verts: np.ndarray  # (detailVertCount, 3) float32
+    detail_tris: np.ndarray  # (detailTriCount, 4) uint8
+    bv_tree: np.ndarray  # BVNODE_DTYPE
+    offmesh_cons: np.ndarray  # OFFMESH_DTYPE
+
+    def sections(self) -> list[np.ndarray]:
+        return [self.header.reshape(1), self.verts, self.polys, self.links,
+                self.detail_meshes, self.detail_verts, self.detail_tris, self.bv_tree,
+                self.offmesh_cons]
+
+    def to_bytes(self) -> bytes:
+        out = bytearray()
+        for arr in self.sections():
+            data = np.ascontiguousarray(arr).tobytes()
+            out += data + b"\0" * (_align4(len(data)) - len(data))
+        return bytes(out)
+
+    def poly_area(self) -> np.ndarray:
+        return self.polys["areaAndtype"] & 0x3F
+
+    def poly_type(self) -> np.ndarray:
+        return self.polys["areaAndtype"] >> 6
+
+
+def _detail_edge_flags(tri_pts: np.ndarray, poly_pts: np.ndarray, poly_n: np.ndarray):
+    """Detour's per-edge "on the polygon boundary" bits for detail triangles.
+
+    tri_pts (T, 3, 3) and poly_pts (T, 6, 3) in Y-up; an edge is on the boundary when both
+    its ends lie within 1 mm (xz) of the same polygon edge, as Recast decides it.
+    """
+    thr = 1e-3
+    a = poly_pts[:, :, [0, 2]]
+    b = np.roll(a, -1, axis=1)
+    # Close each polygon: the edge after the last real vertex goes back to vertex 0.
+    last = poly_n - 1
+    rows = np.arange(a.shape[0])
+    b[rows, last] = a[rows, 0]
+    valid = np.arange(a.shape[1])[None, :] < poly_n[:, None]
+    ab = b - a
+    len2 = np.maximum((ab ** 2).sum(-1), 1e-30)
+
+    def near(p):  # (T, 2) -> (T, 6): p within thr of polygon edge j
+        d = p[:, None, :] - a
+        t = np.clip((d * ab).sum(-1) / len2, 0.0, 1.0)
+        q = a + t[..., None] * ab
+        return ((p[:, None, :] - q) ** 2).sum(-1) < thr * thr
+
+    pts = tri_pts[:, :, [0, 2]]
+    near_v = [near(pts[:, k]) & valid for k in range(3)]
+    flags = np.zeros(tri_pts.shape[0], np.uint8)
+    for e in range(3):
+        on_edge = (near_v[e] & near_v[(e + 1) % 3]).any(axis=1)
+        flags |= (on_edge.astype(np.uint8) * DT_DETAIL_EDGE_BOUNDARY) << (2 * e)
+    return flags
+
+
+def _build_bv_tree(item_min: np.ndarray, item_max: np.ndarray) -> np.ndarray:
+    """Detour's BV tree over quantised polygon boxes, depth first with escape indices.
+
+    Each internal node splits its items in half along the longest axis of their union
+    (sorted by box minimum); a leaf holds one polygon (i >= 0); an internal node's i is minus
+    the number of nodes in its subtree, so a query that misses it skips the whole subtree.
+    """
+    # Plain tuples: far faster than numpy for the many tiny ranges near the leaves.
+    items = [(*lo, *hi, i) for i, (lo, hi) in
+             enumerate(zip(item_min.tolist(), item_max.tolist(), strict=True))]
+    out: list[tuple[tuple, int]] = []
+
+    def subdivide(its: list[tuple]) -> None:
+        me = len(out)
+        out.append(((), 0))
+        if len(its) == 1:
+            out[me] = (its[0][:6], its[0][6])
+            return
+        box = tuple(min(t[k] for t in its) for k in range(3)) + \
+            tuple(max(t[k] for t in its) for k in range(3, 6))
+        extent = [box[k + 3] - box[k] for k in range(3)]
+        axis = extent.index(max(extent))
+        its = sorted(its, key=lambda t: t[axis])
+        mid = len(its) // 2
+        subdivide(its[:mid])
+        subdivide(its[mid:])
+        out[me] = (box, -(len(out) - me))
+
+    if items:
+        subdivide(items)
+    nodes = np.zeros(len(out), BVNODE_DTYPE)
+    if out:
+        boxes = np.array([box for box, _ in out], np.int64).reshape(-1, 6)
+        nodes["bmin"] = boxes[:, :3]
+        nodes["bmax"] = boxes[:, 3:]
+        nodes["i"] = [i for _, i in out]
+    return nodes
+
+
+def build_detour_tile(nm: NavMesh) -> DetourTile:
+    """Lay out ``nm`` as one Detour tile. Raises ValueError when Detour cannot hold it."""
+    rows = polygon_rows(nm)
+    n_ground = len(rows)
+    if n_ground == 0:
+        raise ValueError("the navmesh has no polygons: there is nothing to export to Detour")
+    counts = np.array([len(r) for r in rows], dtype=np.int64)
+    if counts.max() > DT_VERTS_PER_POLYGON or counts.min() < 3:
+        bad = int(np.nonzero((counts > DT_VERTS_PER_POLYGON) | (counts < 3))[0][0])
+        raise ValueError(f"polygon {bad} has {counts[bad]} vertices; Detour polygons have "
+                         f"3..{DT_VERTS_PER_POLYGON} (bake with verts_per_poly <= 6)")
+    if n_ground > DT_EXT_LINK - 1:
+        raise ValueError(f"{n_ground} polygons do not fit one Detour tile (at most "
+                         f"{DT_EXT_LINK - 1}); tiled export is not supported yet")
+    stance = nm.polygon_stance.astype(np.int64)
+    if stance.min() < 0 or stance.max() >= len(STANCE_AREAS):
+        raise ValueError(f"polygon stance {int(stance[(stance < 0) | (stance >= 3)][0])} "
+                         f"has no Detour area")
+    cons = offmesh_connections(nm)
+    n_verts = nm.vertices.shape[0]
+    total_verts = n_verts + 2 * cons.count
+    total_polys = n_ground + cons.count
+    if total_verts > 0xFFFF or total_polys > 0xFFFF:
+        raise ValueError(f"{total_verts} vertices and {total_polys} polygons (with off-mesh "
+                         f"connections) do not fit one Detour tile (at most 65535 each)")
+
+    ground_verts = z_up_to_y_up(nm.vertices).astype(np.float32)
+    con_verts = np.stack([z_up_to_y_up(cons.start), z_up_to_y_up(cons.end)], axis=1)
+    verts = np.concatenate([ground_verts, con_verts.reshape(-1, 3).astype(np.float32)])
+
+    polys = np.zeros(total_polys, POLY_DTYPE)
+    polys["firstLink"] = DT_NULL_LINK
+    # polygon_rows() checked the padding is trailing, so the first `counts` columns are real.
+    valid = np.arange(DT_VERTS_PER_POLYGON)[None, :] < counts[:, None]
+    width = min(nm.polygons.shape[1], DT_VERTS_PER_POLYGON)
+    padded = np.zeros((n_ground, DT_VERTS_PER_POLYGON), np.int64)
+    padded[:, :width] = nm.polygons[:, :width]
+    padded[~valid] = 0
+    nb = np.full((n_ground, DT_VERTS_PER_POLYGON), -1, np.int64)
+    nb[:, :width] = nm.neighbours[:, :width]
+    nb[~valid] = -1
+    if (nb >= n_ground).any() or (nb < -1).any():
+        p = int(np.nonzero(((nb >= n_ground) | (nb < -1)).any(axis=1))[0][0])
+        raise ValueError(f"polygon {p} has neighbours {nm.neighbours[p].tolist()} outside "
+                         f"0..{n_ground - 1}")
+    neis = nb + 1  # 0 = border, index + 1 = internal neighbour
+    polys["verts"][:n_ground] = padded
+    polys["neis"][:n_ground] = neis
+    polys["vertCount"][:n_ground] = counts
+    polys["flags"][:n_ground] = np.array(STANCE_FLAGS, np.uint16)[stance]
+    polys["areaAndtype"][:n_ground] = (np.array(STANCE_AREAS, np.uint8)[stance]
+                                       | DT_POLYTYPE_GROUND << 6)
+    con_ids = np.arange(cons.count)
+    polys["verts"][n_ground:, 0] = n_verts + 2 * con_ids
+    polys["verts"][n_ground:, 1] = n_verts + 2 * con_ids + 1
+    polys["vertCount"][n_ground:] = 2
+    polys["flags"][n_ground:] = cons.flags
+    polys["areaAndtype"][n_ground:] = cons.area | DT_POLYTYPE_OFFMESH_CONNECTION << 6
+
+    # Detour's builder: one link per polygon edge, two per off-mesh end inside the tile.
+    links = np.zeros(int(counts.sum()) + 4 * cons.count, LINK_DTYPE)
+
+    dmeshes, dverts, dtris = _detail(nm, padded, counts, ground_verts)
+
+    offmesh = np.zeros(cons.count, OFFMESH_DTYPE)
+    offmesh["pos"] = con_verts.reshape(-1, 6)
+    offmesh["rad"] = cons.radius
+    offmesh["poly"] = n_ground + con_ids
+    offmesh["flags"] = np.where(cons.bidirectional, DT_OFFMESH_CON_BIDIR, 0)
+    offmesh["side"] = DT_SIDE_INTERNAL
+    offmesh["userId"] = cons.link
+
+    # Polygon boxes over polygon and detail vertices; the tile box is their union.
+    poly_pts = ground_verts[padded].astype(np.float64)
+    item_min = np.where(valid[..., None], poly_pts, np.inf).min(axis=1)
+    item_max = np.where(valid[..., None], poly_pts, -np.inf).max(axis=1)
+    if dverts.shape[0]:
+        owner = np.repeat(np.arange(n_ground), dmeshes["vertCount"].astype(np.int64))
+        np.minimum.at(item_min, owner, dverts.astype(np.float64))
+        np.maximum.at(item_max, owner, dverts.astype(np.float64))
+    bmin = item_min.min(axis=0).astype(np.float32)
+    bmax = item_max.max(axis=0).astype(np.float32)
+    extent = float((bmax.astype(np.float64) - bmin).max())
+    # Recast quantises by 1 / cell size; finer if the tile would not fit 16 bits.
+    cell = _setting(nm, "cell_size", 0.3)
+    quant = 1.0 / (cell if cell > 0 else 0.3)
+    if extent * quant > 0xFFFE:
+        quant = 0xFFFE / extent
+    quant = float(np.float32(quant))
+    lo = np.floor((item_min - bmin) * quant)
+    hi = np.ceil((item_max - bmin) * quant)
+    bv = _build_bv_tree(np.clip(lo, 0, 0xFFFF).astype(np.uint16),
+                        np.clip(hi, 0, 0xFFFF).astype(np.uint16))
+
+    header = np.zeros((), HEADER_DTYPE)
+    header["magic"] = DT_NAVMESH_MAGIC
+    header["version"] = DT_NAVMESH_VERSION
+    header["polyCount"] = total_polys
+    header["vertCount"] = total_verts
+    header["maxLinkCount"] = links.shape[0]
+    header["detailMeshCount"] = n_ground
+    header["detailVertCount"] = dverts.shape[0]
+    header["detailTriCount"] = dtris.shape[0]
+    header["bvNodeCount"] = bv.shape[0]
+    header["offMeshConCount"] = cons.count
+    header["offMeshBase"] = n_ground
+    header["walkableHeight"] = _walkable_height(nm)
+    header["walkableRadius"] = _setting(nm, "agent_radius", 0.6)
+    header["walkableClimb"] = _setting(nm, "agent_max_climb", 0.9)
+    header["bmin"] = bmin
+    header["bmax"] = bmax
+    header["bvQuantFactor"] = quant
+    return DetourTile(header=header, verts=verts, polys=polys, links=links,
+                      detail_meshes=dmeshes, detail_verts=dverts, detail_tris=dtris,
+                      bv_tree=bv, offmesh_cons=offmesh)
+
+
+def _ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """Concatenated ``arange(start, start + length)`` for each pair."""
+    lengths = lengths.astype(np.int64)
+    offsets = np.arange(lengths.sum()) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+    return np.repeat(starts.astype(np.int64), lengths) + offsets
+
+
+def _detail(nm: NavMesh, padded: np.ndarray, counts: np.ndarray, ground_verts: np.ndarray):
+    """Detail meshes in Detour's form: extra vertices only, triangles with edge flags.
+
+    A polygon without usable detail (none baked, or no triangles) gets a fan, as Detour's
+    builder does when it is given no detail mesh at all.
+    """
+    n_ground = padded.shape[0]
+    if nm.detail_meshes.shape[0] == n_ground:
+        vb, nvd, tb, nt = nm.detail_meshes.astype(np.int64).T
+    else:
+        vb = nvd = tb = nt = np.zeros(n_ground, np.int64)
+    use = (nvd >= counts) & (nt > 0)
+    bad = np.nonzero(use & ((nvd - counts > 0xFF) | (nt > 0xFF)))[0]
+    if bad.size:
+        p = int(bad[0])
+        raise ValueError(f"detail mesh of polygon {p} has {nvd[p] - counts[p]} extra vertices "
+                         f"and {nt[p]} triangles; Detour allows 255 of each")
+    # The first vertices of a polygon's detail mesh must be the polygon's own.
+    own_n = np.where(use, counts, 0)
+    own = nm.detail_vertices[_ranges(vb, own_n), :2]
+    poly_xy = nm.vertices[padded[np.repeat(np.arange(n_ground), own_n),
+                                 _ranges(np.zeros(n_ground), own_n)], :2]
+    if own.size and np.abs(own - poly_xy).max() > 1e-3:
+        p = int(np.repeat(np.arange(n_ground), own_n)[np.abs(own - poly_xy).max(1) > 1e-3][0])
+        raise ValueError(f"detail mesh of polygon {p} does not start with the polygon's own "
+                         f"vertices")
+    extra_n = np.where(use, nvd - counts, 0)
+    tri_n = np.where(use, nt, counts - 2)
+    dmeshes = np.zeros(n_ground, POLY_DETAIL_DTYPE)
+    dmeshes["vertBase"] = np.cumsum(extra_n) - extra_n
+    dmeshes["triBase"] = np.cumsum(tri_n) - tri_n
+    dmeshes["vertCount"] = extra_n
+    dmeshes["triCount"] = tri_n
+    dverts = z_up_to_y_up(nm.detail_vertices[_ranges(vb + counts, extra_n)]).astype(np.float32)
+
+    owner = np.repeat(np.arange(n_ground), tri_n)
+    k = _ranges(np.zeros(n_ground), tri_n)  # triangle number within its polygon
+    fan = np.stack([np.zeros_like(k), k + 1, k + 2], axis=1)
+    src = np.where(use[owner], tb[owner] + k, 0)
+    detail = nm.detail_triangles[src, :3].astype(np.int64) if src.size else fan
+    local = np.where(use[owner][:, None], detail, fan)
+    outside = ((local < 0) | (local >= np.where(use, nvd, counts)[owner][:, None])).any(axis=1)
+    if outside.any():
+        p = int(owner[outside][0])
+        raise ValueError(f"detail triangle of polygon {p} uses a vertex outside its "
+                         f"{nvd[p]} detail vertices")
+
+    # Resolve each corner: index < n is a polygon vertex, else one of the extra vertices.
+    n_of = counts[owner][:, None]
+    poly_idx = padded[owner[:, None], np.minimum(local, DT_VERTS_PER_POLYGON - 1)]
+    extra_idx = dmeshes["vertBase"].astype(np.int64)[owner][:, None] + local - n_of
+    all_pts = np.concatenate([ground_verts, dverts]).astype(np.float64)
+    tri_pts = all_pts[np.where(local < n_of, poly_idx, ground_verts.shape[0] + extra_idx)]
+    poly_pts = ground_verts[padded[owner]].astype(np.float64)
+    dtris = np.zeros((local.shape[0], 4), np.uint8)
+    dtris[:, :3] = local
+    dtris[:, 3] = _detail_edge_flags(tri_pts, poly_pts, counts[owner])
+    return dmeshes, dverts, dtris
+
+
+def detour_tile_bytes(nm: NavMesh) -> bytes:
+    """The ``DNAV`` tile data for ``nm`` (for ``dtNavMesh::init`` / ``addTile``)."""
+    return build_detour_tile(nm).to_bytes()
+
+
+def write_detour_tile(nm: NavMesh, path) -> pathlib.Path:
+    """Write the raw ``DNAV`` tile data to ``path`` atomically."""
+    data = detour_tile_bytes(nm)
+    return atomic_write(path, lambda fh: fh.write(data))
+
+
+def parse_detour_tile(data: bytes, where: str = "Detour tile") -> DetourTile:
+    """Split ``DNAV`` tile data into its sections; ValueError when it is not one."""
+    if len(data) < HEADER_DTYPE.itemsize:
+        raise ValueError(f"{where}: {len(data)} bytes is too short for a dtMeshHeader")
+    header = np.frombuffer(data, HEADER_DTYPE, count=1)[0].copy()
+    if int(header["magic"]) != DT_NAVMESH_MAGIC:
+        raise ValueError(f"{where}: not Detour tile data (no 'DNAV' magic)")
+    if int(header["version"]) != DT_NAVMESH_VERSION:
+        raise ValueError(f"{where}: Detour tile version {int(header['version'])}, expected "
+                         f"{DT_NAVMESH_VERSION}")
+    layout = [
+        ("verts", np.dtype("<f4"), int(header["vertCount"]) * 3),
+        ("polys", POLY_DTYPE, int(header["polyCount"])),
+        ("links", LINK_DTYPE, int(header["maxLinkCount"])),
+        ("detail_meshes", POLY_DETAIL_DTYPE, int(header["detailMeshCount"])),
+        ("detail_verts", np.dtype("<f4"), int(header["detailVertCount"]) * 3),
+        ("detail_tris", np.dtype("u1"), int(header["detailTriCount"]) * 4),
+        ("bv_tree", BVNODE_DTYPE, int(header["bvNodeCount"])),
+        ("offmesh_cons", OFFMESH_DTYPE, int(header["offMeshConCount"])),
+    ]
+    offset = _align4(HEADER_DTYPE.itemsize)
+    out = {}
+    for name, dtype, count in layout:
+        size = dtype.itemsize * count
+        if count < 0 or offset + size > len(data):
+            raise ValueError(f"{where}: section '{name}' ({count} items) runs past the end of "
+                             f"the {len(data)} bytes")
+        out[name] = np.frombuffer(data, dtype, count=count, offset=offset).copy()
+        offset += _align4(size)
+    return DetourTile(header=header, verts=out["verts"].reshape(-1, 3),
+                      polys=out["polys"], links=out["links"],
+                      detail_meshes=out["detail_meshes"],
+                      detail_verts=out["detail_verts"].reshape(-1, 3),
+                      detail_tris=out["detail_tris"].reshape(-1, 4),
+                      bv_tree=out["bv_tree"], offmesh_cons=out["offmesh_cons"])
+
+
+# ------------------------------------------------------------------------- MSET sets
+def solo_params(tile: DetourTile) -> np.ndarray:
+    """``dtNavMeshParams`` as ``dtNavMesh::init(data, ...)`` derives them for one tile."""
+    h = tile.header
+    params = np.zeros((), NAVMESH_PARAMS_DTYPE)
+    params["orig"] = h["bmin"]
+    params["tileWidth"] = max(np.float32(h["bmax"][0] - h["bmin"][0]), np.float32(1e-3))
+    params["tileHeight"] = max(np.float32(h["bmax"][2] - h["bmin"][2]), np.float32(1e-3))
+    params["maxTiles"] = 1
+    params["maxPolys"] = h["polyCount"]
+    return params
+
+
+def first_tile_ref(params: np.ndarray) -> int:
+    """The reference Detour gives the first tile: salt 1, tile 0 (32-bit references)."""
+    tile_bits = (int(params["maxTiles"]) - 1).bit_length()  # ilog2(nextPow2(maxTiles))
+    poly_bits = (int(params["maxPolys"]) - 1).bit_length()
+    if 32 - tile_bits - poly_bits < 10:
+        raise ValueError("too many tiles and polygons for 32-bit Detour references")
+    return 1 << (poly_bits + tile_bits)
+
+
+def navmesh_set_bytes(nm: NavMesh) -> bytes:
+    """RecastDemo's ``MSET`` file holding ``nm`` as one tile."""
+    tile = build_detour_tile(nm)
+    data = tile.to_bytes()
+    params = solo_params(tile)
+    return (_MSET_HEADER.pack(NAVMESHSET_MAGIC, NAVMESHSET_VERSION, 1) + params.tobytes()
+            + _MSET_TILE_HEADER.pack(first_tile_ref(params), len(data)) + data)
+
+
+def write_detour_navmesh_set(nm: NavMesh, path) -> pathlib.Path:
+    """Write an ``MSET`` navmesh set file to ``path`` atomically."""
+    data = navmesh_set_bytes(nm)
+    return atomic_write(path, lambda fh: fh.write(data))
+
+
+def write_detour(nm: NavMesh, path) -> pathlib.Path:
+    """The Detour export of ``write_formats``: an ``MSET`` set file (see module doc)."""
+    return write_detour_navmesh_set(nm, path)
+
+
+@dataclass
+class NavMeshSet:
+    params: np.ndarray  # NAVMESH_PARAMS_DTYPE
+    tile_refs: list[int]
+    tiles: list[DetourTile]
+
+
+def parse_detour_navmesh_set(data: bytes, where: str = "MSET file") -> NavMeshSet:
+    """Read an ``MSET`` file's parameters and tiles; ValueError when malformed."""
+    head = _MSET_HEADER.size + NAVMESH_PARAMS_DTYPE.itemsize
+    if len(data) < head:
+        raise ValueError(f"{where}: {len(data)} bytes is too short for a navmesh set header")
+    magic, version, n_tiles = _MSET_HEADER.unpack_from(data, 0)
+    if magic != NAVMESHSET_MAGIC:
+        raise ValueError(f"{where}: not a Detour navmesh set (no 'MSET' magic)")
+    if version != NAVMESHSET_VERSION:
+        raise ValueError(f"{where}: navmesh set version {version}, expected "
+                         f"{NAVMESHSET_VERSION}")
+    params = np.frombuffer(data, NAVMESH_PARAMS_DTYPE, count=1,
+                           offset=_MSET_HEADER.size)[0].copy()
+    pos = head
+    refs, tiles = [], []
+    for i in range(n_tiles):
+        if pos + _MSET_TILE_HEADER.size > len(data):
+            raise ValueError(f"{where}: tile {i} header runs past the end of the file")
+        ref, size = _MSET_TILE_HEADER.unpack_from(data, pos)
+        pos += _MSET_TILE_HEADER.size
+        if size <= 0 or pos + size > len(data):
+            raise ValueError(f"{where}: tile {i} ({size} bytes) runs past the end of the file")
+        tiles.append(parse_detour_tile(data[pos:pos + size], f"{where} tile {i}"))
+        refs.append(ref)
+        pos += size
+    return NavMeshSet(params=params, tile_refs=refs, tiles=tiles)
+
+
+def read_detour(path) -> NavMeshSet:
+    """Read a ``.detour.bin``: an ``MSET`` set, or a bare ``DNAV`` tile (one-tile set)."""
+    data = pathlib.Path(path).read_bytes()
+    if len(data) >= 4 and struct.unpack_from("<i", data)[0] == DT_NAVMESH_MAGIC:
+        tile = parse_detour_tile(data, str(path))
+        params = solo_params(tile)
+        return NavMeshSet(params=params, tile_refs=[first_tile_ref(params)], tiles=[tile])
+    return parse_detour_navmesh_set(data, str(path))

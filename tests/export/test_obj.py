@@ -1,0 +1,85 @@
+import numpy as np
+import pytest
+from export_navmeshes import grid_floor, mixed_navmesh, two_platforms
+
+from blender_navjump.core.navmesh import LINK_KINDS, STANCE_NAMES
+from blender_navjump.export.obj import read_obj_polygons, write_obj
+
+F32 = dict(rtol=1e-6, atol=1e-6)
+
+
+def by_stance(nm):
+    """Original polygon indices in the order the OBJ lists them (grouped by stance)."""
+    return np.argsort(nm.polygon_stance, kind="stable")
+
+
+@pytest.mark.parametrize("up", ["z", "y"])
+@pytest.mark.parametrize("make", [mixed_navmesh, grid_floor, two_platforms])
+def test_polygons_round_trip(tmp_path, make, up):
+    nm = make()
+    back = read_obj_polygons(write_obj(nm, tmp_path / "nav.obj", up=up), up=up)
+    assert len(back.polygons) == nm.polygon_count
+    order = by_stance(nm)
+    assert back.stances.tolist() == nm.polygon_stance[order].tolist()
+    for k, p in enumerate(order):
+        np.testing.assert_allclose(back.polygon_coords(k), nm.polygon_vertices(p), **F32)
+
+
+def test_groups_and_link_lines(tmp_path):
+    nm = mixed_navmesh()
+    path = write_obj(nm, tmp_path / "nav.obj")
+    text = path.read_text()
+    present = {STANCE_NAMES[s] for s in nm.polygon_stance}
+    for name in STANCE_NAMES:
+        assert (f"g stance_{name}\n" in text) == (name in present)
+    back = read_obj_polygons(path)
+    assert len(back.lines) == 3 * nm.link_count
+    for kind in range(len(LINK_KINDS)):
+        idx = np.nonzero(nm.link_kind == kind)[0]
+        lines = [ix for g, ix in back.lines if g == f"links_{LINK_KINDS[kind]}"]
+        assert len(lines) == 3 * idx.size
+        for j, i in enumerate(idx):
+            seg_s, seg_e, mid = (back.vertices[ix] for ix in lines[3 * j:3 * j + 3])
+            np.testing.assert_allclose(seg_s, nm.link_start[i], **F32)
+            np.testing.assert_allclose(seg_e, nm.link_end[i], **F32)
+            np.testing.assert_allclose(mid[0], nm.link_start[i].mean(axis=0), **F32)
+            np.testing.assert_allclose(mid[1], nm.link_end[i].mean(axis=0), **F32)
+
+
+def _normal(points):
+    return np.cross(points[1] - points[0], points[2] - points[0])
+
+
+def test_y_up_file_is_a_rotation_with_faces_still_facing_up(tmp_path):
+    nm = grid_floor()
+    raw_y = read_obj_polygons(write_obj(nm, tmp_path / "y.obj", up="y"))  # no conversion
+    raw_z = read_obj_polygons(write_obj(nm, tmp_path / "z.obj", up="z"))
+    v = nm.vertices
+    np.testing.assert_allclose(raw_y.vertices, np.stack([v[:, 0], v[:, 2], -v[:, 1]], 1), **F32)
+    assert _normal(raw_y.polygon_coords(0))[1] > 0  # faces up in a Y-up viewer
+    assert _normal(raw_z.polygon_coords(0))[2] > 0
+
+
+def test_bad_input(tmp_path):
+    with pytest.raises(ValueError, match="up must be one of z, y"):
+        write_obj(grid_floor(), tmp_path / "a.obj", up="x")
+    assert not (tmp_path / "a.obj").exists()
+    bad = tmp_path / "bad.obj"
+    bad.write_text("v 0 0 0\nv 1 0 0\nv 1 1 0\nf 1 2 9\n")
+    with pytest.raises(ValueError, match=rf"{bad}:4: vertex reference 9 is out of range"):
+        read_obj_polygons(bad)
+    bad.write_text("v 0 zero 0\n")
+    with pytest.raises(ValueError, match=rf"{bad}:1: bad vertex"):
+        read_obj_polygons(bad)
+
+
+def test_failed_write_leaves_previous_file(tmp_path):
+    target = write_obj(grid_floor(), tmp_path / "nav.obj")
+    before = target.read_bytes()
+    nm = grid_floor()
+    nm.polygons = nm.polygons.copy()
+    nm.polygons[0, :3] = [0, -1, 1]
+    with pytest.raises(ValueError, match="padding"):
+        write_obj(nm, target)
+    assert target.read_bytes() == before
+    assert [p.name for p in tmp_path.iterdir()] == ["nav.obj"]
