@@ -127,36 +127,32 @@ def rasterize_kernel(vertices, triangles, tri_area, bmin, bmax, cs, ch, width, h
         if tmax_z < 0.0 or tmin_z > z_range:
             continue
         y0 = int(math.floor(tmin_y * inv_cs))
-        y1 = int(math.floor(tmax_y * inv_cs))
+        y_last = int(math.floor(tmax_y * inv_cs))  # the triangle's own last row
         y0 = max(y0, row_lo)
-        y1 = min(y1, row_hi - 1)
+        y1 = min(y_last, row_hi - 1)
         if y0 > y1:
             continue
-        # ping-pong buffers: "rest" is what is left above the current row
-        rest = buf_a
-        spare = buf_b
-        nrest = 3
-        for i in range(3):
-            for c in range(3):
-                rest[i, c] = poly_in[i, c]
-        if tmin_y < y0 * cs:
-            # The triangle starts in another band: drop the part below row y0.
-            _nb, nrest = _split_polygon(poly_in, 3, spare, rest, 1, y0 * cs)
+        y_first = int(math.floor(tmin_y * inv_cs))
         for y in range(y0, y1 + 1):
-            if nrest < 3:
-                break
+            # Cut this row's slab from the original triangle, so the result does not
+            # depend on which rows were cut before (row bands give identical spans).
             row = row_a
             row_spare = row_b
-            if y == y1:
-                nrow = nrest
-                for i in range(nrest):
-                    for c in range(3):
-                        row[i, c] = rest[i, c]
-                nrest = 0
+            if y > y_first:
+                _nb, nup = _split_polygon(poly_in, 3, buf_b, buf_a, 1, y * cs)
+                src = buf_a
             else:
-                nrow, nabove = _split_polygon(rest, nrest, row, spare, 1, (y + 1) * cs)
-                rest, spare = spare, rest
-                nrest = nabove
+                nup = 3
+                src = poly_in
+            if nup < 3:
+                continue
+            if y < y_last:
+                nrow, _na = _split_polygon(src, nup, row, buf_b, 1, (y + 1) * cs)
+            else:
+                nrow = nup
+                for i in range(nup):
+                    for c in range(3):
+                        row[i, c] = src[i, c]
             if nrow < 3:
                 continue
             rmin_x = 1e300
@@ -165,13 +161,14 @@ def rasterize_kernel(vertices, triangles, tri_area, bmin, bmax, cs, ch, width, h
                 rmin_x = min(rmin_x, row[i, 0])
                 rmax_x = max(rmax_x, row[i, 0])
             x0 = max(int(math.floor(rmin_x * inv_cs)), 0)
-            x1 = min(int(math.floor(rmax_x * inv_cs)), width - 1)
+            x_last = int(math.floor(rmax_x * inv_cs))
+            x1 = min(x_last, width - 1)
             if x0 > x1:
                 continue
             for x in range(x0, x1 + 1):
                 if nrow < 3:
                     break
-                if x == x1:
+                if x == x_last:
                     cell = row
                     ncell = nrow
                     nrow = 0
@@ -273,7 +270,7 @@ def rasterize_triangles(vertices, triangles, walkable_mask, cfg, threads=None) -
     tri_area = mark_walkable_triangles(vertices, triangles, cfg.walkable_slope_cos,
                                        walkable_mask)
     threads = worker_count() if threads is None else threads
-    if threads <= 1 or triangles.shape[0] < 20000 or cfg.height < 16:
+    if threads <= 1 or triangles.shape[0] < 4000 or cfg.height < 32:
         head, smin, smax, sarea, snext, n = rasterize_kernel(
             vertices, triangles, tri_area, cfg.bmin, cfg.bmax, cfg.cs, cfg.ch, cfg.width,
             cfg.height, cfg.walkable_climb, 0, cfg.height)
@@ -284,7 +281,8 @@ def rasterize_triangles(vertices, triangles, walkable_mask, cfg, threads=None) -
 
     def run_band(k):
         lo, hi = int(bounds[k]), int(bounds[k + 1])
-        sel = np.nonzero((r1 >= lo) & (r0 < hi))[0]
+        # one row of slack: the kernel rounds rows itself and clips to [lo, hi)
+        sel = np.nonzero((r1 + 1 >= lo) & (r0 - 1 < hi))[0]
         return rasterize_kernel(vertices, np.ascontiguousarray(triangles[sel]),
                                 np.ascontiguousarray(tri_area[sel]), cfg.bmin, cfg.bmax,
                                 cfg.cs, cfg.ch, cfg.width, cfg.height, cfg.walkable_climb,
