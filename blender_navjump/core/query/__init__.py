@@ -1,0 +1,33 @@
+"""Path queries over a NavMesh: nearest polygon, A* over polygons and links, funnel.
+
+Cost model and flags: docs/path-queries.md.
+"""
+
+from .build import navmesh_from_polygons, random_navmesh_points, with_links
+from .filter import AgentFilter
+from .path import (
+    DEFAULT_EXTENTS,
+    NavQuery,
+    PathBatch,
+    PathResult,
+    find_path,
+    find_paths,
+    query_for,
+)
+from .solve import FLAG_NAMES, STATUS_NAMES
+
+__all__ = [
+    "AgentFilter",
+    "DEFAULT_EXTENTS",
+    "FLAG_NAMES",
+    "NavQuery",
+    "PathBatch",
+    "PathResult",
+    "STATUS_NAMES",
+    "find_path",
+    "find_paths",
+    "navmesh_from_polygons",
+    "query_for",
+    "random_navmesh_points",
+    "with_links",
+]

@@ -1,0 +1,313 @@
+"""A* over the port graph (see graph.py), as numba kernels.
+
+Node ids: ``0..N-1`` graph nodes, ``N`` the query start, ``N+1`` the goal. Per-node
+scratch arrays (``g``, ``parent``, ``via``) are valid only where ``seen[n] == stamp``;
+``closed[n] == stamp`` marks settled nodes, so one allocation serves a whole batch.
+``via[n]`` is the polygon the edge into n crosses, or -1 for a link edge.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from .spatial import closest_point_on_polygon_arrays
+
+# ``via`` of the goal when reached over the straight start->goal edge.
+DIRECT = -2
+
+# ----------------------------------------------------------------- binary heap
+
+
+@njit(cache=True)
+def heap_push(keys, vals, size, key, val):
+    i = size
+    while i > 0:
+        parent = (i - 1) >> 1
+        if keys[parent] <= key:
+            break
+        keys[i] = keys[parent]
+        vals[i] = vals[parent]
+        i = parent
+    keys[i] = key
+    vals[i] = val
+    return size + 1
+
+
+@njit(cache=True)
+def heap_pop(keys, vals, size):
+    """Remove the smallest entry: returns (key, val, new_size)."""
+    top_k = keys[0]
+    top_v = vals[0]
+    size -= 1
+    if size > 0:
+        last_k = keys[size]
+        last_v = vals[size]
+        i = 0
+        while True:
+            c = 2 * i + 1
+            if c >= size:
+                break
+            if c + 1 < size and keys[c + 1] < keys[c]:
+                c += 1
+            if keys[c] >= last_k:
+                break
+            keys[i] = keys[c]
+            vals[i] = vals[c]
+            i = c
+        keys[i] = last_k
+        vals[i] = last_v
+    return top_k, top_v, size
+
+
+# ----------------------------------------------------------------------- A*
+
+
+@njit(cache=True)
+def _dist(a0, a1, a2, b0, b1, b2):
+    return math.sqrt((a0 - b0) ** 2 + (a1 - b1) ** 2 + (a2 - b2) ** 2)
+
+
+@njit(cache=True)
+def usable_ports(d, stance_allowed, link_allowed):
+    """Per port slot: 1 when reaching that port can lead anywhere but back (filter-aware).
+
+    A portal leads into the polygon across it; a link node leads over its link.
+    """
+    out = np.zeros(d.ports.shape[0], np.uint8)
+    ports = d.ports
+    port_other = d.port_other
+    poly_stance = d.poly_stance
+    node_link = d.node_link
+    node_side = d.node_side
+    link_kind = d.link_kind
+    for k in range(ports.shape[0]):
+        other = port_other[k]
+        if other >= 0:
+            out[k] = stance_allowed[poly_stance[other]]
+            continue
+        node = ports[k]
+        link = node_link[node]
+        if not link_allowed[link_kind[link]]:
+            continue
+        if node_side[node] == 0:
+            out[k] = stance_allowed[poly_stance[d.link_end_poly[link]]]
+        elif d.link_bidir[link] != 0:
+            out[k] = stance_allowed[poly_stance[d.link_start_poly[link]]]
+    return out
+
+
+@njit(cache=True)
+def astar(d, stance_allowed, stance_cost, link_allowed, link_scale, hscale, port_ok,
+          sp, spos, gp, gpos, direct_cost, ws, stamp):
+    """Search from spos (in polygon sp) to gpos (in polygon gp).
+
+    ``port_ok`` comes from :func:`usable_ports` for the same filter. ``direct_cost``: cost
+    of the straight start->goal edge (inf when the segment leaves the usable navmesh);
+    the goal reached over it has ``via == DIRECT``. Returns
+    (found, n_closed); settled nodes are listed in ``ws.closed_list[:n_closed]``.
+    """
+    # Arrays are taken out of the tuples once: numba refcounts each tuple access.
+    node_pos = d.node_pos
+    node_poly = d.node_poly
+    node_link = d.node_link
+    node_side = d.node_side
+    poly_stance = d.poly_stance
+    port_start = d.port_start
+    ports = d.ports
+    link_kind = d.link_kind
+    link_cost = d.link_cost
+    g = ws.g
+    parent = ws.parent
+    via = ws.via
+    seen = ws.seen
+    closed = ws.closed
+    closed_list = ws.closed_list
+    hk = ws.heap_keys
+    hv = ws.heap_vals
+    n_nodes = node_pos.shape[0]
+    start = n_nodes
+    goal = n_nodes + 1
+    gx = gpos[0]
+    gy = gpos[1]
+    gz = gpos[2]
+
+    seen[start] = stamp
+    g[start] = 0.0
+    parent[start] = -1
+    via[start] = sp
+    size = heap_push(hk, hv, 0, hscale * _dist(spos[0], spos[1], spos[2], gx, gy, gz), start)
+    if direct_cost < np.inf:
+        seen[goal] = stamp
+        g[goal] = direct_cost
+        parent[goal] = start
+        via[goal] = DIRECT
+        size = heap_push(hk, hv, size, direct_cost, goal)
+    n_closed = 0
+    while size > 0:
+        _f, n, size = heap_pop(hk, hv, size)
+        if closed[n] == stamp:
+            continue
+        closed[n] = stamp
+        closed_list[n_closed] = n
+        n_closed += 1
+        if n == goal:
+            return True, n_closed
+        if n == start:
+            px = spos[0]
+            py = spos[1]
+            pz = spos[2]
+        else:
+            px = node_pos[n, 0]
+            py = node_pos[n, 1]
+            pz = node_pos[n, 2]
+        gn = g[n]
+        # The polygon n was reached through needs no second look: by the triangle
+        # inequality, every port of it is at least as cheap straight from n's parent.
+        skip = via[n] if n != start else -1
+        for side in range(2):
+            if n == start:
+                p = sp if side == 0 else -1
+            else:
+                p = node_poly[n, side]
+            if p < 0 or p == skip or not stance_allowed[poly_stance[p]]:
+                continue
+            mult = stance_cost[poly_stance[p]]
+            if p == gp:
+                c = gn + mult * _dist(px, py, pz, gx, gy, gz)
+                if seen[goal] != stamp or c < g[goal]:
+                    seen[goal] = stamp
+                    g[goal] = c
+                    parent[goal] = n
+                    via[goal] = p
+                    size = heap_push(hk, hv, size, c, goal)
+            for k in range(port_start[p], port_start[p + 1]):
+                m = ports[k]
+                if m == n or port_ok[k] == 0 or closed[m] == stamp:
+                    continue
+                mx = node_pos[m, 0]
+                my = node_pos[m, 1]
+                mz = node_pos[m, 2]
+                c = gn + mult * _dist(px, py, pz, mx, my, mz)
+                if seen[m] != stamp or c < g[m]:
+                    seen[m] = stamp
+                    g[m] = c
+                    parent[m] = n
+                    via[m] = p
+                    size = heap_push(hk, hv, size,
+                                     c + hscale * _dist(mx, my, mz, gx, gy, gz), m)
+        if n < n_nodes and node_link[n] >= 0:
+            link = node_link[n]
+            kind = link_kind[link]
+            if not link_allowed[kind]:
+                continue
+            target = -1
+            if node_side[n] == 0:
+                if stance_allowed[poly_stance[d.link_end_poly[link]]]:
+                    target = d.link_node_end[link]
+            elif d.link_bidir[link] != 0:
+                if stance_allowed[poly_stance[d.link_start_poly[link]]]:
+                    target = d.link_node_start[link]
+            if target < 0 or closed[target] == stamp:
+                continue
+            mx = node_pos[target, 0]
+            my = node_pos[target, 1]
+            mz = node_pos[target, 2]
+            # a link costs its baked cost (cost_<kind> x trajectory length) x the agent's
+            # scale, but never less than the distance it covers (keeps h consistent)
+            hop = _dist(px, py, pz, mx, my, mz)
+            c = gn + max(link_cost[link] * link_scale[kind], hop)
+            if seen[target] != stamp or c < g[target]:
+                seen[target] = stamp
+                g[target] = c
+                parent[target] = n
+                via[target] = -1
+                size = heap_push(hk, hv, size, c + hscale * _dist(mx, my, mz, gx, gy, gz),
+                                 target)
+    return False, n_closed
+
+
+@njit(cache=True)
+def settle_partial(d, stance_allowed, stance_cost, sp, spos, gpos, ws, stamp, n_closed):
+    """After a failed search: end at the reachable point nearest to the goal.
+
+    Looks at every polygon the search reached and picks its point closest to gpos (ties:
+    the cheapest way there). Fills the goal node's g/parent/via and returns that point.
+    """
+    node_pos = d.node_pos
+    node_poly = d.node_poly
+    poly_stance = d.poly_stance
+    vertices = d.vertices
+    polygons = d.polygons
+    poly_nv = d.poly_nv
+    surf_start = d.surf_start
+    surf_tris = d.surf_tris
+    bmin = d.poly_bmin
+    bmax = d.poly_bmax
+    closed_list = ws.closed_list
+    poly_seen = ws.poly_seen
+    poly_pt = ws.poly_pt
+    g = ws.g
+    n_nodes = node_pos.shape[0]
+    goal = n_nodes + 1
+    best_d = np.inf
+    best_cost = np.inf
+    best_n = -1
+    best_p = -1
+    bx = spos[0]
+    by = spos[1]
+    bz = spos[2]
+    for i in range(n_closed):
+        n = closed_list[i]
+        if n == n_nodes:
+            px = spos[0]
+            py = spos[1]
+            pz = spos[2]
+        else:
+            px = node_pos[n, 0]
+            py = node_pos[n, 1]
+            pz = node_pos[n, 2]
+        for side in range(2):
+            if n == n_nodes:
+                p = sp if side == 0 else -1
+            else:
+                p = node_poly[n, side]
+            if p < 0 or not stance_allowed[poly_stance[p]]:
+                continue
+            if poly_seen[p] != stamp:
+                poly_seen[p] = stamp
+                # bounds first: most polygons are clearly farther than the best so far
+                dx = max(bmin[p, 0] - gpos[0], 0.0, gpos[0] - bmax[p, 0])
+                dy = max(bmin[p, 1] - gpos[1], 0.0, gpos[1] - bmax[p, 1])
+                dz = max(bmin[p, 2] - gpos[2], 0.0, gpos[2] - bmax[p, 2])
+                if math.sqrt(dx * dx + dy * dy + dz * dz) > best_d + 1e-9:
+                    poly_pt[p, 3] = np.inf
+                else:
+                    cx, cy, cz = closest_point_on_polygon_arrays(
+                        vertices, polygons, poly_nv, surf_start, surf_tris, p, gpos[0], gpos[1])
+                    poly_pt[p, 0] = cx
+                    poly_pt[p, 1] = cy
+                    poly_pt[p, 2] = cz
+                    poly_pt[p, 3] = _dist(cx, cy, cz, gpos[0], gpos[1], gpos[2])
+            dd = poly_pt[p, 3]
+            if dd > best_d + 1e-9:
+                continue
+            cx = poly_pt[p, 0]
+            cy = poly_pt[p, 1]
+            cz = poly_pt[p, 2]
+            cost = g[n] + stance_cost[poly_stance[p]] * _dist(px, py, pz, cx, cy, cz)
+            if dd < best_d - 1e-9 or (dd <= best_d + 1e-9 and cost < best_cost):
+                best_d = dd
+                best_cost = cost
+                best_n = n
+                best_p = p
+                bx = cx
+                by = cy
+                bz = cz
+    ws.seen[goal] = stamp
+    g[goal] = best_cost
+    ws.parent[goal] = best_n
+    ws.via[goal] = best_p
+    return bx, by, bz

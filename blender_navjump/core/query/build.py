@@ -1,0 +1,136 @@
+"""Build a NavMesh from hand-made polygons (tests, tools), and add links to one."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from ..navmesh import LINK_KINDS, STANCE_NAMES, NavMesh
+
+
+def navmesh_from_polygons(vertices, polygons, stances=None, nvp: int | None = None) -> NavMesh:
+    """A NavMesh over convex polygons given as vertex-index lists, CCW seen from +Z.
+
+    Neighbours come from shared edges (same two vertex indices). ``stances``: one stance
+    name or index per polygon (default stand). The detail mesh is a fan per polygon, so
+    heights are the polygon's plane(s).
+    """
+    verts = np.asarray(vertices, np.float64).reshape(-1, 3)
+    polys = [list(map(int, p)) for p in polygons]
+    nvp = nvp or max([len(p) for p in polys] + [3])
+    n = len(polys)
+    rows = np.full((n, nvp), -1, np.int32)
+    for i, p in enumerate(polys):
+        if len(p) < 3 or len(p) > nvp:
+            raise ValueError(f"polygon {i} has {len(p)} vertices (3..{nvp} allowed)")
+        xy = verts[p, :2]
+        area2 = np.sum(xy[:, 0] * np.roll(xy[:, 1], -1) - np.roll(xy[:, 0], -1) * xy[:, 1])
+        if area2 <= 0:
+            raise ValueError(f"polygon {i} is not counter-clockwise seen from +Z")
+        rows[i, :len(p)] = p
+    edges: dict[tuple[int, int], list[tuple[int, int]]] = {}
+    for i, p in enumerate(polys):
+        for k in range(len(p)):
+            a, b = p[k], p[(k + 1) % len(p)]
+            edges.setdefault((min(a, b), max(a, b)), []).append((i, k))
+    neighbours = np.full((n, nvp), -1, np.int32)
+    for sides in edges.values():
+        if len(sides) == 2:
+            (i, k), (j, m) = sides
+            neighbours[i, k] = j
+            neighbours[j, m] = i
+    if stances is None:
+        stance = np.zeros(n, np.int8)
+    else:
+        stance = np.array([STANCE_NAMES.index(s) if isinstance(s, str) else int(s)
+                           for s in stances], np.int8)
+        if stance.shape[0] != n:
+            raise ValueError(f"{stance.shape[0]} stances for {n} polygons")
+    dverts, dtris, dmesh = [], [], []
+    vbase = tbase = 0
+    for p in polys:
+        dverts.append(verts[p])
+        tris = [(0, i, i + 1, 0) for i in range(1, len(p) - 1)]
+        dtris.extend(tris)
+        dmesh.append((vbase, len(p), tbase, len(tris)))
+        vbase += len(p)
+        tbase += len(tris)
+    return NavMesh(
+        vertices=verts,
+        polygons=rows,
+        neighbours=neighbours,
+        polygon_area=(stance + 1).astype(np.uint8),
+        polygon_region=np.zeros(n, np.int32),
+        polygon_stance=stance,
+        detail_meshes=np.array(dmesh, np.int32).reshape(-1, 4),
+        detail_vertices=np.concatenate(dverts).reshape(-1, 3) if dverts else np.zeros((0, 3)),
+        detail_triangles=np.array(dtris, np.int32).reshape(-1, 4),
+    )
+
+
+def with_links(navmesh: NavMesh, kinds, starts, ends, bidirectional=False,
+               start_polys=None, end_polys=None, costs=None) -> NavMesh:
+    """A copy of ``navmesh`` with these links appended.
+
+    ``starts``/``ends``: (L, 2, 3) segments. Missing polygons are those containing each
+    segment's midpoint (XY, nearest in height). ``costs`` default to 0.
+    """
+    from .path import query_for  # lazy: path imports this package
+
+    kinds = np.array([LINK_KINDS.index(k) if isinstance(k, str) else int(k) for k in kinds],
+                     np.int8)
+    n = kinds.shape[0]
+    starts = np.asarray(starts, np.float64).reshape(n, 2, 3)
+    ends = np.asarray(ends, np.float64).reshape(n, 2, 3)
+    bidir = np.broadcast_to(np.asarray(bidirectional, np.bool_), (n,)).copy()
+    costs = np.zeros(n) if costs is None else np.asarray(costs, np.float64).reshape(n)
+    q = query_for(navmesh)
+
+    def polys_of(segs, given):
+        if given is not None:
+            return np.asarray(given, np.int32).reshape(n)
+        out = np.empty(n, np.int32)
+        for i, seg in enumerate(segs):
+            poly, _pt, _d = q.nearest_polygon(seg.mean(axis=0), extents=(0.5, 0.5, 2.0))
+            if poly < 0:
+                raise ValueError(f"link {i}: no polygon under segment midpoint {seg.mean(0)}")
+            out[i] = poly
+        return out
+
+    sp = polys_of(starts, start_polys)
+    ep = polys_of(ends, end_polys)
+    mids = 0.5 * (starts.sum(axis=1) - ends.sum(axis=1))
+    length = np.linalg.norm(mids, axis=1)
+    cat = np.concatenate
+    return dataclasses.replace(
+        navmesh,
+        link_kind=cat([navmesh.link_kind, kinds]),
+        link_start=cat([navmesh.link_start, starts]),
+        link_end=cat([navmesh.link_end, ends]),
+        link_bidirectional=cat([navmesh.link_bidirectional, bidir]),
+        link_start_poly=cat([navmesh.link_start_poly, sp]),
+        link_end_poly=cat([navmesh.link_end_poly, ep]),
+        link_apex=cat([navmesh.link_apex, np.maximum(starts[:, :, 2].max(1),
+                                                     ends[:, :, 2].max(1))]),
+        link_length=cat([navmesh.link_length, length]),
+        link_cost=cat([navmesh.link_cost, costs]),
+    )
+
+
+def random_navmesh_points(navmesh: NavMesh, n: int, rng=None) -> np.ndarray:
+    """(n, 3) points uniformly distributed over the navmesh surface (by 3D area)."""
+    from .graph import surface_triangles
+
+    rng = np.random.default_rng(rng)
+    _start, tris = surface_triangles(navmesh)
+    if tris.shape[0] == 0:
+        raise ValueError("the navmesh has no polygons to sample")
+    area = 0.5 * np.linalg.norm(np.cross(tris[:, 1] - tris[:, 0], tris[:, 2] - tris[:, 0]),
+                                axis=1)
+    pick = rng.choice(tris.shape[0], size=n, p=area / area.sum())
+    u, v = rng.random(n), rng.random(n)
+    flip = u + v > 1
+    u[flip], v[flip] = 1 - u[flip], 1 - v[flip]
+    t = tris[pick]
+    return t[:, 0] + u[:, None] * (t[:, 1] - t[:, 0]) + v[:, None] * (t[:, 2] - t[:, 0])

@@ -1,0 +1,81 @@
+"""``python -m blender_navjump path NAVMESH --start X Y Z --goal X Y Z ...``.
+
+Prints the path as JSON (found, status, length, cost, points, flags, stances, corridor,
+links). Exit code 0 when a path was computed (found or partial), 1 for bad input or an
+unreadable navmesh (the message goes to stderr), 2 for bad arguments.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from ..navmesh import LINK_KINDS, STANCE_NAMES
+
+
+def _parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(
+        prog="python -m blender_navjump path",
+        description="Find a path on a baked navmesh and print it as JSON.")
+    ap.add_argument("navmesh", help="NavJump JSON file (.json) or NavMesh archive (.npz)")
+    ap.add_argument("--start", nargs=3, type=float, required=True, metavar=("X", "Y", "Z"))
+    ap.add_argument("--goal", nargs=3, type=float, required=True, metavar=("X", "Y", "Z"))
+    ap.add_argument("--stances", default=",".join(STANCE_NAMES),
+                    help=f"comma-separated stances the agent may use "
+                         f"(default {','.join(STANCE_NAMES)})")
+    ap.add_argument("--no-links", action="store_true", help="never use jump/drop links")
+    ap.add_argument("--links", default=",".join(LINK_KINDS),
+                    help=f"comma-separated link kinds allowed (default {','.join(LINK_KINDS)})")
+    ap.add_argument("--stance-cost", nargs=3, type=float, metavar=("STAND", "CROUCH", "PRONE"),
+                    default=(1.0, 1.5, 3.0), help="walking cost multiplier per stance")
+    ap.add_argument("--extents", nargs=3, type=float, metavar=("HX", "HY", "HZ"),
+                    default=None, help="search box half-extents around start and goal "
+                                       "(default 2 2 4)")
+    ap.add_argument("--indent", type=int, default=None, help="indent the JSON output")
+    return ap
+
+
+def load_navmesh(path: str):
+    """A NavMesh from a NavJump JSON file or a NavMesh.save archive; ValueError if unusable."""
+    from ..navmesh import NavMesh
+
+    if str(path).lower().endswith(".npz"):
+        return NavMesh.load(path)
+    from ...export.navjump_json import read_json
+
+    return read_json(path)
+
+
+def path_command(args: list[str]) -> int:
+    """Run the ``path`` sub-command with its arguments (not including ``path``)."""
+    ap = _parser()
+    try:
+        ns = ap.parse_args(args)
+    except SystemExit as exc:  # argparse has printed the usage error
+        return int(exc.code or 0)
+    from .filter import AgentFilter
+    from .path import NavQuery
+
+    try:
+        agent = AgentFilter(stances=ns.stances, links=() if ns.no_links else ns.links,
+                            stance_cost=tuple(ns.stance_cost))
+        try:
+            navmesh = load_navmesh(ns.navmesh)
+        except OSError as exc:
+            raise ValueError(f"{ns.navmesh}: cannot read ({exc.strerror or exc})") from None
+        query = NavQuery(navmesh, extents=ns.extents)
+        result = query.find_path(ns.start, ns.goal, agent)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    print(json.dumps(result.to_dict(), indent=ns.indent))
+    return 0
+
+
+def main() -> int:  # pragma: no cover - convenience for ``python -m ...query.cli``
+    return path_command(sys.argv[1:])
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,91 @@
+"""AgentFilter: what an agent may use and what it costs. See docs/path-queries.md."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..navmesh import LINK_KINDS, STANCE_NAMES
+
+
+def _names(value, known: tuple[str, ...], what: str) -> tuple[str, ...]:
+    if isinstance(value, str):
+        value = [v for v in (s.strip() for s in value.split(",")) if v]
+    out = []
+    for v in value:
+        if not isinstance(v, str) or v not in known:
+            raise ValueError(f"unknown {what} {v!r}; known {what}s are: {', '.join(known)}")
+        if v not in out:
+            out.append(v)
+    return tuple(out)
+
+
+def _numbers(value, what: str, allow_zero: bool) -> tuple[float, float, float]:
+    try:
+        vals = tuple(float(v) for v in value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{what} must be three numbers, got {value!r}") from None
+    if len(vals) != 3:
+        raise ValueError(f"{what} must be three numbers, got {len(vals)}")
+    for v in vals:
+        if not math.isfinite(v) or v < 0 or (v == 0 and not allow_zero):
+            lim = ">= 0" if allow_zero else "> 0"
+            raise ValueError(f"{what} values must be finite and {lim}, got {vals}")
+    return vals  # type: ignore[return-value]
+
+
+@dataclass(frozen=True)
+class AgentFilter:
+    """Stances and link kinds an agent may use, and their costs.
+
+    ``stances``: stance names the agent may be in (subset of ``STANCE_NAMES``); polygons of
+    other stances are never entered. ``links``: link kinds it may take (subset of
+    ``LINK_KINDS``, may be empty). ``stance_cost``: walking cost per metre in each stance
+    (stand, crouch, prone). ``link_cost_scale``: multiplier of each link kind's baked cost
+    (drop, jump_across, jump_up). Names may also be given as a comma-separated string.
+    """
+
+    stances: tuple[str, ...] = STANCE_NAMES
+    links: tuple[str, ...] = LINK_KINDS
+    stance_cost: tuple[float, float, float] = (1.0, 1.5, 3.0)
+    link_cost_scale: tuple[float, float, float] = (1.0, 1.0, 1.0)
+
+    def __post_init__(self):
+        stances = _names(self.stances, STANCE_NAMES, "stance")
+        if not stances:
+            raise ValueError("an agent filter needs at least one stance")
+        object.__setattr__(self, "stances", stances)
+        object.__setattr__(self, "links", _names(self.links, LINK_KINDS, "link kind"))
+        object.__setattr__(self, "stance_cost", _numbers(self.stance_cost, "stance_cost",
+                                                         allow_zero=False))
+        object.__setattr__(self, "link_cost_scale",
+                           _numbers(self.link_cost_scale, "link_cost_scale", allow_zero=True))
+
+    def stance_allowed(self) -> np.ndarray:
+        return np.array([s in self.stances for s in STANCE_NAMES], np.bool_)
+
+    def link_allowed(self) -> np.ndarray:
+        return np.array([k in self.links for k in LINK_KINDS], np.bool_)
+
+    def heuristic_scale(self, has_links: bool) -> float:
+        """Largest factor f with cost(a, b) >= f * |a - b| for every edge (A* stays exact)."""
+        f = min(c for s, c in zip(STANCE_NAMES, self.stance_cost, strict=True)
+                if s in self.stances)
+        if has_links and self.links:
+            f = min(f, 1.0)  # a link costs at least its straight length
+        return float(f)
+
+    def kernel_arrays(self, has_links: bool):
+        """(stance_allowed, stance_cost, link_allowed, link_scale, heuristic_scale).
+
+        Built once per filter (it is immutable): single queries pay no conversion.
+        """
+        cache = self.__dict__.setdefault("_kernel_arrays", {})
+        if has_links not in cache:
+            cache[has_links] = (self.stance_allowed(), np.array(self.stance_cost, np.float64),
+                                self.link_allowed(),
+                                np.array(self.link_cost_scale, np.float64),
+                                self.heuristic_scale(has_links))
+        return cache[has_links]

@@ -1,0 +1,467 @@
+"""The batch path kernel: nearest polygons, A*, funnel, point flags, one numba call.
+
+Output is flat (CSR) arrays: query q's points are ``points[offsets[q, 0]:offsets[q+1, 0]]``
+and its corridor ``corridor[offsets[q, 1]:offsets[q+1, 1]]`` (see :func:`solve_batch`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import namedtuple
+
+import numpy as np
+from numba import njit
+
+from .astar import DIRECT, astar, settle_partial
+from .funnel import string_pull
+from .raycast import straight_walk
+from .spatial import closest_point_on_polygon, nearest_polygon, surface_height
+
+# Point flags (PathResult.flags).
+FLAG_NAMES = ("walk", "jump_start", "jump_end", "drop_start", "drop_end", "stance_change")
+WALK, JUMP_START, JUMP_END, DROP_START, DROP_END, STANCE_CHANGE = range(6)
+# Query status (PathBatch.status).
+STATUS_NAMES = ("found", "partial", "start_off_mesh", "goal_off_mesh", "bad_input")
+FOUND, PARTIAL, START_OFF_MESH, GOAL_OFF_MESH, BAD_INPUT = range(5)
+
+_LINK_DROP = 0
+# A portal crossing this close (as a fraction of the segment) to a segment end happens at
+# that end point: no separate point is added.
+_T_EPS = 1e-6
+# Funnel passes: the first with link points at segment midpoints, then two refinements of
+# where on each link segment to jump.
+_LINK_PASSES = 3
+
+Workspace = namedtuple("Workspace", [
+    "g", "parent", "via", "seen", "closed", "heap_keys", "heap_vals", "closed_list",
+    "poly_seen", "poly_pt", "near_stamp",
+    "path_nodes", "cp", "cl", "pl", "pr", "cb", "chunk_link", "chunk_dir", "chunk_t",
+    "chunk_a", "chunk_b", "corners", "corner_idx", "corner_off",
+    "pts", "pt_flag", "pt_stance", "pt_link", "ray_polys", "ray_left", "ray_right",
+    "ray_count",
+])
+
+
+def make_workspace(d) -> Workspace:
+    """Scratch arrays for one query at a time, reused across a batch."""
+    n = d.node_pos.shape[0] + 2  # graph nodes, start, goal
+    p = d.polygons.shape[0]
+    c = max(n, 2 * p + 8)  # corridor length bound (graph path or straight walk)
+    return Workspace(
+        g=np.zeros(n), parent=np.zeros(n, np.int64), via=np.zeros(n, np.int64),
+        seen=np.full(n, -1, np.int64), closed=np.full(n, -1, np.int64),
+        heap_keys=np.zeros(d.heap_capacity), heap_vals=np.zeros(d.heap_capacity, np.int64),
+        closed_list=np.zeros(n, np.int64),
+        poly_seen=np.full(p, -1, np.int64), poly_pt=np.zeros((p, 4)),
+        near_stamp=np.full(p, -1, np.int64),
+        path_nodes=np.zeros(n, np.int64), cp=np.zeros(c, np.int64), cl=np.zeros(c, np.int64),
+        pl=np.zeros((c, 3)), pr=np.zeros((c, 3)), cb=np.zeros(c + 1, np.int64),
+        chunk_link=np.zeros(c, np.int64), chunk_dir=np.zeros(c, np.int64),
+        chunk_t=np.zeros(c), chunk_a=np.zeros((c, 3)), chunk_b=np.zeros((c, 3)),
+        corners=np.zeros((2 * c + 8, 3)), corner_idx=np.zeros(2 * c + 8, np.int64),
+        corner_off=np.zeros(c + 1, np.int64),
+        pts=np.zeros((4 * c + 16, 3)), pt_flag=np.zeros(4 * c + 16, np.int8),
+        pt_stance=np.zeros(4 * c + 16, np.int8), pt_link=np.zeros(4 * c + 16, np.int64),
+        ray_polys=np.zeros(2 * p + 8, np.int64), ray_left=np.zeros((2 * p + 8, 3)),
+        ray_right=np.zeros((2 * p + 8, 3)), ray_count=np.zeros(1, np.int64),
+    )
+
+
+@njit(cache=True)
+def _dist3(a, b):
+    return math.sqrt((a[0] - b[0]) ** 2 + (a[1] - b[1]) ** 2 + (a[2] - b[2]) ** 2)
+
+
+@njit(cache=True)
+def _best_link_t(d, link, dep_on_end, before, after):
+    """t in [0, 1] minimising |before - dep(t)| + |arr(t) - after| (convex in t)."""
+    dep = d.link_end[link] if dep_on_end else d.link_start[link]
+    arr = d.link_start[link] if dep_on_end else d.link_end[link]
+    lo = 0.0
+    hi = 1.0
+    invphi = 0.6180339887498949
+    x1 = hi - invphi * (hi - lo)
+    x2 = lo + invphi * (hi - lo)
+    f1 = _jump_length(dep, arr, before, after, x1)
+    f2 = _jump_length(dep, arr, before, after, x2)
+    for _ in range(32):  # golden-section search: 0.618**32 ~ 2e-7
+        if f1 <= f2:
+            hi = x2
+            x2 = x1
+            f2 = f1
+            x1 = hi - invphi * (hi - lo)
+            f1 = _jump_length(dep, arr, before, after, x1)
+        else:
+            lo = x1
+            x1 = x2
+            f1 = f2
+            x2 = lo + invphi * (hi - lo)
+            f2 = _jump_length(dep, arr, before, after, x2)
+    return 0.5 * (lo + hi)
+
+
+@njit(cache=True)
+def _jump_length(dep, arr, before, after, t):
+    s = 0.0
+    e = 0.0
+    for i in range(3):
+        a = dep[0, i] + t * (dep[1, i] - dep[0, i])
+        b = arr[0, i] + t * (arr[1, i] - arr[0, i])
+        s += (before[i] - a) ** 2
+        e += (b - after[i]) ** 2
+    return math.sqrt(s) + math.sqrt(e)
+
+
+@njit(cache=True)
+def _segment_portal_t(a, b, left, right):
+    """Where (as a fraction of a->b) the segment crosses the portal line, in XY."""
+    ex = b[0] - a[0]
+    ey = b[1] - a[1]
+    px = right[0] - left[0]
+    py = right[1] - left[1]
+    den = ex * py - ey * px
+    if abs(den) < 1e-12:
+        return 0.0
+    t = ((left[0] - a[0]) * py - (left[1] - a[1]) * px) / den
+    return min(max(t, 0.0), 1.0)
+
+
+@njit(cache=True)
+def _build_corridor(d, ws, sp):
+    """Turn the parent chain into corridor polygons, portals and link-separated chunks."""
+    node_poly = d.node_poly
+    node_link = d.node_link
+    node_va = d.node_va
+    node_vb = d.node_vb
+    parent = ws.parent
+    via = ws.via
+    nodes = ws.path_nodes
+    cp = ws.cp
+    cl = ws.cl
+    cb = ws.cb
+    pl = ws.pl
+    pr = ws.pr
+    goal = d.node_pos.shape[0] + 1
+    if via[goal] == DIRECT:
+        n_ray = ws.ray_count[0]
+        for i in range(n_ray):
+            cp[i] = ws.ray_polys[i]
+            cl[i] = -1
+            for j in range(3):
+                pl[i, j] = ws.ray_left[i, j]
+                pr[i, j] = ws.ray_right[i, j]
+        cb[0] = 0
+        cb[1] = n_ray
+        return n_ray, 1
+    m = 0
+    n = goal
+    while n != -1:
+        nodes[m] = n
+        m += 1
+        n = parent[n]
+    for i in range(m // 2):
+        nodes[i], nodes[m - 1 - i] = nodes[m - 1 - i], nodes[i]
+    cp[0] = sp
+    cl[0] = -1
+    cb[0] = 0
+    ncp = 1
+    nch = 1
+    for i in range(1, m):
+        n = nodes[i]
+        prev = nodes[i - 1]
+        v = via[n]
+        if v == -1:
+            link = node_link[n]
+            ws.chunk_link[nch - 1] = link
+            ws.chunk_dir[nch - 1] = 0 if d.node_side[prev] == 0 else 1
+            cb[nch] = ncp
+            nch += 1
+            cp[ncp] = node_poly[n, 0]
+            cl[ncp] = link
+            ncp += 1
+        elif v != cp[ncp - 1]:
+            # prev is the portal between the last corridor polygon and v; the polygon
+            # edge va->vb runs counter-clockwise around node_poly[prev, 0]
+            forward = node_poly[prev, 0] == cp[ncp - 1]
+            for j in range(3):
+                pl[ncp - 1, j] = node_vb[prev, j] if forward else node_va[prev, j]
+                pr[ncp - 1, j] = node_va[prev, j] if forward else node_vb[prev, j]
+            cp[ncp] = v
+            cl[ncp] = -1
+            ncp += 1
+    cb[nch] = ncp
+    return ncp, nch
+
+
+@njit(cache=True)
+def _link_end_point(d, link, on_end, t, poly, out, row):
+    """out[row] = the point at t along one of the link's segments, clamped onto poly."""
+    seg = d.link_end[link] if on_end else d.link_start[link]
+    x = seg[0, 0] + t * (seg[1, 0] - seg[0, 0])
+    y = seg[0, 1] + t * (seg[1, 1] - seg[0, 1])
+    cx, cy, cz = closest_point_on_polygon(d, poly, x, y, 0.0)
+    out[row, 0] = cx
+    out[row, 1] = cy
+    out[row, 2] = cz
+
+
+@njit(cache=True)
+def _pull_chunks(d, ws, nch, start_pt, goal_pt):
+    """Funnel every chunk; between passes, move each link's jump point along its segment."""
+    cp = ws.cp
+    cb = ws.cb
+    chunk_a = ws.chunk_a
+    chunk_b = ws.chunk_b
+    chunk_t = ws.chunk_t
+    corners = ws.corners
+    corner_idx = ws.corner_idx
+    corner_off = ws.corner_off
+    for c in range(nch - 1):
+        chunk_t[c] = 0.5
+    for j in range(3):
+        chunk_a[0, j] = start_pt[j]
+        chunk_b[nch - 1, j] = goal_pt[j]
+    for it in range(_LINK_PASSES):
+        for c in range(nch - 1):
+            link = ws.chunk_link[c]
+            dep_on_end = ws.chunk_dir[c] == 1
+            _link_end_point(d, link, dep_on_end, chunk_t[c], cp[cb[c + 1] - 1], chunk_b, c)
+            _link_end_point(d, link, not dep_on_end, chunk_t[c], cp[cb[c + 1]], chunk_a,
+                            c + 1)
+        off = 0
+        for c in range(nch):
+            corner_off[c] = off
+            k = cb[c + 1] - cb[c] - 1
+            off += string_pull(chunk_a[c], chunk_b[c], ws.pl, ws.pr, cb[c], k, corners,
+                               corner_idx, off)
+        corner_off[nch] = off
+        if nch == 1 or it == _LINK_PASSES - 1:
+            break
+        for c in range(nch - 1):
+            before = corners[corner_off[c + 1] - 2]
+            after = corners[corner_off[c + 1] + 1]
+            chunk_t[c] = _best_link_t(d, ws.chunk_link[c], ws.chunk_dir[c] == 1, before,
+                                      after)
+
+
+@njit(cache=True)
+def _emit(pts, pt_flag, pt_stance, pt_link, n, x, y, z, flag, stance, link):
+    pts[n, 0] = x
+    pts[n, 1] = y
+    pts[n, 2] = z
+    pt_flag[n] = flag
+    pt_stance[n] = stance
+    pt_link[n] = link
+    return n + 1
+
+
+@njit(cache=True)
+def _emit_points(d, ws, nch):
+    """Corners plus link and stance-change points, with flags and stances."""
+    poly_stance = d.poly_stance
+    link_kind = d.link_kind
+    surf_start = d.surf_start
+    surf_tris = d.surf_tris
+    cp = ws.cp
+    cb = ws.cb
+    pl = ws.pl
+    pr = ws.pr
+    corners = ws.corners
+    corner_idx = ws.corner_idx
+    corner_off = ws.corner_off
+    pts = ws.pts
+    pt_flag = ws.pt_flag
+    pt_stance = ws.pt_stance
+    pt_link = ws.pt_link
+    npts = 0
+    for c in range(nch):
+        base = cb[c]
+        nport = cb[c + 1] - base - 1
+        cur = 0
+        o0 = corner_off[c]
+        o1 = corner_off[c + 1]
+        flag = WALK
+        if c > 0:
+            flag = DROP_END if link_kind[ws.chunk_link[c - 1]] == _LINK_DROP else JUMP_END
+        a0 = ws.chunk_a[c]
+        npts = _emit(pts, pt_flag, pt_stance, pt_link, npts, a0[0], a0[1], a0[2], flag,
+                     poly_stance[cp[base]], -1)
+        for s in range(o0, o1 - 1):
+            a = corners[s]
+            b = corners[s + 1]
+            ia = corner_idx[s]
+            ib = corner_idx[s + 1]
+            tprev = 0.0
+            for j in range(max(ia, 0), min(ib, nport)):
+                t = max(_segment_portal_t(a, b, pl[base + j], pr[base + j]), tprev)
+                tprev = t
+                cur = j + 1
+                poly = cp[base + cur]
+                st = poly_stance[poly]
+                if t <= _T_EPS:
+                    pt_stance[npts - 1] = st
+                elif t < 1.0 - _T_EPS and st != pt_stance[npts - 1]:
+                    x = a[0] + t * (b[0] - a[0])
+                    y = a[1] + t * (b[1] - a[1])
+                    z = surface_height(surf_tris, surf_start[poly], surf_start[poly + 1], x, y)
+                    npts = _emit(pts, pt_flag, pt_stance, pt_link, npts, x, y, z,
+                                 STANCE_CHANGE, st, -1)
+            poly = cp[base + cur]
+            st = poly_stance[poly]
+            if s + 1 == o1 - 1:
+                if c == nch - 1:
+                    npts = _emit(pts, pt_flag, pt_stance, pt_link, npts, b[0], b[1], b[2],
+                                 WALK, st, -1)
+                else:
+                    link = ws.chunk_link[c]
+                    flag = DROP_START if link_kind[link] == _LINK_DROP else JUMP_START
+                    npts = _emit(pts, pt_flag, pt_stance, pt_link, npts, b[0], b[1], b[2],
+                                 flag, st, link)
+            else:
+                z = surface_height(surf_tris, surf_start[poly], surf_start[poly + 1], b[0],
+                                   b[1])
+                if not math.isfinite(z):
+                    z = b[2]
+                npts = _emit(pts, pt_flag, pt_stance, pt_link, npts, b[0], b[1], z, WALK, st,
+                             -1)
+    for i in range(1, npts):
+        if pt_flag[i] == WALK and pt_stance[i] != pt_stance[i - 1]:
+            pt_flag[i] = STANCE_CHANGE
+    return npts
+
+
+@njit(cache=True)
+def _grow(arr, need):
+    """arr, or a copy with room for ``need`` rows (doubling, so appends stay O(1))."""
+    if need <= arr.shape[0]:
+        return arr
+    out = np.empty((max(need, 2 * arr.shape[0]), arr.shape[1]), arr.dtype)
+    out[:arr.shape[0]] = arr
+    return out
+
+
+# Columns of solve_batch's per-query summary.
+(SUM_STATUS, SUM_LENGTH, SUM_COST, SUM_SEARCH_COST, SUM_START_POLY, SUM_GOAL_POLY,
+ SUM_START_DIST, SUM_GOAL_DIST) = range(8)
+
+
+@njit(cache=True)
+def solve_batch(d, stance_allowed, stance_cost, link_allowed, link_scale, hscale, port_ok,
+                ext, starts, goals, ws, stamp_base):
+    """Answer every (start, goal) row.
+
+    ``port_ok``: :func:`usable_ports` for this filter. ``stamp_base``: larger than every
+    stamp used before with ``ws`` (stamps ``stamp_base + q`` mark its scratch entries).
+
+    Returns five arrays (few arrays: boxing each one costs Python time):
+    ``summary`` (Q, 8) float (columns ``SUM_*``), ``offsets`` (Q+1, 2) int (first point,
+    first corridor entry of each query), ``points`` (M, 3), ``point_info`` (M, 3) int
+    (flag, stance, link or -1), ``corridor`` (K, 2) int (polygon, link used to enter it
+    or -1).
+    """
+    nq = starts.shape[0]
+    n_nodes = d.node_pos.shape[0]
+    summary = np.zeros((nq, 8))
+    offsets = np.zeros((nq + 1, 2), np.int64)
+    points = np.empty((max(16, 8 * nq), 3))
+    point_info = np.empty((max(16, 8 * nq), 3), np.int64)
+    corridor = np.empty((max(16, 8 * nq), 2), np.int64)
+    spos = np.empty(3)
+    gpos = np.empty(3)
+    near_stamp = ws.near_stamp
+    ws_g = ws.g
+    ws_pts = ws.pts
+    ws_flag = ws.pt_flag
+    ws_stance = ws.pt_stance
+    ws_link = ws.pt_link
+    ws_cp = ws.cp
+    ws_cl = ws.cl
+    link_kind = d.link_kind
+    link_cost = d.link_cost
+    npt = 0
+    ncor = 0
+    for q in range(nq):
+        stamp = stamp_base + q
+        offsets[q, 0] = npt
+        offsets[q, 1] = ncor
+        row = summary[q]
+        row[SUM_START_POLY] = -1
+        row[SUM_GOAL_POLY] = -1
+        row[SUM_START_DIST] = np.inf
+        row[SUM_GOAL_DIST] = np.inf
+        ok = True
+        for i in range(3):
+            if not (math.isfinite(starts[q, i]) and math.isfinite(goals[q, i])):
+                ok = False
+        if not ok:
+            row[SUM_STATUS] = BAD_INPUT
+            continue
+        sp, sx, sy, sz, sd = nearest_polygon(d, starts[q, 0], starts[q, 1], starts[q, 2], ext,
+                                             stance_allowed, near_stamp, 2 * stamp)
+        gp, gx, gy, gz, gd = nearest_polygon(d, goals[q, 0], goals[q, 1], goals[q, 2], ext,
+                                             stance_allowed, near_stamp, 2 * stamp + 1)
+        row[SUM_START_POLY] = sp
+        row[SUM_GOAL_POLY] = gp
+        row[SUM_START_DIST] = sd
+        row[SUM_GOAL_DIST] = gd
+        if sp < 0:
+            row[SUM_STATUS] = START_OFF_MESH
+            continue
+        if gp < 0:
+            row[SUM_STATUS] = GOAL_OFF_MESH
+            continue
+        spos[0] = sx
+        spos[1] = sy
+        spos[2] = sz
+        gpos[0] = gx
+        gpos[1] = gy
+        gpos[2] = gz
+        direct_cost = np.inf
+        if sp != gp:  # (within one polygon the graph already has the straight edge)
+            direct_cost, n_ray = straight_walk(d, stance_allowed, stance_cost, sp, spos, gp,
+                                               gpos, ws.ray_polys, ws.ray_left, ws.ray_right)
+            ws.ray_count[0] = n_ray
+        found, n_closed = astar(d, stance_allowed, stance_cost, link_allowed, link_scale,
+                                hscale, port_ok, sp, spos, gp, gpos, direct_cost, ws, stamp)
+        if not found:
+            row[SUM_STATUS] = PARTIAL
+            gx, gy, gz = settle_partial(d, stance_allowed, stance_cost, sp, spos, gpos, ws,
+                                        stamp, n_closed)
+            gpos[0] = gx
+            gpos[1] = gy
+            gpos[2] = gz
+        row[SUM_SEARCH_COST] = ws_g[n_nodes + 1]
+        ncp, nch = _build_corridor(d, ws, sp)
+        _pull_chunks(d, ws, nch, spos, gpos)
+        npts = _emit_points(d, ws, nch)
+        # totals over the final points
+        total_len = 0.0
+        total_cost = 0.0
+        for i in range(npts - 1):
+            seg = _dist3(ws_pts[i], ws_pts[i + 1])
+            total_len += seg
+            link = ws_link[i]
+            if link >= 0:
+                total_cost += max(link_cost[link] * link_scale[link_kind[link]], seg)
+            else:
+                total_cost += seg * stance_cost[ws_stance[i]]
+        row[SUM_LENGTH] = total_len
+        row[SUM_COST] = total_cost
+        points = _grow(points, npt + npts)
+        point_info = _grow(point_info, npt + npts)
+        for i in range(npts):
+            points[npt + i, 0] = ws_pts[i, 0]
+            points[npt + i, 1] = ws_pts[i, 1]
+            points[npt + i, 2] = ws_pts[i, 2]
+            point_info[npt + i, 0] = ws_flag[i]
+            point_info[npt + i, 1] = ws_stance[i]
+            point_info[npt + i, 2] = ws_link[i]
+        npt += npts
+        corridor = _grow(corridor, ncor + ncp)
+        for i in range(ncp):
+            corridor[ncor + i, 0] = ws_cp[i]
+            corridor[ncor + i, 1] = ws_cl[i]
+        ncor += ncp
+    offsets[nq, 0] = npt
+    offsets[nq, 1] = ncor
+    return summary, offsets, points[:npt], point_info[:npt], corridor[:ncor]
