@@ -1,0 +1,35 @@
+"""Blender adapters: properties, scene gathering, operators, panels and result storage.
+
+Nothing here runs at import time: ``register()`` imports the bpy-facing modules, so
+``blender_navjump.blender.devload`` can be imported by scripts and tests without
+side effects. The core (numba) is imported only when a bake runs.
+"""
+
+# Registration order matters: preferences and properties first (panels and operators use
+# them), handlers last; unregister runs in reverse.
+_MODULE_NAMES = ("prefs", "props", "storage", "ops_bake", "ops_clear", "ops_presets", "panel",
+                 "overlay_props", "overlay", "gizmo", "live_rebake", "panel_overlay", "cli_command")
+
+
+def _modules():
+    import importlib
+
+    return [importlib.import_module(f".{name}", __package__) for name in _MODULE_NAMES]
+
+
+def register():
+    done = []
+    try:
+        for module in _modules():
+            module.register()
+            done.append(module)
+    except Exception:
+        # Leave Blender as we found it when one module fails half-way.
+        for module in reversed(done):
+            module.unregister()
+        raise
+
+
+def unregister():
+    for module in reversed(_modules()):
+        module.unregister()

@@ -1,0 +1,206 @@
+"""Scene gathering: world-space triangles of the evaluated scene, as numpy arrays.
+
+Reads the evaluated depsgraph, so modifiers, curves, text and instances (collection
+instances, instancing, geometry nodes) are seen as Blender shows them. Mesh data is read
+with ``foreach_get``; transforms are applied with numpy, never per vertex in Python.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+# Object types whose evaluated geometry can become a mesh.
+GEOMETRY_TYPES = frozenset({'MESH', 'CURVE', 'SURFACE', 'FONT', 'META'})
+RESULT_TAG = "navjump_kind"  # custom property on our own result objects: never gathered
+
+
+@dataclass
+class GatherResult:
+    vertices: np.ndarray  # (N, 3) float64, world, Z up
+    triangles: np.ndarray  # (M, 3) int32
+    walkable: np.ndarray  # (M,) bool; False = obstacle (blocks, never walked on)
+    # One entry per gathered object or instance ("Empty/Source" for instances), with its
+    # triangle count; triangles are concatenated in this order.
+    object_names: list[str] = field(default_factory=list)
+    object_triangle_counts: list[int] = field(default_factory=list)
+    seconds: float = 0.0
+
+    def object_slices(self) -> dict[str, slice]:
+        """Name -> triangle range; repeated names (several instances of one source from
+        the same instancer) get " #2", " #3"..."""
+        out, start = {}, 0
+        for name, count in zip(self.object_names, self.object_triangle_counts, strict=True):
+            key, k = name, 1
+            while key in out:
+                k += 1
+                key = f"{name} #{k}"
+            out[key] = slice(start, start + count)
+            start += count
+        return out
+
+    @property
+    def triangle_count(self) -> int:
+        return int(self.triangles.shape[0])
+
+    @property
+    def obstacle_count(self) -> int:
+        return int((~self.walkable).sum())
+
+
+def mesh_arrays(mesh) -> tuple[np.ndarray, np.ndarray]:
+    """Local vertex positions (V, 3) float64 and triangles (T, 3) int32 of a mesh.
+
+    Vertices no triangle uses (loose vertices and edges) are dropped, so they cannot
+    stretch the bake's bounds.
+    """
+    calc = getattr(mesh, "calc_loop_triangles", None)  # gone in 5.0: triangles are lazy
+    if calc is not None:
+        calc()
+    n_tris = len(mesh.loop_triangles)
+    if n_tris == 0:
+        return np.zeros((0, 3), np.float64), np.zeros((0, 3), np.int32)
+    co = np.empty(len(mesh.vertices) * 3, np.float32)
+    mesh.vertices.foreach_get("co", co)
+    tris = np.empty(n_tris * 3, np.int32)
+    mesh.loop_triangles.foreach_get("vertices", tris)
+    co = co.reshape(-1, 3).astype(np.float64)
+    tris = tris.reshape(-1, 3)
+    used = np.zeros(co.shape[0], np.bool_)
+    used[tris] = True
+    if not used.all():
+        remap = np.cumsum(used, dtype=np.int64) - 1
+        co = co[used]
+        tris = remap[tris].astype(np.int32)
+    return co, tris
+
+
+def transform(co: np.ndarray, tris: np.ndarray, matrix) -> tuple[np.ndarray, np.ndarray]:
+    """Apply a 4x4 world matrix; mirrored transforms flip winding to keep faces outward."""
+    m = np.asarray(matrix, dtype=np.float64).reshape(4, 4)
+    world = co @ m[:3, :3].T + m[:3, 3]
+    if np.linalg.det(m[:3, :3]) < 0.0:
+        tris = tris[:, [0, 2, 1]]
+    return world, tris
+
+
+def object_role(obj) -> str:
+    return getattr(obj, "navjump_role", 'WALKABLE')
+
+
+def combined_role(*objects) -> str:
+    """An instance is ignored (or an obstacle) if its instancer or its source object is."""
+    roles = {object_role(o) for o in objects if o is not None}
+    if 'IGNORED' in roles:
+        return 'IGNORED'
+    if 'OBSTACLE' in roles:
+        return 'OBSTACLE'
+    return 'WALKABLE'
+
+
+def is_result_object(obj) -> bool:
+    return obj is not None and obj.get(RESULT_TAG) is not None
+
+
+def _evaluated_arrays(obj_eval):
+    if obj_eval.type == 'MESH':
+        return mesh_arrays(obj_eval.data)
+    mesh = obj_eval.to_mesh()
+    try:
+        if mesh is None:
+            return np.zeros((0, 3), np.float64), np.zeros((0, 3), np.int32)
+        return mesh_arrays(mesh)
+    finally:
+        obj_eval.to_mesh_clear()
+
+
+def gather(depsgraph, view_layer=None, collection=None) -> GatherResult:
+    """Triangles of the evaluated scene.
+
+    What the viewport shows is what is baked: hidden, disabled and excluded objects are
+    left out (the depsgraph does not list them). collection None: every visible object
+    of the view layer; a collection: only its visible objects and those of its child
+    collections (instances count by their instancer). Objects with role IGNORED and
+    NavJump's own result objects are skipped; OBSTACLE triangles come back with
+    walkable False.
+    """
+    t0 = time.perf_counter()
+    scope = None
+    if collection is not None:
+        scope = {o.original.as_pointer() for o in collection.all_objects}
+    parts_v, parts_t, parts_w = [], [], []
+    names, counts = [], []
+    cache = {}  # instanced source object -> local arrays, shared by all its instances
+    n_verts = 0
+    # Curves, text and surfaces are listed twice: as themselves, and as an instance of
+    # the mesh they evaluate to. Keep the mesh when there is one.
+    self_meshed = set()
+    for inst in depsgraph.object_instances:
+        if inst.is_instance and inst.object.type == 'MESH' and \
+                inst.object.original.as_pointer() == inst.parent.original.as_pointer():
+            self_meshed.add(inst.parent.original.as_pointer())
+    for inst in depsgraph.object_instances:
+        obj = inst.object
+        if obj.type not in GEOMETRY_TYPES:
+            continue
+        if not inst.is_instance and not inst.show_self:
+            continue
+        source = obj.original
+        top = inst.parent.original if inst.is_instance else source
+        if not inst.is_instance and obj.type != 'MESH' and top.as_pointer() in self_meshed:
+            continue
+        if is_result_object(top) or is_result_object(source):
+            continue
+        if scope is not None:
+            if top.as_pointer() not in scope:
+                continue
+        elif view_layer is not None and not top.visible_get(view_layer=view_layer):
+            continue
+        role = combined_role(top, source) if inst.is_instance else object_role(top)
+        if role == 'IGNORED':
+            continue
+        # Instances of a separate object (collection instances, instancing) share its
+        # geometry; geometry generated by the instancer itself (geometry nodes) does not
+        # have a stable identity, so it is read every time.
+        key = None
+        if inst.is_instance and source.as_pointer() != top.as_pointer():
+            key = (source.as_pointer(), obj.data.as_pointer() if obj.data else 0)
+        arrays = cache.get(key) if key is not None else None
+        if arrays is None:
+            arrays = _evaluated_arrays(obj)
+            if key is not None:
+                cache[key] = arrays
+        co, tris = arrays
+        if tris.shape[0] == 0:
+            continue
+        world, tris = transform(co, tris, inst.matrix_world)
+        parts_v.append(world)
+        parts_t.append(tris + n_verts)
+        parts_w.append(np.full(tris.shape[0], role == 'WALKABLE', np.bool_))
+        n_verts += world.shape[0]
+        own = source.as_pointer() == top.as_pointer()
+        names.append(top.name if own else f"{top.name}/{source.name}")
+        counts.append(int(tris.shape[0]))
+    if parts_t:
+        vertices = np.concatenate(parts_v)
+        triangles = np.concatenate(parts_t).astype(np.int32, copy=False)
+        walkable = np.concatenate(parts_w)
+    else:
+        vertices = np.zeros((0, 3), np.float64)
+        triangles = np.zeros((0, 3), np.int32)
+        walkable = np.zeros(0, np.bool_)
+    return GatherResult(vertices, triangles, walkable, names, counts, time.perf_counter() - t0)
+
+
+def gather_from_context(context, settings_pg=None) -> GatherResult:
+    """Gather what the scene's NavJump settings point at."""
+    settings_pg = settings_pg if settings_pg is not None else context.scene.navjump
+    depsgraph = context.evaluated_depsgraph_get()
+    collection = None
+    if settings_pg.source == 'COLLECTION':
+        collection = settings_pg.source_collection
+        if collection is None:
+            raise ValueError("Source is set to a collection, but no collection is chosen")
+    return gather(depsgraph, context.view_layer, collection)

@@ -1,0 +1,145 @@
+"""Path-test gizmos: two draggable points snapped onto the navmesh.
+
+``NAVJUMP_GGT_path_test`` shows a move gizmo at ``scene.navjump_overlay.path_start`` and
+one at ``path_goal`` while the path test is on. The gizmos write the properties through
+:func:`set_end`, which snaps the dragged point onto the nearest polygon the test agent
+may use; the properties' update callback recomputes the path (``overlay.refresh_path``),
+so dragging, typing coordinates in the panel and scripts all take the same route.
+
+``navjump.path_test_place`` puts both points on the navmesh, far apart on one island,
+when they are not set yet.
+"""
+
+from __future__ import annotations
+
+import bpy
+import numpy as np
+from bpy.types import GizmoGroup, Operator
+
+from . import overlay, overlay_batches
+
+ENDS = ("path_start", "path_goal")
+END_COLORS = {"path_start": overlay_batches.PATH_START_COLOR,
+              "path_goal": overlay_batches.PATH_GOAL_COLOR}
+
+
+def get_end(scene, end: str) -> tuple[float, float, float]:
+    return tuple(getattr(scene.navjump_overlay, end))
+
+
+def set_end(scene, end: str, value) -> bool:
+    """Store a dragged end point, snapped onto the navmesh. True when it snapped."""
+    point, snapped = overlay.snap_to_navmesh(scene, value)
+    setattr(scene.navjump_overlay, end, tuple(float(v) for v in point))
+    return snapped
+
+
+def _getter(end):
+    def get():
+        scene = bpy.context.scene
+        try:
+            return get_end(scene, end)
+        except Exception:  # gizmo callbacks must not raise
+            return (0.0, 0.0, 0.0)
+    return get
+
+
+def _setter(end):
+    def set_(value):
+        try:
+            set_end(bpy.context.scene, end, value)
+        except Exception as exc:
+            overlay._log_once(f"moving the path-test {end} failed: {exc!r}")
+    return set_
+
+
+class NAVJUMP_GGT_path_test(GizmoGroup):
+    bl_idname = "NAVJUMP_GGT_path_test"
+    bl_label = "NavJump Path Test"
+    bl_space_type = 'VIEW_3D'
+    bl_region_type = 'WINDOW'
+    bl_options = {'3D', 'PERSISTENT', 'SCALE'}
+
+    @classmethod
+    def poll(cls, context):
+        scene = context.scene
+        pg = getattr(scene, "navjump_overlay", None)
+        return pg is not None and pg.path_test and pg.show_overlay
+
+    def setup(self, context):
+        self.end_gizmos = {}
+        for end in ENDS:
+            gz = self.gizmos.new("GIZMO_GT_move_3d")
+            gz.target_set_handler("offset", get=_getter(end), set=_setter(end))
+            gz.draw_options = {'FILL', 'ALIGN_VIEW'}
+            gz.color = END_COLORS[end][:3]
+            gz.alpha = 0.7
+            gz.color_highlight = (1.0, 1.0, 1.0)
+            gz.alpha_highlight = 1.0
+            gz.scale_basis = 0.25
+            gz.use_draw_modal = True
+            self.end_gizmos[end] = gz
+
+
+# ---------------------------------------------------------------- auto placement
+def far_apart_points(navmesh, agent=None, samples: int = 48, seed: int = 0):
+    """Two points on the navmesh joined by the longest found path among sample pairs
+    (None when the navmesh has no polygons)."""
+    from ..core.query import find_paths, random_navmesh_points
+
+    if navmesh is None or navmesh.polygon_count == 0:
+        return None
+    pts = random_navmesh_points(navmesh, samples, rng=seed)
+    i, j = np.triu_indices(samples, k=1)
+    batch = find_paths(navmesh, pts[i], pts[j], agent, on_error="status")
+    score = np.where(batch.found, batch.length, -1.0)
+    best = int(np.argmax(score))
+    if score[best] < 0:  # nothing connects: the two points farthest apart
+        best = int(np.argmax(np.linalg.norm(pts[i] - pts[j], axis=1)))
+    return pts[i[best]], pts[j[best]]
+
+
+class NAVJUMP_OT_path_test_place(Operator):
+    """Put the path-test start and goal on the navmesh, far apart on one island"""
+
+    bl_idname = "navjump.path_test_place"
+    bl_label = "Place Test Points"
+    bl_options = {'REGISTER', 'UNDO'}
+
+    @classmethod
+    def poll(cls, context):
+        if context.scene is None or not overlay.bake_state(context.scene).ok:
+            cls.poll_message_set("Bake first: the points are placed on the navmesh")
+            return False
+        return True
+
+    def execute(self, context):
+        scene = context.scene
+        state = overlay.bake_state(scene)
+        try:
+            agent = overlay._agent(scene.navjump_overlay)
+        except ValueError as exc:
+            self.report({'ERROR'}, str(exc))
+            return {'CANCELLED'}
+        pair = far_apart_points(state.navmesh, agent)
+        if pair is None:
+            self.report({'ERROR'}, "The navmesh has no polygons")
+            return {'CANCELLED'}
+        pg = scene.navjump_overlay
+        pg.path_start = tuple(float(v) for v in pair[0])
+        pg.path_goal = tuple(float(v) for v in pair[1])
+        pg.path_test = True
+        return {'FINISHED'}
+
+
+classes = (NAVJUMP_GGT_path_test, NAVJUMP_OT_path_test_place)
+
+
+def register():
+    for cls in classes:
+        bpy.utils.register_class(cls)
+
+
+def unregister():
+    for cls in reversed(classes):
+        bpy.utils.unregister_class(cls)

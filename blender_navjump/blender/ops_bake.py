@@ -1,0 +1,303 @@
+"""``navjump.bake``: gather the scene, run the core bake, store the result.
+
+From a script (``bpy.ops.navjump.bake()``) and in background mode the bake runs
+synchronously in ``execute``. From the UI (``invoke``) it runs in a worker thread while a
+modal timer shows the stage in the header and status bar; Esc cancels at the next stage.
+The worker thread only touches numpy/numba data gathered beforehand, never bpy.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+import traceback
+
+import bpy
+from bpy.app.handlers import persistent
+from bpy.types import Operator
+
+from . import gather as gather_mod
+from . import numba_env, props, storage
+from .prefs import preferences
+
+log = logging.getLogger(__name__)
+
+_active_job: BakeJob | None = None
+
+
+class BakeJob:
+    """One core bake of already gathered triangles; runs in the caller or in a thread."""
+
+    def __init__(self, pipeline, gathered: gather_mod.GatherResult, settings, on_progress=None):
+        self.pipeline = pipeline
+        self.gathered = gathered
+        self.settings = settings
+        self.on_progress = on_progress
+        self.stage = "starting"
+        self.fraction = 0.0
+        self.result = None
+        self.error: BaseException | None = None
+        self.error_traceback = ""
+        self.cancelled = False
+        self.seconds = 0.0
+        self._cancel = threading.Event()
+        self._done = threading.Event()
+        self.thread: threading.Thread | None = None
+
+    # The core calls this before each stage; raising BakeCancelled stops the bake there.
+    def progress(self, stage: str, fraction: float):
+        self.stage, self.fraction = stage, float(fraction)
+        if self._cancel.is_set():
+            raise self.pipeline.BakeCancelled()
+        if self.on_progress is not None:
+            self.on_progress(stage, fraction)
+
+    def run(self):
+        t0 = time.perf_counter()
+        g = self.gathered
+        try:
+            self.result = self.pipeline.bake(g.vertices, g.triangles, self.settings,
+                                             self.progress, walkable=g.walkable)
+        except self.pipeline.BakeCancelled:
+            self.cancelled = True
+        except Exception as exc:  # reported to the user by the operator
+            self.error = exc
+            self.error_traceback = traceback.format_exc()
+        finally:
+            self.seconds = time.perf_counter() - t0
+            self._done.set()
+
+    def start(self):
+        self.thread = threading.Thread(target=self.run, name="navjump-bake", daemon=True)
+        self.thread.start()
+
+    def cancel(self):
+        self._cancel.set()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        return self._done.wait(timeout)
+
+    @property
+    def done(self) -> bool:
+        return self._done.is_set()
+
+
+def settings_error_message(exc) -> str:
+    """'Crouch (crouch_height): stance heights must ...' for a SettingsError."""
+    name = getattr(exc, "setting", None)
+    text = str(exc)
+    if name is None:
+        return text
+    if text.startswith(f"{name}: "):
+        text = text[len(name) + 2:]
+    return f"Invalid setting '{props.setting_label(name)}' ({name}): {text}"
+
+
+def result_warnings(navmesh, gathered: gather_mod.GatherResult, settings) -> list[str]:
+    stats = navmesh.stats or {}
+    warnings = [str(w) for w in stats.get("warnings", [])]
+    skipped = int(stats.get("degenerate_triangles_skipped", 0) or 0)
+    if skipped:
+        warnings.append(f"{skipped} zero-area triangles were skipped")
+    if navmesh.polygon_count == 0:
+        warnings.append("No walkable polygons: check Max Slope and the agent size, and that "
+                        "floors face up")
+    elif settings.links_enabled and navmesh.link_count == 0:
+        warnings.append("Jump links are on but none were found")
+    return warnings
+
+
+class NAVJUMP_OT_bake(Operator):
+    """Bake the navigation mesh and jump links of the scene"""
+
+    bl_idname = "navjump.bake"
+    bl_label = "Bake NavJump"
+    bl_options = {'REGISTER', 'UNDO'}
+
+    @classmethod
+    def poll(cls, context):
+        if _active_job is not None and not _active_job.done:
+            cls.poll_message_set("A NavJump bake is already running")
+            return False
+        return context.scene is not None
+
+    # ------------------------------------------------------------ shared steps
+    def _prepare(self, context):
+        """Validated settings and gathered triangles, or None after reporting why."""
+        core = numba_env.import_core()
+        settings = props.to_bake_settings(context.scene.navjump)
+        try:
+            settings.validate()
+        except core.SettingsError as exc:
+            self.report({'ERROR'}, settings_error_message(exc))
+            return None
+        try:
+            gathered = gather_mod.gather_from_context(context)
+        except ValueError as exc:
+            self.report({'ERROR'}, str(exc))
+            return None
+        if gathered.triangle_count == 0:
+            self.report({'ERROR'}, "Nothing to bake: no visible mesh, curve or text objects "
+                                   "(check the source and the objects' NavJump role)")
+            return None
+        return settings, gathered
+
+    def _finish(self, context, scene, job: BakeJob):
+        """Report the job's outcome; store the result only when it succeeded."""
+        core = numba_env.import_core()
+        if job.cancelled:
+            self.report({'WARNING'}, "NavJump bake cancelled; the previous result is kept")
+            return {'CANCELLED'}
+        if job.error is not None:
+            if isinstance(job.error, core.SettingsError):
+                self.report({'ERROR'}, settings_error_message(job.error))
+            elif isinstance(job.error, ValueError):
+                self.report({'ERROR'}, f"NavJump bake failed: {job.error}")
+            else:
+                log.error("NavJump bake failed:\n%s", job.error_traceback)
+                self.report({'ERROR'}, f"NavJump bake failed ({type(job.error).__name__}): "
+                                       f"{job.error}; see the console for details")
+            return {'CANCELLED'}
+        if scene is None:
+            self.report({'ERROR'}, "The scene was removed during the bake")
+            return {'CANCELLED'}
+        g = job.gathered
+        navmesh = job.result
+        warnings = result_warnings(navmesh, g, job.settings)
+        gather_info = {"triangles": g.triangle_count, "obstacle_triangles": g.obstacle_count,
+                       "objects": len(g.object_names), "seconds": g.seconds,
+                       "bake_seconds": job.seconds}
+        try:
+            storage.write_result(scene, navmesh, gather_info, warnings)
+        except Exception as exc:
+            log.exception("Storing the NavJump result failed")
+            self.report({'ERROR'}, f"Storing the NavJump result failed: {exc}")
+            return {'CANCELLED'}
+        for w in warnings:
+            self.report({'WARNING'}, w)
+        self.report({'INFO'}, f"NavJump: {navmesh.polygon_count} polygons, "
+                              f"{navmesh.link_count} links in "
+                              f"{g.seconds + job.seconds:.2f} s")
+        return {'FINISHED'}
+
+    # ------------------------------------------------------------ synchronous
+    def execute(self, context):
+        prepared = self._prepare(context)
+        if prepared is None:
+            return {'CANCELLED'}
+        settings, gathered = prepared
+        wm = context.window_manager
+        area = context.area
+
+        def show(stage, fraction):
+            wm.progress_update(int(fraction * 1000))
+            if area is not None:
+                area.header_text_set(f"NavJump: {stage} ({fraction * 100:.0f}%)")
+
+        job = BakeJob(numba_env.import_pipeline(), gathered, settings,
+                      on_progress=None if bpy.app.background else show)
+        wm.progress_begin(0, 1000)
+        try:
+            job.run()
+        finally:
+            wm.progress_end()
+            if area is not None:
+                area.header_text_set(None)
+        return self._finish(context, context.scene, job)
+
+    # ------------------------------------------------------------ modal + thread
+    def invoke(self, context, event):
+        global _active_job
+        prefs = preferences(context)
+        threaded = prefs.use_background_thread if prefs is not None else True
+        if bpy.app.background or context.window is None or not threaded:
+            return self.execute(context)
+        prepared = self._prepare(context)
+        if prepared is None:
+            return {'CANCELLED'}
+        settings, gathered = prepared
+        self._scene_name = context.scene.name
+        self._job = BakeJob(numba_env.import_pipeline(), gathered, settings)
+        _active_job = self._job
+        self._job.start()
+        wm = context.window_manager
+        self._timer = wm.event_timer_add(0.1, window=context.window)
+        wm.modal_handler_add(self)
+        wm.progress_begin(0, 1000)
+        self._show(context, "starting")
+        return {'RUNNING_MODAL'}
+
+    def _show(self, context, text=None):
+        job = self._job
+        if text is None:
+            text = f"{job.stage} ({job.fraction * 100:.0f}%)"
+        message = f"NavJump bake: {text}  (Esc to cancel)"
+        context.window_manager.progress_update(int(job.fraction * 1000))
+        if context.workspace is not None:
+            context.workspace.status_text_set(message)
+        if context.area is not None:
+            context.area.header_text_set(message)
+
+    def _cleanup(self, context):
+        global _active_job
+        wm = context.window_manager
+        if getattr(self, "_timer", None) is not None:
+            wm.event_timer_remove(self._timer)
+            self._timer = None
+        wm.progress_end()
+        if context.workspace is not None:
+            context.workspace.status_text_set(None)
+        if context.area is not None:
+            context.area.header_text_set(None)
+        # A worker still running (cancel timed out) keeps blocking new bakes through
+        # poll() until it ends: two bakes must not run numba kernels at once.
+        if _active_job is self._job and self._job.done:
+            _active_job = None
+
+    def modal(self, context, event):
+        job = self._job
+        if event.type == 'ESC' and event.value == 'PRESS':
+            job.cancel()
+            self._show(context, "cancelling...")
+            return {'RUNNING_MODAL'}
+        if event.type == 'TIMER':
+            if job.done:
+                self._cleanup(context)
+                # The scene is looked up again: undo or file changes may have replaced it.
+                return self._finish(context, bpy.data.scenes.get(self._scene_name), job)
+            self._show(context)
+        return {'PASS_THROUGH'}
+
+    def cancel(self, context):
+        # Blender is closing the operator (file load, window closed): stop the worker.
+        self._job.cancel()
+        self._job.wait(timeout=30.0)
+        self._cleanup(context)
+
+
+@persistent
+def _cancel_running_bake(*_args):
+    # A file is being loaded: the running bake's scene is going away.
+    if _active_job is not None:
+        _active_job.cancel()
+
+
+classes = (NAVJUMP_OT_bake,)
+
+
+def register():
+    for cls in classes:
+        bpy.utils.register_class(cls)
+    bpy.app.handlers.load_pre.append(_cancel_running_bake)
+
+
+def unregister():
+    global _active_job
+    if _cancel_running_bake in bpy.app.handlers.load_pre:
+        bpy.app.handlers.load_pre.remove(_cancel_running_bake)
+    if _active_job is not None:
+        _active_job.cancel()
+        _active_job = None
+    for cls in reversed(classes):
+        bpy.utils.unregister_class(cls)

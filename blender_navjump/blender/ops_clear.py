@@ -1,0 +1,39 @@
+"""``navjump.clear``: remove the scene's baked result."""
+
+import bpy
+from bpy.types import Operator
+
+from . import storage
+
+
+class NAVJUMP_OT_clear(Operator):
+    """Remove the baked navigation mesh, links and report of this scene"""
+
+    bl_idname = "navjump.clear"
+    bl_label = "Clear NavJump"
+    bl_options = {'REGISTER', 'UNDO'}
+
+    @classmethod
+    def poll(cls, context):
+        if context.scene is None or storage.result_collection(context.scene) is None:
+            cls.poll_message_set("Nothing baked in this scene")
+            return False
+        return True
+
+    def execute(self, context):
+        storage.clear_result(context.scene)
+        self.report({'INFO'}, "NavJump result cleared")
+        return {'FINISHED'}
+
+
+classes = (NAVJUMP_OT_clear,)
+
+
+def register():
+    for cls in classes:
+        bpy.utils.register_class(cls)
+
+
+def unregister():
+    for cls in reversed(classes):
+        bpy.utils.unregister_class(cls)

@@ -1,0 +1,148 @@
+"""Overlay, path-test and auto re-bake settings (``scene.navjump_overlay``).
+
+Saved with the scene (so the test points survive save and reload) and undoable. The
+update callbacks only invalidate caches and ask the viewport to redraw; the work happens
+lazily in :mod:`.overlay` (path queries) and :mod:`.live_rebake` (bakes).
+"""
+
+import bpy
+from bpy.props import BoolProperty, FloatVectorProperty, PointerProperty
+from bpy.types import PropertyGroup
+
+from ..core.navmesh import LINK_KINDS, STANCE_NAMES
+from .overlay_batches import (
+    LINK_COLORS,
+    LINK_LAYERS,
+    PATH_COLOR,
+    PATH_JUMP_COLOR,
+    STANCE_COLORS,
+    STANCE_LAYERS,
+    UNATTACHED_COLOR,
+)
+
+
+def _redraw(_self=None, _context=None):
+    from . import overlay
+
+    overlay.tag_redraw()
+
+
+def _path_changed(self, context):
+    from . import overlay
+
+    scene = getattr(self, "id_data", None) or getattr(context, "scene", None)
+    if scene is not None:
+        overlay.refresh_path(scene)
+    overlay.tag_redraw()
+
+
+def _auto_changed(self, context):
+    from . import live_rebake
+
+    scene = getattr(self, "id_data", None) or getattr(context, "scene", None)
+    live_rebake.auto_toggled(scene, self.auto_rebake)
+
+
+def _layer(name, description, default=True):
+    return BoolProperty(name=name, description=description, default=default, update=_redraw)
+
+
+def _legend(rgba, name):
+    # Read-only swatch (a getter, no setter) showing the overlay's own colour in the panel.
+    return FloatVectorProperty(name=name, subtype='COLOR_GAMMA', size=3, min=0.0, max=1.0,
+                               get=lambda _self: tuple(rgba[:3]),
+                               description=f"Overlay colour of {name.lower()}")
+
+
+def _capability(name, description):
+    return BoolProperty(name=name, description=description, default=True,
+                        update=_path_changed)
+
+
+class NAVJUMP_PG_overlay(PropertyGroup):
+    # --- what the viewport overlay shows ---
+    show_overlay: _layer("Overlay", "Draw the baked navmesh, links and test path in the "
+                                    "3D viewport")
+    show_navmesh: _layer("Polygon Edges", "Outline every navmesh polygon (borders thicker)")
+    show_stand: _layer("Stand", "Fill polygons where the agent walks upright")
+    show_crouch: _layer("Crouch", "Fill polygons the agent must crouch through")
+    show_prone: _layer("Prone", "Fill polygons the agent must crawl through")
+    show_drop: _layer("Drop", "Draw drop-down links")
+    show_jump_across: _layer("Jump Across", "Draw links across gaps")
+    show_jump_up: _layer("Jump Up", "Draw links up onto ledges")
+    show_path: _layer("Path", "Draw the test path between the two path-test points")
+    xray: _layer("X-Ray", "Draw the overlay through scene geometry", default=False)
+
+    # --- legend swatches (read-only) ---
+    legend_stand: _legend(STANCE_COLORS["stand"], "Stand")
+    legend_crouch: _legend(STANCE_COLORS["crouch"], "Crouch")
+    legend_prone: _legend(STANCE_COLORS["prone"], "Prone")
+    legend_drop: _legend(LINK_COLORS["drop"], "Drop")
+    legend_jump_across: _legend(LINK_COLORS["jump_across"], "Jump Across")
+    legend_jump_up: _legend(LINK_COLORS["jump_up"], "Jump Up")
+    legend_unattached: _legend(UNATTACHED_COLOR, "Link end on no polygon")
+    legend_path: _legend(PATH_COLOR, "Path")
+    legend_path_jump: _legend(PATH_JUMP_COLOR, "Path in the air")
+
+    # --- path test ---
+    path_test: BoolProperty(
+        name="Path Test", default=False, update=_path_changed,
+        description="Show two draggable points in the viewport and the path between them")
+    path_start: FloatVectorProperty(
+        name="Start", subtype='XYZ', size=3, unit='LENGTH', update=_path_changed,
+        description="Where the test path starts (placed on the nearest usable polygon)")
+    path_goal: FloatVectorProperty(
+        name="Goal", subtype='XYZ', size=3, unit='LENGTH', update=_path_changed,
+        description="Where the test path should end")
+    test_stand: _capability("Stand", "The test agent may walk upright")
+    test_crouch: _capability("Crouch", "The test agent may crouch")
+    test_prone: _capability("Prone", "The test agent may crawl")
+    test_drop: _capability("Drop", "The test agent may take drop links")
+    test_jump_across: _capability("Jump Across", "The test agent may jump across gaps")
+    test_jump_up: _capability("Jump Up", "The test agent may jump up ledges")
+
+    # --- live re-bake ---
+    auto_rebake: BoolProperty(
+        name="Auto Re-bake", default=False, update=_auto_changed,
+        description="Bake again shortly after a bake setting or the scene geometry changes "
+                    "(a newer change cancels a pending bake)")
+
+
+def visible_layers(pg) -> set[str]:
+    """Overlay layer names (``overlay_batches.LAYER_NAMES``) switched on in ``pg``."""
+    if pg is None or not pg.show_overlay:
+        return set()
+    out = set()
+    if pg.show_navmesh:
+        out.add("navmesh")
+    for name, layer in zip(STANCE_NAMES, STANCE_LAYERS, strict=True):
+        if getattr(pg, f"show_{name}"):
+            out.add(layer)
+    for name, layer in zip(LINK_KINDS, LINK_LAYERS, strict=True):
+        if getattr(pg, f"show_{name}"):
+            out.add(layer)
+    if pg.show_path and pg.path_test:
+        out.add("path")
+    return out
+
+
+def test_agent_names(pg) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(stances, link kinds) the test agent may use."""
+    stances = tuple(s for s in STANCE_NAMES if getattr(pg, f"test_{s}"))
+    links = tuple(k for k in LINK_KINDS if getattr(pg, f"test_{k}"))
+    return stances, links
+
+
+classes = (NAVJUMP_PG_overlay,)
+
+
+def register():
+    for cls in classes:
+        bpy.utils.register_class(cls)
+    bpy.types.Scene.navjump_overlay = PointerProperty(type=NAVJUMP_PG_overlay)
+
+
+def unregister():
+    del bpy.types.Scene.navjump_overlay
+    for cls in reversed(classes):
+        bpy.utils.unregister_class(cls)

@@ -1,0 +1,43 @@
+"""Add-on preferences, registered under the extension's own package name."""
+
+import bpy
+from bpy.props import BoolProperty
+from bpy.types import AddonPreferences
+
+# "bl_ext.<repo>.<id>": the name Blender registered us under; never hard-code it.
+ADDON_PACKAGE = __package__.rpartition(".")[0]
+
+
+class NAVJUMP_AddonPreferences(AddonPreferences):
+    bl_idname = ADDON_PACKAGE
+
+    use_background_thread: BoolProperty(
+        name="Bake in Background",
+        description="Run interactive bakes in a worker thread so the progress is shown and "
+                    "Esc cancels; off runs the bake in the foreground (Blender is busy until "
+                    "it finishes)",
+        default=True,
+    )
+
+    def draw(self, context):
+        layout = self.layout
+        layout.prop(self, "use_background_thread")
+        cache = bpy.utils.extension_path_user(ADDON_PACKAGE, path="numba_cache")
+        col = layout.column(align=True)
+        col.label(text="Compiled kernels are cached in:")
+        col.label(text=cache)
+
+
+def preferences(context=None):
+    """Our preferences, or None when the add-on is not registered under ADDON_PACKAGE."""
+    context = context or bpy.context
+    addon = context.preferences.addons.get(ADDON_PACKAGE)
+    return addon.preferences if addon is not None else None
+
+
+def register():
+    bpy.utils.register_class(NAVJUMP_AddonPreferences)
+
+
+def unregister():
+    bpy.utils.unregister_class(NAVJUMP_AddonPreferences)

@@ -1,0 +1,325 @@
+"""Automatic jump links: drops, jumps across gaps and jumps up onto ledges.
+
+Method (docs/jump-links.md has the full model and the reasons):
+
+1. sample the navmesh border edges of standing polygons every ``link_sample_step``;
+2. from each sample march outward along the edge normal (then diagonally, up to
+   ``link_search_angle`` either side, for kinds the normal did not find) looking for
+   navmesh ground, and take the first landing per kind whose trajectory is valid
+   (``links_model``: run-up to the ledge, ballistic flight within the jump limits, run-out;
+   the agent's cylinder swept through the solid heightfield);
+3. group neighbouring samples with the same kind, direction and mode into wide links,
+   re-test the grouped links where they will be used and split them where they fail, drop
+   links narrower than ``min_link_width``;
+4. test each link backwards; a link valid both ways is bidirectional (a drop that can be
+   jumped back up is stored as the jump up, starting on the lower side);
+5. remove near-duplicates (both segments within an agent radius of a kept link's).
+
+Fills the ``link_*`` arrays of the NavMesh in place and returns a summary dict.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+from numba import njit
+
+from .links_geom import build_bins, polygon_height, support_triangle_bins
+from .links_model import MODE_JUMP, make_params
+from .links_search import (
+    N_LINK,
+    N_RES,
+    dedupe,
+    group_runs,
+    reverse_valid,
+    search_landings,
+    validate_groups,
+)
+from .navmesh import AREA_STAND, LINK_JUMP_UP, LINK_KINDS
+from .parallel import run_banded
+from .settings import SettingsError
+
+# Sample spacing below this fraction of a cell only multiplies work: refused.
+MIN_STEP_CELLS = 0.25
+
+
+def sample_step(settings, cfg) -> float:
+    """The sample spacing along border edges in metres (0 means one cell)."""
+    step = float(settings.link_sample_step)
+    if step == 0.0:
+        return float(cfg.cs)
+    if step < MIN_STEP_CELLS * cfg.cs:
+        raise SettingsError(
+            "link_sample_step", f"{step:g} m is finer than a quarter cell at cell_size "
+                                f"{cfg.cs:g}; use 0 (one cell) or at least "
+                                f"{MIN_STEP_CELLS * cfg.cs:g} m")
+    return step
+
+
+def search_directions(angle_deg: float) -> np.ndarray:
+    """Angles tried from the edge normal, in order: 0, +angle, -angle (radians)."""
+    if angle_deg <= 0.0:
+        return np.zeros(1)
+    a = math.radians(angle_deg)
+    return np.array([0.0, a, -a])
+
+
+def _polygon_surfaces(nm):
+    """Per-polygon surface triangles (T, 3, 3) and CSR starts: the detail mesh, or a fan
+    over the polygon when it has no detail triangles."""
+    n_poly = nm.polygon_count
+    nv = nm.polygon_vertex_count().astype(np.int64)
+    dm = np.asarray(nm.detail_meshes, np.int64).reshape(-1, 4)
+    use_detail = np.zeros(n_poly, np.bool_)
+    if dm.shape[0] == n_poly and nm.detail_triangles.shape[0]:
+        use_detail = dm[:, 3] > 0
+    counts = np.where(use_detail, dm[:, 3] if use_detail.any() else 0, np.maximum(nv - 2, 0))
+    start = np.zeros(n_poly + 1, np.int64)
+    np.cumsum(counts, out=start[1:])
+    tris = np.zeros((int(start[-1]), 3, 3), np.float64)
+    det = np.nonzero(use_detail)[0]
+    if det.size:
+        cnt = dm[det, 3]
+        rows = np.repeat(dm[det, 2] - np.cumsum(cnt) + cnt, cnt) + np.arange(int(cnt.sum()))
+        base = np.repeat(dm[det, 0], cnt)
+        dst = np.repeat(start[det] - np.cumsum(cnt) + cnt, cnt) + np.arange(int(cnt.sum()))
+        tris[dst] = nm.detail_vertices[nm.detail_triangles[rows, :3] + base[:, None]]
+    for p in np.nonzero(~use_detail)[0]:
+        v = nm.polygon_vertices(int(p))
+        for i in range(1, len(v) - 1):
+            tris[start[p] + i - 1] = (v[0], v[i], v[i + 1])
+    return tris, start
+
+
+@njit(cache=True)
+def _sample_edges(pverts, polys, pnv, border_p, border_e, step, dtris, dstart):
+    """Samples every ``step`` (centred, at most step apart) along each border edge."""
+    ne = border_p.shape[0]
+    total = 0
+    for k in range(ne):
+        p = border_p[k]
+        e = border_e[k]
+        a = pverts[polys[p, e]]
+        b = pverts[polys[p, (e + 1) % pnv[p]]]
+        ln = math.sqrt((b[0] - a[0]) ** 2 + (b[1] - a[1]) ** 2)
+        total += max(1, int(math.ceil(ln / step - 1e-9)))
+    out = np.empty((total, 10), np.float64)
+    m = 0
+    for k in range(ne):
+        p = border_p[k]
+        e = border_e[k]
+        a = pverts[polys[p, e]]
+        b = pverts[polys[p, (e + 1) % pnv[p]]]
+        dx = b[0] - a[0]
+        dy = b[1] - a[1]
+        ln = math.sqrt(dx * dx + dy * dy)
+        n = max(1, int(math.ceil(ln / step - 1e-9)))
+        ex = dx / ln if ln > 0 else 1.0
+        ey = dy / ln if ln > 0 else 0.0
+        for i in range(n):
+            t = (i + 0.5) / n
+            x = a[0] + t * dx
+            y = a[1] + t * dy
+            # height of the polygon surface just inside the edge
+            z = polygon_height(p, x - 0.01 * ey, y + 0.01 * ex, dtris, dstart)
+            out[m, 0] = x
+            out[m, 1] = y
+            out[m, 2] = z
+            out[m, 3] = ex
+            out[m, 4] = ey
+            out[m, 5] = ey  # outward normal: right of a->b for a CCW polygon
+            out[m, 6] = -ex
+            out[m, 7] = p
+            out[m, 8] = k
+            out[m, 9] = ln / n  # spacing
+            m += 1
+    return out
+
+
+def _bins_grid(cfg, size):
+    nx = int(math.ceil(cfg.width * cfg.cs / size)) + 1
+    ny = int(math.ceil(cfg.height * cfg.cs / size)) + 1
+    return np.array([cfg.bmin[0], cfg.bmin[1], size, nx, ny], np.float64)
+
+
+def _empty_result(nm):
+    nm.link_kind = np.zeros(0, np.int8)
+    nm.link_start = np.zeros((0, 2, 3), np.float64)
+    nm.link_end = np.zeros((0, 2, 3), np.float64)
+    nm.link_bidirectional = np.zeros(0, np.bool_)
+    nm.link_start_poly = np.zeros(0, np.int32)
+    nm.link_end_poly = np.zeros(0, np.int32)
+    nm.link_apex = np.zeros(0, np.float64)
+    nm.link_length = np.zeros(0, np.float64)
+    nm.link_cost = np.zeros(0, np.float64)
+
+
+def build_links(nm, hf, chf, cfg, settings, vertices, triangles) -> dict:
+    """Generate jump links for a baked navmesh (world units) in place; returns a summary:
+    counts per kind, border edges, border edges with a link, samples, timings (ms) and
+    ``messages`` for the user (empty when all went normally)."""
+    t_start = time.perf_counter()
+    timings: dict[str, float] = {}
+    info: dict = {"messages": [], "border_edges": 0, "border_edges_linked": 0, "samples": 0,
+                  "counts": {k: 0 for k in LINK_KINDS}, "timings_ms": timings}
+    _empty_result(nm)
+    step = sample_step(settings, cfg)
+    enabled = np.array([settings.drop_enabled, settings.jump_across_enabled,
+                        settings.jump_up_enabled], np.bool_)
+    if settings.max_jump_height <= 0.0 and (enabled[1] or enabled[2]):
+        info["messages"].append("max_jump_height is 0: no jumps, only walk-off drops")
+        enabled[1] = enabled[2] = False
+    if settings.max_jump_distance <= 0.0 and enabled.any():
+        info["messages"].append("max_jump_distance is 0: nothing can be crossed, no links")
+        enabled[:] = False
+    if not enabled.any():
+        info["messages"].append("every link kind is disabled (or impossible): no links")
+        return info
+    if nm.polygon_count == 0:
+        info["messages"].append("the navmesh is empty: no links")
+        return info
+
+    polys = np.ascontiguousarray(nm.polygons, np.int32)
+    pnv = nm.polygon_vertex_count().astype(np.int32)
+    pverts = np.ascontiguousarray(nm.vertices, np.float64)
+    nvp = polys.shape[1]
+    slot = np.arange(nvp)[None, :]
+    stand = np.asarray(nm.polygon_area) == AREA_STAND
+    border = (slot < pnv[:, None]) & (nm.neighbours < 0) & stand[:, None]
+    border_p, border_e = (a.astype(np.int32) for a in np.nonzero(border))
+    info["border_edges"] = int(border_p.size)
+    if border_p.size == 0:
+        info["messages"].append("the navmesh has no border edges (no ledges or walls on "
+                                "standing ground): nothing to link")
+        return info
+
+    t0 = time.perf_counter()
+    dtris, dstart = _polygon_surfaces(nm)
+    samples = _sample_edges(pverts, polys, pnv, border_p, border_e, step, dtris, dstart)
+    info["samples"] = int(samples.shape[0])
+    prm = make_params(cfg, settings, step)
+    timings["samples"] = (time.perf_counter() - t0) * 1000.0
+
+    # polygon look-up grid
+    t0 = time.perf_counter()
+    pv = pverts[np.where(polys >= 0, polys, 0)]
+    big = np.where((polys >= 0)[:, :, None], pv, np.nan)
+    pbox = np.ascontiguousarray(np.stack([np.nanmin(big[:, :, 0], 1), np.nanmin(big[:, :, 1], 1),
+                                          np.nanmax(big[:, :, 0], 1),
+                                          np.nanmax(big[:, :, 1], 1)], axis=1))
+    pgrid = _bins_grid(cfg, 8.0 * cfg.cs)
+    pstart, pitems = build_bins(pbox[:, 0], pbox[:, 1], pbox[:, 2], pbox[:, 3], stand,
+                                pgrid[0], pgrid[1], pgrid[2], int(pgrid[3]), int(pgrid[4]))
+    pidx = (pverts, polys, pnv, pbox, stand, dtris, dstart, pstart, pitems, pgrid)
+    timings["polygon_index"] = (time.perf_counter() - t0) * 1000.0
+
+    # ground triangles grid
+    t0 = time.perf_counter()
+    v = np.ascontiguousarray(vertices, np.float64)
+    t = np.ascontiguousarray(triangles, np.int32)
+    tgrid = _bins_grid(cfg, 4.0 * cfg.cs)
+    tstart, titems = support_triangle_bins(v, t, cfg.walkable_slope_cos, tgrid[0], tgrid[1],
+                                           tgrid[2], int(tgrid[3]), int(tgrid[4]))
+    tri = (v, t, tstart, titems, tgrid)
+    timings["triangle_index"] = (time.perf_counter() - t0) * 1000.0
+    t0 = time.perf_counter()
+    vox = (hf.column_head, hf.span_min, hf.span_max, hf.span_next,
+           np.zeros(hf.column_head.shape[0], np.int32))  # column tops, filled lazily
+    chfa = (chf.cell_index, chf.cell_count, chf.span_y, chf.span_area)
+    timings["column_ranges"] = (time.perf_counter() - t0) * 1000.0
+
+    t0 = time.perf_counter()
+    angles = search_directions(float(settings.link_search_angle))
+    n_samples = samples.shape[0]
+    res = np.zeros((n_samples, 3, N_RES), np.float64)
+    counts = np.zeros((n_samples, 7), np.int32)
+    run_banded(search_landings, n_samples, samples, np.cos(angles), np.sin(angles), enabled,
+               prm, tri, vox, chfa, pidx, res, counts, min_rows=256)
+    counters = counts.sum(axis=0)
+    info["search_counts"] = {"landing_lookups": int(counters[0]), "run_ups": int(counters[1]),
+                             "touchdowns": int(counters[2]), "flights": int(counters[3:6].sum()),
+                             "march_steps": int(counters[6])}
+    timings["search"] = (time.perf_counter() - t0) * 1000.0
+
+    t0 = time.perf_counter()
+    groups = group_runs(samples, res, 0.5 * cfg.cs)
+    min_width = (2.0 * settings.agent_radius if settings.min_link_width < 0
+                 else float(settings.min_link_width))
+    # a group can grow to half a sample beyond its ends, no more: skip hopeless ones
+    reach = (groups[:, 1] - groups[:, 0] + 1) * samples[groups[:, 0], 9]
+    hopeless = reach < min_width - 1e-9
+    groups = np.ascontiguousarray(groups[~hopeless])
+    sizes = groups[:, 1] - groups[:, 0] + 1
+    offsets = np.zeros(sizes.size + 1, np.int64)
+    np.cumsum(sizes, out=offsets[1:])
+    out = np.empty((int(offsets[-1]), N_LINK), np.float64)
+    out_n = np.zeros(sizes.size, np.int64)
+    run_banded(validate_groups, int(sizes.size), samples, res, groups, offsets, prm, tri, vox,
+               pidx, out, out_n, min_rows=8)
+    first = np.cumsum(out_n) - out_n
+    rows = np.repeat(offsets[:-1], out_n) + np.arange(int(out_n.sum())) - np.repeat(first, out_n)
+    links = out[rows]
+    timings["group"] = (time.perf_counter() - t0) * 1000.0
+
+    t0 = time.perf_counter()
+    i0 = links[:, 0].astype(np.int64)
+    kind = links[:, 2].astype(np.int64)
+    mode = links[:, 3].astype(np.int64)
+    starts = links[:, 6:12].reshape(-1, 2, 3).copy()
+    ends = links[:, 12:18].reshape(-1, 2, 3).copy()
+    width = np.linalg.norm(starts[:, 1] - starts[:, 0], axis=1)
+    wide = width >= min_width - 1e-9
+    sel = np.nonzero(wide)[0]
+    i0, kind, mode = i0[sel], kind[sel], mode[sel]
+    starts, ends, width = starts[sel], ends[sel], width[sel]
+    end_poly = links[sel, 4].astype(np.int32)
+    start_poly = samples[i0, 7].astype(np.int32)
+    length = links[sel, 5].copy()
+    edge_of = samples[i0, 8].astype(np.int64)
+
+    edge_dirs = np.ascontiguousarray(samples[i0, 3:5])
+    rev_ok, rev_kind, rev_len = reverse_valid(
+        np.ascontiguousarray(starts), np.ascontiguousarray(ends), mode, edge_dirs, enabled, prm,
+        tri, vox)
+    # a drop that is also a valid jump back up is stored as the jump up
+    flip = rev_ok & (kind == 0) & (rev_kind == LINK_JUMP_UP)
+    starts[flip], ends[flip] = ends[flip].copy(), starts[flip].copy()
+    start_poly[flip], end_poly[flip] = end_poly[flip].copy(), start_poly[flip].copy()
+    kind[flip] = LINK_JUMP_UP
+    length[flip] = rev_len[flip]
+    bidir = rev_ok.copy()
+
+    pts = np.concatenate([starts, ends], axis=1)
+    boxes = np.ascontiguousarray(np.stack([pts[:, :, 0].min(1), pts[:, :, 1].min(1),
+                                           pts[:, :, 0].max(1), pts[:, :, 1].max(1)], axis=1))
+    order = np.lexsort((np.arange(kind.size), -width, ~bidir)).astype(np.int64)
+    tol = max(float(settings.agent_radius), float(cfg.cs))
+    keep = dedupe(order, np.ascontiguousarray(starts), np.ascontiguousarray(ends), boxes, bidir,
+                  tol)
+    timings["reverse_dedupe"] = (time.perf_counter() - t0) * 1000.0
+
+    # edges served: where a kept link starts, or a dropped duplicate of one started
+    served = np.zeros(border_p.size, np.bool_)
+    served[edge_of] = True
+    info["border_edges_linked"] = int(served.sum())
+
+    k = np.nonzero(keep)[0]
+    kind_k = kind[k]
+    costs = np.array([settings.cost_drop, settings.cost_jump_across, settings.cost_jump_up])
+    apex = np.where(mode[k] == MODE_JUMP, float(settings.max_jump_height), 0.0)
+    nm.link_kind = kind_k.astype(np.int8)
+    nm.link_start = np.ascontiguousarray(starts[k], np.float64)
+    nm.link_end = np.ascontiguousarray(ends[k], np.float64)
+    nm.link_bidirectional = bidir[k].astype(np.bool_)
+    nm.link_start_poly = start_poly[k].astype(np.int32)
+    nm.link_end_poly = end_poly[k].astype(np.int32)
+    nm.link_apex = apex.astype(np.float64)
+    nm.link_length = length[k].astype(np.float64)
+    nm.link_cost = (costs[kind_k] * length[k]).astype(np.float64)
+    info["counts"] = {name: int((kind_k == i).sum()) for i, name in enumerate(LINK_KINDS)}
+    info["dropped_narrow"] = int((~wide).sum() + hopeless.sum())
+    info["dropped_duplicates"] = int((~keep).sum())
+    timings["total"] = (time.perf_counter() - t_start) * 1000.0
+    return info

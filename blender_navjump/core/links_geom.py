@@ -1,0 +1,231 @@
+"""Geometry look-ups for the jump-link generator (see ``links.py`` and docs/jump-links.md).
+
+* a bin grid (CSR) over the xy bounding boxes of items (triangles, polygons);
+* *ground support*: is there an upward-facing, walkable-slope triangle right under a point,
+  with its surface inside a height window (exact, on the input triangles);
+* polygon location: which navmesh polygons contain a point, and their surface height
+  there (from the detail triangles).
+
+Everything is numba, plain arrays in and out.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+# Barycentric slack of the point-in-triangle tests: points on a shared edge count for both
+# triangles, so a ray between two floor triangles never falls through a crack.
+BARY_EPS = 1e-9
+
+
+@njit(cache=True)
+def build_bins(xmin, ymin, xmax, ymax, keep, ox, oy, size, nx, ny):
+    """CSR lists of the items whose xy box overlaps each bin of a grid.
+
+    Bin (i, j) covers ``[ox + i*size, ox + (i+1)*size) x [oy + j*size, ...)``; its items are
+    ``items[start[i + j*nx] : start[i + j*nx + 1]]``. Items with ``keep`` False are left out.
+    """
+    n = xmin.shape[0]
+    counts = np.zeros(nx * ny + 1, np.int64)
+    for k in range(n):
+        if not keep[k]:
+            continue
+        i0 = max(int(math.floor((xmin[k] - ox) / size)), 0)
+        i1 = min(int(math.floor((xmax[k] - ox) / size)), nx - 1)
+        j0 = max(int(math.floor((ymin[k] - oy) / size)), 0)
+        j1 = min(int(math.floor((ymax[k] - oy) / size)), ny - 1)
+        for j in range(j0, j1 + 1):
+            for i in range(i0, i1 + 1):
+                counts[i + j * nx + 1] += 1
+    start = np.cumsum(counts)
+    fill = start[:-1].copy()
+    items = np.empty(start[-1], np.int32)
+    for k in range(n):
+        if not keep[k]:
+            continue
+        i0 = max(int(math.floor((xmin[k] - ox) / size)), 0)
+        i1 = min(int(math.floor((xmax[k] - ox) / size)), nx - 1)
+        j0 = max(int(math.floor((ymin[k] - oy) / size)), 0)
+        j1 = min(int(math.floor((ymax[k] - oy) / size)), ny - 1)
+        for j in range(j0, j1 + 1):
+            for i in range(i0, i1 + 1):
+                b = i + j * nx
+                items[fill[b]] = k
+                fill[b] += 1
+    return start, items
+
+
+@njit(cache=True)
+def support_triangle_bins(vertices, triangles, slope_cos, ox, oy, size, nx, ny):
+    """CSR bin lists (as ``build_bins``) of the triangles an agent can stand on: facing up
+    with normal.z / |normal| > slope_cos."""
+    m = triangles.shape[0]
+    box = np.empty((m, 4), np.int32)  # i0, i1, j0, j1; i0 > i1 when not a support triangle
+    counts = np.zeros(nx * ny + 1, np.int64)
+    for t in range(m):
+        a = vertices[triangles[t, 0]]
+        b = vertices[triangles[t, 1]]
+        c = vertices[triangles[t, 2]]
+        e0x, e0y, e0z = b[0] - a[0], b[1] - a[1], b[2] - a[2]
+        e1x, e1y, e1z = c[0] - a[0], c[1] - a[1], c[2] - a[2]
+        nx_ = e0y * e1z - e0z * e1y
+        ny_ = e0z * e1x - e0x * e1z
+        nz_ = e0x * e1y - e0y * e1x
+        ln = math.sqrt(nx_ * nx_ + ny_ * ny_ + nz_ * nz_)
+        if not (ln > 0.0 and nz_ / ln > slope_cos):
+            box[t, 0] = 1  # empty ranges
+            box[t, 1] = 0
+            box[t, 2] = 1
+            box[t, 3] = 0
+            continue
+        i0 = max(int(math.floor((min(a[0], min(b[0], c[0])) - ox) / size)), 0)
+        i1 = min(int(math.floor((max(a[0], max(b[0], c[0])) - ox) / size)), nx - 1)
+        j0 = max(int(math.floor((min(a[1], min(b[1], c[1])) - oy) / size)), 0)
+        j1 = min(int(math.floor((max(a[1], max(b[1], c[1])) - oy) / size)), ny - 1)
+        box[t, 0] = i0
+        box[t, 1] = i1
+        box[t, 2] = j0
+        box[t, 3] = j1
+        for j in range(j0, j1 + 1):
+            for i in range(i0, i1 + 1):
+                counts[i + j * nx + 1] += 1
+    start = np.cumsum(counts)
+    fill = start[:-1].copy()
+    items = np.empty(start[-1], np.int32)
+    for t in range(m):
+        for j in range(box[t, 2], box[t, 3] + 1):
+            for i in range(box[t, 0], box[t, 1] + 1):
+                k = i + j * nx
+                items[fill[k]] = t
+                fill[k] += 1
+    return start, items
+
+
+@njit(cache=True, inline="always")
+def bin_of(x, y, ox, oy, size, nx, ny):
+    i = int(math.floor((x - ox) / size))
+    j = int(math.floor((y - oy) / size))
+    if i < 0 or j < 0 or i >= nx or j >= ny:
+        return -1
+    return i + j * nx
+
+
+@njit(cache=True)
+def has_ground(x, y, zlo, zhi, vertices, triangles, tbin_start, tbin_items, grid):
+    """True when a support triangle lies under (x, y) with its surface height in [zlo, zhi].
+
+    ``grid`` = (ox, oy, bin size, nx, ny) as float64.
+    """
+    b = bin_of(x, y, grid[0], grid[1], grid[2], int(grid[3]), int(grid[4]))
+    if b < 0:
+        return False
+    for k in range(tbin_start[b], tbin_start[b + 1]):
+        t = tbin_items[k]
+        a = vertices[triangles[t, 0]]
+        bb = vertices[triangles[t, 1]]
+        c = vertices[triangles[t, 2]]
+        d = (bb[0] - a[0]) * (c[1] - a[1]) - (c[0] - a[0]) * (bb[1] - a[1])
+        if d <= 0.0:
+            continue
+        w1 = ((x - a[0]) * (c[1] - a[1]) - (c[0] - a[0]) * (y - a[1])) / d
+        w2 = ((bb[0] - a[0]) * (y - a[1]) - (x - a[0]) * (bb[1] - a[1])) / d
+        w0 = 1.0 - w1 - w2
+        if w0 < -BARY_EPS or w1 < -BARY_EPS or w2 < -BARY_EPS:
+            continue
+        z = w0 * a[2] + w1 * bb[2] + w2 * c[2]
+        if zlo <= z <= zhi:
+            return True
+    return False
+
+
+@njit(cache=True)
+def polygon_height(p, x, y, dtris, dstart):
+    """Surface height of polygon p at (x, y) from its detail triangles (``dtris`` (T, 3, 3),
+    polygon p owns ``dtris[dstart[p]:dstart[p+1]]``). Outside every triangle: the plane of
+    the nearest one (the one whose smallest barycentric weight is largest)."""
+    best = -1e300
+    best_z = np.nan
+    for k in range(dstart[p], dstart[p + 1]):
+        a = dtris[k, 0]
+        b = dtris[k, 1]
+        c = dtris[k, 2]
+        d = (b[0] - a[0]) * (c[1] - a[1]) - (c[0] - a[0]) * (b[1] - a[1])
+        if abs(d) < 1e-12:
+            continue
+        w1 = ((x - a[0]) * (c[1] - a[1]) - (c[0] - a[0]) * (y - a[1])) / d
+        w2 = ((b[0] - a[0]) * (y - a[1]) - (x - a[0]) * (b[1] - a[1])) / d
+        w0 = 1.0 - w1 - w2
+        w = min(w0, min(w1, w2))
+        if w > best:
+            best = w
+            best_z = w0 * a[2] + w1 * b[2] + w2 * c[2]
+            if w >= 0.0:
+                break
+    return best_z
+
+
+@njit(cache=True)
+def point_in_polygon(p, x, y, pverts, polys, pnv):
+    """Inclusive test (1e-7 m slack) of (x, y) against convex CCW polygon p."""
+    n = pnv[p]
+    for i in range(n):
+        a = pverts[polys[p, i]]
+        b = pverts[polys[p, (i + 1) % n]]
+        ex = b[0] - a[0]
+        ey = b[1] - a[1]
+        ln = math.sqrt(ex * ex + ey * ey)
+        if ln == 0.0:
+            continue
+        if ex * (y - a[1]) - ey * (x - a[0]) < -1e-7 * ln:
+            return False
+    return True
+
+
+@njit(cache=True)
+def locate(x, y, zlo, zhi, exclude, pverts, polys, pnv, pbox, pok, dtris, dstart,
+           pbin_start, pbin_items, grid, out_poly, out_z):
+    """Polygons (with ``pok``) containing (x, y) whose surface there is within [zlo, zhi].
+
+    Writes up to ``out_poly.shape[0]`` hits sorted by height; returns their number.
+    ``pbox`` rows are (xmin, ymin, xmax, ymax). Polygon ``exclude`` is skipped.
+    """
+    b = bin_of(x, y, grid[0], grid[1], grid[2], int(grid[3]), int(grid[4]))
+    if b < 0:
+        return 0
+    n = 0
+    cap = out_poly.shape[0]
+    for k in range(pbin_start[b], pbin_start[b + 1]):
+        p = pbin_items[k]
+        if p == exclude or not pok[p]:
+            continue
+        if x < pbox[p, 0] - 1e-7 or x > pbox[p, 2] + 1e-7 or y < pbox[p, 1] - 1e-7 \
+                or y > pbox[p, 3] + 1e-7:
+            continue
+        if not point_in_polygon(p, x, y, pverts, polys, pnv):
+            continue
+        z = polygon_height(p, x, y, dtris, dstart)
+        if not (zlo <= z <= zhi):
+            continue
+        # insertion by height; a point on a shared edge finds both polygons at one height:
+        # keep the lower id only.
+        dup = False
+        for i in range(n):
+            if abs(out_z[i] - z) < 1e-6:
+                dup = True
+                if p < out_poly[i]:
+                    out_poly[i] = p
+                break
+        if dup or n >= cap:
+            continue
+        i = n
+        while i > 0 and out_z[i - 1] > z:
+            out_z[i] = out_z[i - 1]
+            out_poly[i] = out_poly[i - 1]
+            i -= 1
+        out_z[i] = z
+        out_poly[i] = p
+        n += 1
+    return n

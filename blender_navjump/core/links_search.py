@@ -1,0 +1,658 @@
+"""Jump-link search kernels: landing search per border sample, grouping of neighbouring
+samples into wide links, re-validation of the grouped links, reverse test, de-duplication.
+
+Sample rows (float64): x, y, z (on a border edge), edge direction ex, ey, outward normal
+nx, ny, polygon, edge id. Result rows per sample and link kind: see the ``R_*`` columns.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from .links_geom import locate
+from .links_model import (
+    COLLISION_TOLERANCE,
+    MODE_JUMP,
+    MODE_WALK_OFF,
+    P_AMAX,
+    P_BX,
+    P_BY,
+    P_BZ,
+    P_CH,
+    P_CLIMB,
+    P_CS,
+    P_DELTA,
+    P_DMAX,
+    P_DROP,
+    P_DS,
+    P_H,
+    P_HH,
+    P_RC,
+    P_SMAX,
+    P_TOP,
+    P_VZ,
+    P_W,
+    check_flight,
+    check_path,
+    kind_of,
+    support,
+    takeoff_distance,
+    touchdown_distance,
+    walk_blocked,
+)
+
+(R_OK, R_DIR, R_STEP, R_X, R_Y, R_Z, R_POLY, R_MODE, R_ST, R_SL, R_LEN) = range(11)
+N_RES = 11
+STAND = 1  # navmesh.AREA_STAND
+# Jumps tried per kind along one search direction before giving up on that kind (walking
+# off a ledge is always tried: it fails cheaply, and the first landing far enough works).
+FLIGHT_BUDGET = 8
+MAX_LAYERS = 8
+
+
+@njit(cache=True, inline="always")
+def _chf_candidate(c, z0, dead, prm, chf):
+    """Kinds (bit 1 drop, 2 jump across, 4 jump up) still searched (not ``dead``) that a
+    standing span of column c could be a landing for. One cell height of slack: the navmesh
+    and the compact heightfield round heights differently."""
+    cell_index, cell_count, span_y, span_area = chf
+    ch = prm[P_CH]
+    climb = prm[P_CLIMB]
+    bz = prm[P_BZ]
+    mask = 0
+    for i in range(cell_index[c], cell_index[c] + cell_count[c]):
+        if span_area[i] != STAND:
+            continue
+        dz = bz + span_y[i] * ch - z0
+        if not dead[0] and -prm[P_DROP] - ch <= dz <= -climb + ch:
+            mask |= 1
+        if not dead[1] and -climb - ch <= dz <= climb + ch:
+            mask |= 2
+        if not dead[2] and climb - ch <= dz <= prm[P_H] + ch:
+            mask |= 4
+    return mask
+
+
+@njit(cache=True, inline="always")
+def _solid_at(c, zlo, zhi, prm, vox):
+    """Solid overlapping heights (zlo, zhi) in column c?"""
+    if zhi <= zlo:
+        return False
+    column_head, span_min, span_max, span_next, col_top = vox
+    lo = (zlo - prm[P_BZ]) / prm[P_CH]
+    hi = (zhi - prm[P_BZ]) / prm[P_CH]
+    s = column_head[c]
+    while s != -1:
+        if span_min[s] >= hi:
+            return False
+        if span_max[s] > lo:
+            return True
+        s = span_next[s]
+    return False
+
+
+@njit(cache=True)
+def _wall_ahead(x0, y0, z0, ux, uy, prm, vox):
+    """Quick look for a wall right in front of a border point: solid over the agent's body
+    heights in the column one agent radius and half a cell out along u (the navmesh border
+    keeps one radius from walls). A shortcut before the full test; it only ever skips a
+    hopeless search."""
+    d = prm[P_RC] + COLLISION_TOLERANCE + 0.5 * prm[P_CS]
+    ix = int(math.floor((x0 + ux * d - prm[P_BX]) / prm[P_CS]))
+    iy = int(math.floor((y0 + uy * d - prm[P_BY]) / prm[P_CS]))
+    if ix < 0 or iy < 0 or ix >= int(prm[P_W]) or iy >= int(prm[P_HH]):
+        return False
+    return _solid_at(ix + iy * int(prm[P_W]), z0 + prm[P_CLIMB], z0 + prm[P_TOP], prm, vox)
+
+
+@njit(cache=True)
+def _run_up(x0, y0, z0, ux, uy, ex, ey, prm, tri, vox):
+    """The run-up of one direction, the same for every landing: (1, s_T) when the ground
+    ends within reach and the walk there is clear, else (-1, -1)."""
+    if _wall_ahead(x0, y0, z0, ux, uy, prm, vox) or walk_blocked(
+            x0, y0, ux, uy, 0.0, prm[P_DELTA], z0, ex, ey, prm, vox):
+        return -1, -1.0
+    s_t = takeoff_distance(x0, y0, z0, ux, uy, prm[P_AMAX], prm, tri)
+    if s_t < 0.0:
+        return -1, -1.0
+    if s_t > 0.0 and walk_blocked(x0, y0, ux, uy, 0.0, s_t, z0, ex, ey, prm, vox):
+        return -1, -1.0
+    return 1, s_t
+
+
+@njit(cache=True)
+def _record(res, i, kind, di, j, x, y, z1, poly, mode, s_t, s_l, length):
+    r = res[i, kind]
+    r[R_OK] = 1.0
+    r[R_DIR] = di
+    r[R_STEP] = j
+    r[R_X] = x
+    r[R_Y] = y
+    r[R_Z] = z1
+    r[R_POLY] = poly
+    r[R_MODE] = mode
+    r[R_ST] = s_t
+    r[R_SL] = s_l
+    r[R_LEN] = length
+
+
+@njit(cache=True, nogil=True)
+def search_landings(samples, dir_cos, dir_sin, enabled, prm, tri, vox, chf, pidx, res, counts,
+                    lo, hi):
+    """For samples lo..hi-1 and each link kind, the first valid landing along the edge
+    normal (then the diagonal directions for kinds the normal did not find), written to
+    ``res`` (N, 3, N_RES); operation counts per sample to ``counts`` (N, 7). Bands of
+    samples are independent (they run on threads; the lazily filled column tops they share
+    are written with the same value by whoever comes first).
+
+    A sample whose first step out along the normal is blocked stands at a wall: it is
+    searched for jumps up along the normal only. Drops prefer walking off the ledge: the
+    first landing reached by a jump is kept only when no walk-off landing is found."""
+    pverts, polys, pnv, pbox, pok, dtris, dstart, pstart, pitems, pgrid = pidx
+    fallback = np.zeros(N_RES, np.float64)
+    out_poly = np.empty(MAX_LAYERS, np.int32)
+    out_z = np.empty(MAX_LAYERS, np.float64)
+    found = np.zeros(3, np.bool_)
+    dead = np.zeros(3, np.bool_)
+    fail_sl = np.zeros(3)
+    fail_z = np.zeros(3)
+    tries = np.zeros(3, np.int64)
+    climb = prm[P_CLIMB]
+    ds = prm[P_DS]
+    a_max = prm[P_AMAX]
+    d_max = prm[P_DMAX]
+    n_steps = int(math.floor(prm[P_SMAX] / ds))
+    # drops land on P1 and jumps up take off at P0: one run-up or run-out at most
+    reach_near = a_max + d_max
+    up_lo = prm[P_H] + climb
+    up_hi = prm[P_TOP]
+    cs = prm[P_CS]
+    gw = int(prm[P_W])
+    gh = int(prm[P_HH])
+    can_jump = prm[P_VZ] > 0.0
+    zlo_rel = -prm[P_DROP] if enabled[0] else -climb
+    zhi_rel = max(prm[P_H], climb) if can_jump else -climb
+    for i in range(lo, hi):
+        counters = counts[i]
+        x0 = samples[i, 0]
+        y0 = samples[i, 1]
+        z0 = samples[i, 2]
+        ex = samples[i, 3]
+        ey = samples[i, 4]
+        nx = samples[i, 5]
+        ny = samples[i, 6]
+        sp = int(samples[i, 7])
+        for k in range(3):
+            found[k] = not enabled[k]
+        p0_ground = 0  # ground under P0 (within climb): 0 unknown, 1 yes, -1 no
+        wall = _wall_ahead(x0, y0, z0, nx, ny, prm, vox) or walk_blocked(
+            x0, y0, nx, ny, 0.0, prm[P_DELTA], z0, ex, ey, prm, vox)
+        if wall:
+            found[0] = True
+            found[1] = True
+        n_dir = 1 if wall else dir_cos.shape[0]
+        for di in range(n_dir):
+            if found[0] and found[1] and found[2]:
+                break
+            ux = nx * dir_cos[di] - ny * dir_sin[di]
+            uy = nx * dir_sin[di] + ny * dir_cos[di]
+            for k in range(3):
+                dead[k] = found[k]
+            fallback[R_OK] = 0.0
+            runup = 0  # 0 unknown, 1 clear, -1 blocked or no ledge
+            s_t_run = -1.0
+            for k in range(3):  # last failed flight of a jump kind: its s_L and z1
+                fail_sl[k] = -1.0
+                tries[k] = 0
+            # march in grid units without divisions; a column already found empty is
+            # skipped (kinds only ever die, so it stays empty)
+            gx0 = (x0 - prm[P_BX]) / cs
+            gy0 = (y0 - prm[P_BY]) / cs
+            gdx = ux * ds / cs
+            gdy = uy * ds / cs
+            last_c = -1
+            last_mask = 0
+            for j in range(1, n_steps + 1):
+                if dead[0] and dead[1] and dead[2]:
+                    break
+                dist = j * ds
+                counters[6] += 1
+                if dist > reach_near:
+                    dead[0] = True
+                    dead[2] = True
+                    if dead[1]:
+                        break
+                ix = int(math.floor(gx0 + j * gdx))
+                iy = int(math.floor(gy0 + j * gdy))
+                if ix < 0 or iy < 0 or ix >= gw or iy >= gh:
+                    break  # left the grid: nothing further out
+                c = ix + iy * gw
+                if c == last_c:
+                    if last_mask == 0:
+                        continue
+                else:
+                    last_c = c
+                    if not dead[2] and _solid_at(c, z0 + up_lo, z0 + up_hi, prm, vox):
+                        # every jump up from P0 passes this column with its cylinder covering
+                        # these heights (feet between z0 and the apex): nothing beyond is
+                        # reachable
+                        dead[2] = True
+                mask = _chf_candidate(c, z0, dead, prm, chf)
+                last_mask = mask
+                if mask == 0:
+                    continue
+                x = x0 + ux * dist
+                y = y0 + uy * dist
+                if runup == 0 and (mask & 3) != 0:
+                    counters[1] += 1
+                    runup, s_t_run = _run_up(x0, y0, z0, ux, uy, ex, ey, prm, tri, vox)
+                    if runup < 0:
+                        dead[0] = True
+                        dead[1] = True
+                        mask &= 4
+                        if mask == 0:
+                            continue
+                counters[0] += 1
+                nh = locate(x, y, z0 + zlo_rel, z0 + zhi_rel, sp, pverts, polys, pnv, pbox,
+                            pok, dtris, dstart, pstart, pitems, pgrid, out_poly, out_z)
+                for c in range(nh - 1, -1, -1):  # highest landing first
+                    z1 = out_z[c]
+                    dz = z1 - z0
+                    kind = kind_of(dz, climb)
+                    if dead[kind]:
+                        continue
+                    if kind == 2:
+                        if dist - a_max > d_max:
+                            dead[2] = True
+                            continue
+                        if p0_ground == 0:
+                            p0_ground = 1 if support(x0, y0, z0, prm, tri) else -1
+                        if p0_ground < 0:
+                            dead[2] = True
+                            continue
+                        s_t = 0.0
+                    else:
+                        if runup == 0:  # a landing the column test did not foresee
+                            counters[1] += 1
+                            runup, s_t_run = _run_up(x0, y0, z0, ux, uy, ex, ey, prm, tri, vox)
+                        if runup < 0:
+                            dead[0] = True
+                            dead[1] = True
+                            continue
+                        s_t = s_t_run
+                        if s_t >= dist:
+                            continue
+                        if dist - s_t - a_max > d_max:
+                            dead[kind] = True
+                            continue
+                    if kind == 0:
+                        s_l = dist
+                        if not support(x, y, z1, prm, tri):
+                            continue
+                    else:
+                        counters[2] += 1
+                        s_l = touchdown_distance(x0, y0, ux, uy, dist, z1, s_t, prm, tri)
+                        if s_l < 0.0:
+                            continue
+                        # same touch-down as a flight that failed: the longer run-out fails
+                        # too (it contains the failed one)
+                        if abs(s_l - fail_sl[kind]) < 1e-9 and abs(z1 - fail_z[kind]) \
+                                < 0.5 * prm[P_CH]:
+                            continue
+                    counters[3 + kind] += 1
+                    if kind == 0:
+                        ok, rest = check_flight(x0, y0, z0, ux, uy, dist, z1, 0, MODE_WALK_OFF,
+                                                s_t, s_l, ex, ey, prm, vox)
+                        if ok:
+                            _record(res, i, 0, di, j, x, y, z1, out_poly[c], MODE_WALK_OFF,
+                                    s_t, s_l, s_t + rest)
+                            found[0] = True
+                            dead[0] = True
+                            continue
+                        if fallback[R_OK] != 0.0:
+                            continue
+                    if tries[kind] >= FLIGHT_BUDGET:
+                        if kind != 0:
+                            dead[kind] = True
+                        continue
+                    tries[kind] += 1
+                    ok, rest = check_flight(x0, y0, z0, ux, uy, dist, z1, kind, MODE_JUMP, s_t,
+                                            s_l, ex, ey, prm, vox)
+                    if not ok:
+                        if kind != 0:
+                            fail_sl[kind] = s_l
+                            fail_z[kind] = z1
+                        continue
+                    if kind == 0:
+                        fallback[R_OK] = 1.0
+                        fallback[R_DIR] = di
+                        fallback[R_STEP] = j
+                        fallback[R_X] = x
+                        fallback[R_Y] = y
+                        fallback[R_Z] = z1
+                        fallback[R_POLY] = out_poly[c]
+                        fallback[R_ST] = s_t
+                        fallback[R_SL] = s_l
+                        fallback[R_LEN] = s_t + rest
+                        continue
+                    _record(res, i, kind, di, j, x, y, z1, out_poly[c], MODE_JUMP, s_t, s_l,
+                            s_t + rest)
+                    found[kind] = True
+                    dead[kind] = True
+            if not found[0] and fallback[R_OK] != 0.0:
+                _record(res, i, 0, di, fallback[R_STEP], fallback[R_X], fallback[R_Y],
+                        fallback[R_Z], fallback[R_POLY], MODE_JUMP, fallback[R_ST],
+                        fallback[R_SL], fallback[R_LEN])
+                found[0] = True
+
+
+@njit(cache=True)
+def group_runs(samples, res, tol):
+    """Split runs of neighbouring valid samples (same edge, kind, direction and mode) into
+    groups whose landing points lie within ``tol`` of the straight end segment.
+
+    Returns (G, 3) int64 rows (first sample, last sample, kind)."""
+    n = samples.shape[0]
+    out = np.empty((max(n, 1) * 3, 3), np.int64)
+    m = 0
+    for kind in range(3):
+        i = 0
+        while i < n:
+            if res[i, kind, R_OK] == 0.0:
+                i += 1
+                continue
+            # maximal run of compatible samples
+            j = i
+            while j + 1 < n and res[j + 1, kind, R_OK] != 0.0 \
+                    and samples[j + 1, 8] == samples[i, 8] \
+                    and res[j + 1, kind, R_DIR] == res[i, kind, R_DIR] \
+                    and res[j + 1, kind, R_MODE] == res[i, kind, R_MODE]:
+                j += 1
+            g0 = i
+            for k in range(i + 1, j + 2):
+                close = k == j + 1
+                if not close:
+                    # would [g0, k] keep every landing near the line P1[g0] -> P1[k]?
+                    for q in range(g0 + 1, k):
+                        f = (q - g0) / (k - g0)
+                        lx = res[g0, kind, R_X] + f * (res[k, kind, R_X] - res[g0, kind, R_X])
+                        ly = res[g0, kind, R_Y] + f * (res[k, kind, R_Y] - res[g0, kind, R_Y])
+                        if (lx - res[q, kind, R_X]) ** 2 + (ly - res[q, kind, R_Y]) ** 2 \
+                                > tol * tol:
+                            close = True
+                            break
+                if close:
+                    out[m, 0] = g0
+                    out[m, 1] = k - 1
+                    out[m, 2] = kind
+                    m += 1
+                    g0 = k
+            i = j + 1
+    return out[:m]
+
+
+@njit(cache=True)
+def _link_point(samples, res, i0, i1, kind, pos):
+    """Start and end points of a group at sample position ``pos`` (i0 - 0.5 .. i1 + 0.5),
+    interpolated (or extrapolated by half a sample) along the group's segments."""
+    a = samples[i0]
+    ra = res[i0, kind]
+    if i1 > i0:
+        b = samples[i1]
+        rb = res[i1, kind]
+        f = (pos - i0) / (i1 - i0)
+        return (a[0] + f * (b[0] - a[0]), a[1] + f * (b[1] - a[1]), a[2] + f * (b[2] - a[2]),
+                ra[R_X] + f * (rb[R_X] - ra[R_X]), ra[R_Y] + f * (rb[R_Y] - ra[R_Y]),
+                ra[R_Z] + f * (rb[R_Z] - ra[R_Z]))
+    off = (pos - i0) * a[9]
+    return (a[0] + off * a[3], a[1] + off * a[4], a[2], ra[R_X] + off * a[3],
+            ra[R_Y] + off * a[4], ra[R_Z])
+
+
+@njit(cache=True)
+def _end_poly(x, y, z, exclude, prm, pidx, out_poly, out_z):
+    pverts, polys, pnv, pbox, pok, dtris, dstart, pstart, pitems, pgrid = pidx
+    c = prm[P_CLIMB]
+    nh = locate(x, y, z - c, z + c, exclude, pverts, polys, pnv, pbox, pok, dtris, dstart,
+                pstart, pitems, pgrid, out_poly, out_z)
+    best = -1
+    best_d = 1e300
+    for k in range(nh):
+        d = abs(out_z[k] - z)
+        if d < best_d:
+            best_d = d
+            best = out_poly[k]
+    return best
+
+
+N_LINK = 18  # i0, i1, kind, mode, end poly, mean length, start (2, 3), end (2, 3)
+
+
+@njit(cache=True, inline="always")
+def check_positions(width, prm):
+    """Number of intervals between the positions a link is tested at: at most half a cell
+    apart, both ends included (docs/jump-links.md, "Validity")."""
+    return max(1, int(math.ceil(width / (0.5 * prm[P_CS]) - 1e-9)))
+
+
+@njit(cache=True, nogil=True)
+def validate_groups(samples, res, groups, offsets, prm, tri, vox, pidx, out, out_n, g_lo,
+                    g_hi):
+    """Turn groups g_lo..g_hi-1 into links and test them where they will be used.
+
+    A group of samples i0..i1 first tries segments reaching half a sample beyond its first
+    and last samples. At ``check_positions`` evenly spaced positions along the segments,
+    the start and end points must be on the navmesh (the end on another polygon than the
+    start), of the group's kind, and their trajectory valid; the end segment's midpoint
+    must be on a polygon too. A failure beyond the first or last sample pulls that end back
+    to the sample; a failure inside splits the group around it.
+
+    Group g writes its links (N_LINK columns each; at most one per sample) to
+    ``out[offsets[g]:]`` and their number to ``out_n[g]``; bands of groups are independent.
+    """
+    out_poly = np.empty(MAX_LAYERS, np.int32)
+    out_z = np.empty(MAX_LAYERS, np.float64)
+    climb = prm[P_CLIMB]
+    for g in range(g_lo, g_hi):
+        m = offsets[g]
+        size = groups[g, 1] - groups[g, 0] + 1
+        stack_i = np.empty((2 * size + 2, 3), np.int64)  # i0, i1, kind
+        stack_f = np.empty((2 * size + 2, 2), np.float64)  # lo, hi sample positions
+        stack_i[0, 0] = groups[g, 0]
+        stack_i[0, 1] = groups[g, 1]
+        stack_i[0, 2] = groups[g, 2]
+        stack_f[0, 0] = groups[g, 0] - 0.5
+        stack_f[0, 1] = groups[g, 1] + 0.5
+        top = 1
+        m = _validate_stack(samples, res, prm, tri, vox, pidx, out, m, stack_i, stack_f, top,
+                            out_poly, out_z, climb)
+        out_n[g] = m - offsets[g]
+
+
+@njit(cache=True)
+def _validate_stack(samples, res, prm, tri, vox, pidx, out, m, stack_i, stack_f, top,
+                    out_poly, out_z, climb):
+    while top > 0:
+        top -= 1
+        i0, i1, kind = stack_i[top, 0], stack_i[top, 1], stack_i[top, 2]
+        lo, hi = stack_f[top, 0], stack_f[top, 1]
+        mode = int(res[i0, kind, R_MODE])
+        sp = int(samples[i0, 7])
+        ex = samples[i0, 3]
+        ey = samples[i0, 4]
+        a = _link_point(samples, res, i0, i1, kind, lo)
+        b = _link_point(samples, res, i0, i1, kind, hi)
+        width = math.sqrt((b[0] - a[0]) ** 2 + (b[1] - a[1]) ** 2 + (b[2] - a[2]) ** 2)
+        n = check_positions(width, prm)
+        fail = 1e300
+        total = 0.0
+        for h in range(n + 1):
+            pos = lo + (hi - lo) * h / n
+            x0, y0, z0, x1, y1, z1 = _link_point(samples, res, i0, i1, kind, pos)
+            ok = kind_of(z1 - z0, climb) == kind
+            if ok:
+                ok = _end_poly(x1, y1, z1, sp, prm, pidx, out_poly, out_z) >= 0
+            if ok:
+                ok, _st, _sl, length = check_path(x0, y0, z0, x1, y1, z1, kind, mode, ex, ey,
+                                                  prm, tri, vox)
+                total += length
+            if not ok:
+                fail = pos
+                break
+        ep = -1
+        if fail == 1e300:
+            c = _link_point(samples, res, i0, i1, kind, 0.5 * (lo + hi))
+            ep = _end_poly(c[3], c[4], c[5], sp, prm, pidx, out_poly, out_z)
+            if ep < 0:
+                fail = 0.5 * (lo + hi)
+        if fail == 1e300:
+            row = out[m]
+            row[0] = i0
+            row[1] = i1
+            row[2] = kind
+            row[3] = mode
+            row[4] = ep
+            row[5] = total / (n + 1)
+            for k in range(3):
+                row[6 + k] = a[k]
+                row[9 + k] = b[k]
+                row[12 + k] = a[3 + k]
+                row[15 + k] = b[3 + k]
+            m += 1
+            continue
+        # shrink or split around the failing position
+        if fail < i0:
+            pieces = ((i0, i1, i0 * 1.0, hi), (-1, -1, 0.0, 0.0))
+        elif fail > i1:
+            pieces = ((i0, i1, lo, i1 * 1.0), (-1, -1, 0.0, 0.0))
+        else:
+            q_left = int(math.ceil(fail)) - 1  # last sample before the failure
+            q_right = int(math.floor(fail)) + 1  # first sample after it
+            pieces = ((q_right, i1, q_right * 1.0, hi), (i0, q_left, lo, q_left * 1.0))
+        for pc in pieces:
+            if pc[0] < 0 or pc[1] < pc[0]:
+                continue
+            stack_i[top, 0] = pc[0]
+            stack_i[top, 1] = pc[1]
+            stack_i[top, 2] = kind
+            stack_f[top, 0] = max(pc[2], pc[0] - 0.5)
+            stack_f[top, 1] = min(pc[3], pc[1] + 0.5)
+            top += 1
+    return m
+
+
+@njit(cache=True)
+def reverse_valid(starts, ends, modes, edge_dirs, enabled, prm, tri, vox):
+    """For each link, is the trajectory from its end back to its start valid at every
+    tested position (``check_positions``)? Returns (ok (L,), reverse kind (L,), mean
+    reverse path length (L,))."""
+    nl = starts.shape[0]
+    ok_out = np.zeros(nl, np.bool_)
+    kind_out = np.full(nl, -1, np.int64)
+    len_out = np.zeros(nl, np.float64)
+    climb = prm[P_CLIMB]
+    for li in range(nl):
+        if modes[li] != MODE_JUMP:
+            continue  # walking off a ledge has no way back up
+        a0 = starts[li, 0]
+        a1 = starts[li, 1]
+        b0 = ends[li, 0]
+        b1 = ends[li, 1]
+        width = math.sqrt((a1[0] - a0[0]) ** 2 + (a1[1] - a0[1]) ** 2 + (a1[2] - a0[2]) ** 2)
+        cnt = check_positions(width, prm)
+        rkind = -1
+        good = True
+        total = 0.0
+        for h in range(cnt + 1):
+            f = h / cnt
+            x0 = b0[0] + f * (b1[0] - b0[0])
+            y0 = b0[1] + f * (b1[1] - b0[1])
+            z0 = b0[2] + f * (b1[2] - b0[2])
+            x1 = a0[0] + f * (a1[0] - a0[0])
+            y1 = a0[1] + f * (a1[1] - a0[1])
+            z1 = a0[2] + f * (a1[2] - a0[2])
+            k = kind_of(z1 - z0, climb)
+            if rkind < 0:
+                rkind = k
+                if not enabled[k]:
+                    good = False
+                    break
+            elif k != rkind:
+                good = False
+                break
+            ok, _st, _sl, length = check_path(x0, y0, z0, x1, y1, z1, k, MODE_JUMP,
+                                              edge_dirs[li, 0], edge_dirs[li, 1], prm, tri,
+                                              vox)
+            if not ok:
+                good = False
+                break
+            total += length
+        if good:
+            ok_out[li] = True
+            kind_out[li] = rkind
+            len_out[li] = total / (cnt + 1)
+    return ok_out, kind_out, len_out
+
+
+@njit(cache=True)
+def _point_seg_dist(p, a, b):
+    dx = b[0] - a[0]
+    dy = b[1] - a[1]
+    dz = b[2] - a[2]
+    ll = dx * dx + dy * dy + dz * dz
+    t = 0.0
+    if ll > 0.0:
+        t = min(max(((p[0] - a[0]) * dx + (p[1] - a[1]) * dy + (p[2] - a[2]) * dz) / ll, 0.0),
+                1.0)
+    ex = a[0] + t * dx - p[0]
+    ey = a[1] + t * dy - p[1]
+    ez = a[2] + t * dz - p[2]
+    return math.sqrt(ex * ex + ey * ey + ez * ez)
+
+
+@njit(cache=True)
+def _covers(sa, sb, ea, eb, start, end, tol):
+    """Do both ends of segment pair (start, end) lie within tol of segments (sa-sb, ea-eb)?"""
+    return (_point_seg_dist(start[0], sa, sb) <= tol and _point_seg_dist(start[1], sa, sb) <= tol
+            and _point_seg_dist(end[0], ea, eb) <= tol and _point_seg_dist(end[1], ea, eb) <= tol)
+
+
+@njit(cache=True)
+def dedupe(order, starts, ends, boxes, bidir, tol):
+    """Keep links in ``order``; drop one whose start and end segments both lie within tol of
+    a kept link's (or of its end and start, when the kept link is bidirectional). A one-way
+    link does not hide a bidirectional one. ``boxes`` rows: xy bounds of both segments."""
+    nl = order.shape[0]
+    keep = np.zeros(starts.shape[0], np.bool_)
+    kept = np.empty(nl, np.int64)
+    nk = 0
+    for oi in range(nl):
+        li = order[oi]
+        s = starts[li]
+        e = ends[li]
+        b = boxes[li]
+        dup = False
+        for kk in range(nk):
+            k = kept[kk]
+            kb = boxes[k]
+            if kb[0] > b[2] + 2 * tol or b[0] > kb[2] + 2 * tol or kb[1] > b[3] + 2 * tol \
+                    or b[1] > kb[3] + 2 * tol:
+                continue
+            if bidir[li] and not bidir[k]:
+                continue
+            ks = starts[k]
+            ke = ends[k]
+            if _covers(ks[0], ks[1], ke[0], ke[1], s, e, tol):
+                dup = True
+                break
+            if bidir[k] and _covers(ke[0], ke[1], ks[0], ks[1], s, e, tol):
+                dup = True
+                break
+        if not dup:
+            keep[li] = True
+            kept[nk] = li
+            nk += 1
+    return keep

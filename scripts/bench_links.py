@@ -1,0 +1,107 @@
+"""Benchmark jump-link generation: ``python scripts/bench_links.py MESH.obj [...] [--tile K]``.
+
+For each mesh (and, with ``--tile K``, each mesh tiled K x K: dungeon 10 x 10 is the
+~1 M-triangle scene) it bakes once to load the JIT cache, then ``--runs`` times with links
+on, and prints JSON: median link time and its stages, median navmesh bake time without
+links (total minus links), their ratio, link counts per kind, border edges and the share
+that got a link, and the search's operation counts. ``--set NAME=VALUE`` changes settings.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import pathlib
+import statistics
+import sys
+import time
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+
+
+def bench(vertices, triangles, settings, runs: int) -> dict:
+    from blender_navjump.core import bake
+    from blender_navjump.core import links as links_mod
+
+    infos = []
+    original = links_mod.build_links
+
+    def recording(*args):
+        info = original(*args)
+        infos.append(info)
+        return info
+
+    links_mod.build_links = recording
+    try:
+        t0 = time.perf_counter()
+        nm = bake(vertices, triangles, settings)
+        first = (time.perf_counter() - t0) * 1000.0
+        link_ms, nav_ms, stages = [], [], {}
+        for _ in range(runs):
+            nm = bake(vertices, triangles, settings)
+            tm = nm.stats["timings_ms"]
+            link_ms.append(tm["links"])
+            nav_ms.append(tm["total"] - tm["links"])
+            for k, v in infos[-1]["timings_ms"].items():
+                stages.setdefault(k, []).append(v)
+    finally:
+        links_mod.build_links = original
+    info = infos[-1]
+    med_links = statistics.median(link_ms)
+    med_nav = statistics.median(nav_ms)
+    return {
+        "triangles": int(triangles.shape[0]),
+        "first_call_ms": round(first, 1),
+        "links_ms": round(med_links, 2),
+        "navmesh_ms": round(med_nav, 2),
+        "links_share_of_navmesh": round(med_links / med_nav, 3) if med_nav else None,
+        "link_stages_ms": {k: round(statistics.median(v), 2) for k, v in stages.items()},
+        "links": nm.stats.get("links", {}),
+        "border_edges": info["border_edges"],
+        "border_edges_linked": info["border_edges_linked"],
+        "border_share_linked": round(info["border_edges_linked"] / max(info["border_edges"], 1),
+                                     4),
+        "samples": info["samples"],
+        "search_counts": info.get("search_counts", {}),
+        "messages": info["messages"],
+    }
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("meshes", nargs="+")
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--up", default="y", choices=("y", "z"))
+    ap.add_argument("--tile", type=int, default=0)
+    ap.add_argument("--tile-runs", type=int, default=2)
+    ap.add_argument("--set", action="append", default=[], metavar="NAME=VALUE")
+    args = ap.parse_args(argv)
+
+    sys.path.insert(0, str(ROOT))
+    sys.path.insert(0, str(ROOT / "scripts"))
+    from bench import tiled
+
+    from blender_navjump.core import BakeSettings
+    from blender_navjump.core.objio import read_obj
+
+    overrides = {"links_enabled": True}
+    for item in args.set:
+        name, text = item.split("=", 1)
+        overrides[name] = BakeSettings.parse_value(name, text)
+    settings = BakeSettings.from_dict({**BakeSettings().to_dict(), **overrides})
+    results = []
+    for mesh in args.meshes:
+        v, t = read_obj(mesh, up=args.up)
+        res = bench(v, t, settings, args.runs)
+        results.append({"mesh": pathlib.Path(mesh).name, **res})
+        if args.tile > 1:
+            tv, tt = tiled(v, t, args.tile)
+            res = bench(tv, tt, settings, args.tile_runs)
+            results.append({"mesh": f"{pathlib.Path(mesh).name} x{args.tile}x{args.tile}",
+                            **res})
+    print(json.dumps({"settings": overrides, "results": results}, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,256 @@
+"""Headless batch bakes: scripts/bake.py under plain Python (real subprocesses) and inside
+a Blender session (the bpy module standing in for ``blender -b FILE --python``)."""
+
+import importlib.util
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from blender_navjump.blender import headless
+from blender_navjump.core.settings import BakeSettings
+from blender_navjump.export import detour, gltf, navjump_json, obj
+
+ROOT = Path(__file__).resolve().parents[2]
+SCRIPT = ROOT / "scripts" / "bake.py"
+DEMO = ROOT / "assets" / "demo_level.blend"
+ALL_FORMATS = "json,obj,gltf,detour"
+
+
+def run_script(*args, timeout=600):
+    # Same Blender user folder as this session (conftest), and the same staged source tree:
+    # the numba kernels the session compiled are reused from its cache.
+    env = dict(os.environ, NAVJUMP_DEV_REPO="navjump_tests")
+    return subprocess.run([sys.executable, str(SCRIPT), *map(str, args)], capture_output=True,
+                          text=True, timeout=timeout, env=env, cwd=str(ROOT))
+
+
+def summary_lines(stdout: str) -> list[str]:
+    return [line for line in stdout.splitlines() if line.startswith(("OK ", "FAILED "))]
+
+
+def _sorted_rows(rows) -> np.ndarray:
+    a = np.round(np.asarray(rows, dtype=np.float64), 3)
+    return a[np.lexsort(a.T[::-1])]
+
+
+def load_report(path) -> dict:
+    return json.loads(Path(path).read_text(encoding="utf-8"))
+
+
+@pytest.fixture
+def demo_copy(tmp_path):
+    def make(name):
+        path = tmp_path / "in" / name
+        path.parent.mkdir(exist_ok=True)
+        shutil.copy2(DEMO, path)
+        return path
+    return make
+
+
+# ---------------------------------------------------------------- plain Python mode
+def test_demo_level_writes_all_formats_that_read_back(tmp_path, bpy, navjump, demo_scene):
+    expected_settings = navjump.props.to_bake_settings(demo_scene.navjump).to_dict()
+    out = tmp_path / "out"
+    report_path = tmp_path / "report.json"
+    proc = run_script(DEMO, "--out", out, "--format", ALL_FORMATS, "--report", report_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    lines = summary_lines(proc.stdout)
+    assert len(lines) == 1 and lines[0].startswith("OK ") and "demo_level.blend" in lines[0]
+    assert "1 of 1 file baked, 0 failed" in proc.stdout
+    assert "Read blend" not in proc.stdout  # Blender's log goes to stderr
+
+    entry = load_report(report_path)["files"][0]
+    assert entry["ok"] and entry["error"] is None
+    stats = entry["stats"]
+    # Settings are the file's saved panel settings (no preset, no --set).
+    assert entry["settings"] == expected_settings
+    names = sorted(Path(p).name for p in entry["outputs"])
+    assert names == sorted(["demo_level.navjump.json", "demo_level.navjump.obj",
+                            "demo_level.navjump.glb", "demo_level.navjump.detour.bin"])
+
+    nm = navjump_json.read_json(out / "demo_level.navjump.json")
+    assert nm.polygon_count == stats["polygons"] > 0
+    assert nm.link_count == stats["links"]
+    assert nm.settings == expected_settings
+    by_stance = {name: int((nm.polygon_stance == i).sum())
+                 for i, name in enumerate(("stand", "crouch", "prone"))}
+    assert by_stance == stats["polygons_by_stance"]
+
+    polys = obj.read_obj_polygons(out / "demo_level.navjump.obj")
+    assert len(polys.polygons) == nm.polygon_count
+    # The OBJ groups polygons by stance: compare the polygons as a set (by centroid).
+    np.testing.assert_allclose(
+        _sorted_rows([polys.polygon_coords(i).mean(axis=0) for i in range(nm.polygon_count)]),
+        _sorted_rows([nm.polygon_vertices(i).mean(axis=0) for i in range(nm.polygon_count)]),
+        atol=1e-4)
+
+    glb_polys, glb_stances = gltf.read_glb(out / "demo_level.navjump.glb").polygons_z_up()
+    assert len(glb_polys) == nm.polygon_count
+    assert np.array_equal(glb_stances, nm.polygon_stance.astype(np.int8))
+
+    tile = detour.read_detour(out / "demo_level.navjump.detour.bin").tiles[0]
+    assert tile.detail_meshes.shape[0] == nm.polygon_count
+    assert tile.offmesh_cons.shape[0] == detour.offmesh_connections(nm).count
+
+
+def test_bad_settings_fail_naming_the_setting_and_write_nothing(tmp_path, bpy, navjump,
+                                                                 demo_scene):
+    demo_scene.navjump.crouch_height = 2.5  # above stand (1.8): prone < crouch < stand fails
+    bad = tmp_path / "bad_settings.blend"
+    bpy.ops.wm.save_as_mainfile(filepath=str(bad), copy=True)
+    out = tmp_path / "out"
+    report_path = tmp_path / "report.json"
+    proc = run_script(bad, "--out", out, "--format", ALL_FORMATS, "--report", report_path)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    lines = summary_lines(proc.stdout)
+    assert len(lines) == 1 and lines[0].startswith("FAILED ")
+    assert "crouch_height" in lines[0] and "'Crouch'" in lines[0]
+    assert not out.exists() or not any(out.iterdir())
+    entry = load_report(report_path)["files"][0]
+    assert not entry["ok"] and "crouch_height" in entry["error"] and entry["outputs"] == []
+
+    # A --set override is checked the same way, before anything is written.
+    proc = run_script(DEMO, "--out", out, "--set", "cell_height=5")
+    assert proc.returncode == 1
+    assert "cell_height" in summary_lines(proc.stdout)[0]
+    assert not out.exists() or not any(out.iterdir())
+
+
+def test_jobs_two_with_a_broken_file(tmp_path, navjump, demo_copy):
+    good_a, good_b = demo_copy("level_a.blend"), demo_copy("level_b.blend")
+    broken = tmp_path / "in" / "broken.blend"
+    broken.write_bytes(b"BLENDER-v500" + bytes(range(256)) * 8)  # a header, then junk
+    files = [good_a, broken, good_b]
+    out = tmp_path / "out"
+    report_path = tmp_path / "report.json"
+    proc = run_script(*files, "--jobs", 2, "--out", out, "--format", "json,detour",
+                      "--set", "links_enabled=false", "--report", report_path)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    lines = summary_lines(proc.stdout)
+    assert len(lines) == 3
+    assert sum(line.startswith("OK ") for line in lines) == 2
+    failed = [line for line in lines if line.startswith("FAILED ")]
+    assert len(failed) == 1 and "broken.blend" in failed[0]
+    assert "2 of 3 files baked, 1 failed" in proc.stdout
+
+    report = load_report(report_path)
+    assert report["jobs"] == 2 and report["succeeded"] == 2 and report["failed"] == 1
+    entries = report["files"]
+    assert [Path(e["file"]).name for e in entries] == [f.name for f in files]  # input order
+    assert all("worker" in e for e in entries)
+    bad = entries[1]
+    assert not bad["ok"] and "cannot open" in bad["error"] and bad["outputs"] == []
+    for e in (entries[0], entries[2]):
+        assert e["ok"] and e["error"] is None
+        assert e["stats"]["polygons"] > 0 and e["stats"]["links"] == 0
+        assert e["settings"]["links_enabled"] is False
+        assert all(Path(p).is_file() for p in e["outputs"]) and len(e["outputs"]) == 2
+    assert entries[0]["stats"]["polygons"] == entries[2]["stats"]["polygons"]
+    assert sorted(p.name for p in out.iterdir()) == sorted([
+        "level_a.navjump.json", "level_a.navjump.detour.bin",
+        "level_b.navjump.json", "level_b.navjump.detour.bin"])
+
+
+def test_save_stores_result_preset_and_overrides(tmp_path, bpy, navjump, demo_copy):
+    level = demo_copy("level.blend")
+    proc = run_script(level, "--save", "--preset", "large robot", "--set", "agent_radius=0.5",
+                      "--set", "links_enabled=off", "--out", tmp_path / "out")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "(saved)" in summary_lines(proc.stdout)[0]
+    nm = navjump_json.read_json(tmp_path / "out" / "level.navjump.json")
+    # Large robot preset (stand 3.0) with the radius overridden; auto cell size follows.
+    assert nm.settings["stand_height"] == pytest.approx(3.0)
+    assert nm.settings["agent_radius"] == pytest.approx(0.5)
+    assert nm.settings["cell_size"] == pytest.approx(0.25)
+    assert nm.settings["links_enabled"] is False
+
+    bpy.ops.wm.open_mainfile(filepath=str(level))
+    scene = bpy.context.scene
+    stored = navjump.storage.load_navmesh(scene)
+    assert stored is not None and stored.polygon_count == nm.polygon_count
+    assert scene.navjump.agent_radius == pytest.approx(0.5)
+    assert scene.navjump.stand_height == pytest.approx(3.0)
+    assert scene.navjump.links_enabled is False
+
+
+def test_unknown_preset_is_a_per_file_error_listing_the_presets(tmp_path, navjump):
+    proc = run_script(DEMO, "--preset", "Giant Squid", "--out", tmp_path / "out")
+    assert proc.returncode == 1
+    line = summary_lines(proc.stdout)[0]
+    assert "Giant Squid" in line and "Human" in line
+    assert not (tmp_path / "out").exists()
+
+
+# ---------------------------------------------------------------- arguments (no bpy needed)
+@pytest.mark.parametrize("argv, message", [
+    ([], "no .blend files given"),
+    (["a.blend", "--format", "json,png"], "unknown export format 'png'"),
+    (["a.blend", "--set", "agent_radius"], "NAME=VALUE"),
+    (["a.blend", "--set", "wingspan=2"], "wingspan"),
+    (["a.blend", "--set", "cell_size=wide"], "cell_size"),
+    (["a.blend", "--jobs", "0"], "--jobs"),
+    (["x/level.blend", "y/level.blend", "--out", "o"], "same output files"),
+])
+def test_argument_errors_exit_2_before_baking(argv, message, capsys):
+    with pytest.raises(SystemExit) as exc:
+        headless.script_main(argv)
+    assert exc.value.code == 2
+    assert message in capsys.readouterr().err
+
+
+def test_overrides_follow_the_panel_auto_cell_size():
+    base = BakeSettings(agent_radius=0.4, cell_size=0.2, cell_height=0.1)
+    overrides = headless.parse_overrides(["agent_radius=0.8", "links_enabled=yes"])
+    assert overrides == {"agent_radius": 0.8, "links_enabled": True}
+    auto = headless.apply_overrides(base, overrides, True, lambda r: (r / 2, r / 4))
+    assert (auto.agent_radius, auto.cell_size, auto.cell_height) == (0.8, 0.4, 0.2)
+    fixed = headless.apply_overrides(base, overrides, False, lambda r: (r / 2, r / 4))
+    assert (fixed.cell_size, fixed.cell_height) == (0.2, 0.1)
+    explicit = headless.apply_overrides(base, {"agent_radius": 0.8, "cell_size": 0.3}, True,
+                                        lambda r: (r / 2, r / 4))
+    assert (explicit.cell_size, explicit.cell_height) == (0.3, 0.1)
+
+
+# ---------------------------------------------------------------- inside Blender
+def _load_script_module():
+    spec = importlib.util.spec_from_file_location("navjump_bake_script", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_inside_blender_bakes_the_open_file_with_args_after_double_dash(
+        tmp_path, bpy, navjump, demo_scene, monkeypatch, capsys):
+    # As under ``blender -b level.blend --python scripts/bake.py -- ...``: bpy is loaded, the
+    # file is open, and its unsaved in-memory settings are the ones baked (no re-open).
+    demo_scene.navjump.agent_radius = 0.6
+    demo_scene.navjump.links_enabled = False
+    out = tmp_path / "out"
+    monkeypatch.setattr(sys, "argv", ["blender", "-b", str(DEMO), "--python", str(SCRIPT),
+                                      "--", "--out", str(out), "--format", "json,obj"])
+    code = _load_script_module().main()
+    assert code == 0
+    stdout = capsys.readouterr().out
+    assert len(summary_lines(stdout)) == 1 and summary_lines(stdout)[0].startswith("OK ")
+    nm = navjump_json.read_json(out / "demo_level.navjump.json")
+    assert nm.settings["agent_radius"] == pytest.approx(0.6)
+    assert nm.settings["cell_size"] == pytest.approx(0.3)  # auto: radius / 2
+    assert (out / "demo_level.navjump.obj").is_file()
+    assert bpy.data.filepath == str(DEMO) and bpy.data.is_dirty  # still the same open file
+
+
+def test_pool_reports_workers_that_cannot_start(tmp_path, bpy):
+    files = [tmp_path / "a.blend", tmp_path / "b.blend"]
+    setup = {"repo_dir": str(tmp_path / "no_such_repo"), "repo_module": "navjump_missing"}
+    seen = []
+    results = headless.run_pool(files, headless.BakeOptions(), 2, setup, on_result=seen.append)
+    assert [r["file"] for r in results] == [str(f) for f in files]
+    assert len(seen) == 2
+    for r in results:
+        assert not r["ok"] and "could not load NavJump" in r["error"]

@@ -1,0 +1,380 @@
+"""Automatic jump links on procedural levels with known answers, checked by the
+independent oracle (tests/link_oracle.py, from the triangles only)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from link_oracle import check_links
+from scenes import Scene
+
+from blender_navjump.core import BakeSettings, SettingsError, bake
+from blender_navjump.core.navmesh import LINK_DROP, LINK_JUMP_ACROSS, LINK_JUMP_UP, NavMesh
+
+# Box bottoms and floor tops sit off voxel boundaries so that voxel rounding cannot turn a
+# 0.95 m ledge into a walkable 0.9 m step (or the reverse): the answers below are the
+# geometry's, not the rounding's.
+FLOOR = 0.012
+LEDGE_SETTINGS = {"cell_size": 0.2, "cell_height": 0.05}
+
+
+def bake_links(scene: Scene, **overrides):
+    v, t = scene.arrays()
+    st = BakeSettings(links_enabled=True, **overrides)
+    return bake(v, t, st), v, t, st
+
+
+def assert_valid(nm, v, t, st):
+    problems = check_links(nm, v, t, st)
+    assert problems == [], "\n".join(problems[:20])
+    assert np.all(nm.link_start_poly != nm.link_end_poly)
+
+
+def kinds(nm):
+    return {k: int((nm.link_kind == i).sum())
+            for i, k in enumerate(("drop", "jump_across", "jump_up"))}
+
+
+def two_platforms(gap, width=10.0, length=10.0):
+    """Platforms [0, length] and [length + gap, 2 length + gap] along x, tops at z = 0."""
+    s = Scene()
+    s.box(0, 0, -1, length, width, 0)
+    s.box(length + gap, 0, -1, 2 * length + gap, width, 0)
+    return s
+
+
+def ledge(height, width=10.0):
+    """Lower floor [0, 22] x [0, width] with an upper platform [0, 10] of ``height``."""
+    s = Scene()
+    s.box(0, 0, -1, 22, width, FLOOR)
+    s.box(0, 0, FLOOR, 10, width, FLOOR + height)
+    return s
+
+
+def y_extent(nm, z=None):
+    """y range of the navmesh polygons (optionally only those at height ~z)."""
+    ys = []
+    for p in range(nm.polygon_count):
+        pts = nm.polygon_vertices(p)
+        if z is None or abs(pts[:, 2].mean() - z) < 0.3:
+            ys.append(pts[:, 1])
+    ys = np.concatenate(ys)
+    return ys.min(), ys.max()
+
+
+# --------------------------------------------------------------------- gaps
+
+
+@pytest.mark.parametrize("gap", [1.0, 2.0, 2.9, 3.1, 5.0])
+def test_gap_links_exactly_within_reach(gap):
+    nm, v, t, st = bake_links(two_platforms(gap))
+    assert_valid(nm, v, t, st)
+    if gap > st.max_jump_distance:
+        assert nm.link_count == 0, kinds(nm)
+        return
+    assert kinds(nm) == {"drop": 0, "jump_across": 1, "jump_up": 0}
+    assert nm.link_bidirectional[0]
+    start, end = nm.link_start[0], nm.link_end[0]
+    # one platform to the other, across the gap
+    sides = sorted([start[:, 0].mean(), end[:, 0].mean()])
+    assert sides[0] < 10.0 and sides[1] > 10.0 + gap
+    # across the whole width: the link spans the navmesh border up to half a sample
+    lo, hi = y_extent(nm)
+    seg_lo, seg_hi = sorted(start[:, 1])
+    assert seg_lo <= lo + 0.5 * st.cell_size + 1e-6
+    assert seg_hi >= hi - 0.5 * st.cell_size - 1e-6
+    # apex, length, cost as documented
+    assert nm.link_apex[0] == pytest.approx(st.max_jump_height)
+    assert nm.link_length[0] > abs(end[:, 0].mean() - start[:, 0].mean())
+    assert nm.link_cost[0] == pytest.approx(st.cost_jump_across * nm.link_length[0])
+
+
+def test_gap_reach_follows_max_jump_distance():
+    nm, v, t, st = bake_links(two_platforms(3.5), max_jump_distance=4.0)
+    assert kinds(nm)["jump_across"] == 1
+    assert_valid(nm, v, t, st)
+    nm, *_ = bake_links(two_platforms(3.5), max_jump_distance=4.0, jump_across_enabled=False)
+    assert nm.link_count == 0
+
+
+# ------------------------------------------------------------------- ledges
+
+
+@pytest.mark.parametrize("height", [0.5, 0.95, 1.5, 3.9, 4.5])
+def test_ledge_heights(height):
+    nm, v, t, st = bake_links(ledge(height), **LEDGE_SETTINGS)
+    assert_valid(nm, v, t, st)
+    got = kinds(nm)
+    if height <= st.agent_max_climb:
+        # a step: walkable, the navmesh joins both levels and needs no link
+        assert nm.link_count == 0, got
+        assert (nm.neighbours >= 0).any()
+        return
+    if height <= st.max_jump_height:
+        # jump up, and the drop back down is the same link used the other way
+        assert got == {"drop": 0, "jump_across": 0, "jump_up": 1}
+        assert nm.link_bidirectional[0]
+        assert nm.link_start[0, :, 2].mean() < nm.link_end[0, :, 2].mean()
+    elif height <= st.max_drop_height:
+        assert got == {"drop": 1, "jump_across": 0, "jump_up": 0}
+        assert not nm.link_bidirectional[0]
+        assert nm.link_start[0, :, 2].mean() > nm.link_end[0, :, 2].mean() + height - 0.2
+    else:
+        assert nm.link_count == 0, got
+        return
+    lo, hi = y_extent(nm)
+    seg = sorted(nm.link_start[0, :, 1])
+    assert seg[0] <= lo + 0.5 * st.cell_size + 1e-6 and seg[1] >= hi - 0.5 * st.cell_size - 1e-6
+
+
+def test_drop_walks_off_the_ledge():
+    nm, v, t, st = bake_links(ledge(3.9), **LEDGE_SETTINGS)
+    assert nm.link_kind.tolist() == [LINK_DROP]
+    assert nm.link_apex[0] == 0.0  # walked off, no jump
+    # it lands clear of the wall: at least an agent radius out from the ledge (x = 10)
+    assert nm.link_end[0, :, 0].min() > 10.0 + st.agent_radius
+
+
+def test_kind_switches_and_jump_height_zero():
+    nm, *_ = bake_links(ledge(0.95), drop_enabled=False, jump_up_enabled=False,
+                        **LEDGE_SETTINGS)
+    assert nm.link_count == 0
+    nm, *_ = bake_links(ledge(0.95), jump_up_enabled=False, **LEDGE_SETTINGS)
+    assert nm.link_kind.tolist() == [LINK_DROP]  # the drop alone, one way
+    assert not nm.link_bidirectional[0]
+    nm, v, t, st = bake_links(ledge(1.5), max_jump_height=0.0, **LEDGE_SETTINGS)
+    assert nm.link_kind.tolist() == [LINK_DROP]
+    assert nm.link_apex[0] == 0.0
+    assert_valid(nm, v, t, st)
+
+
+# ------------------------------------------------------------ obstructions
+
+
+def test_low_ceiling_over_gap_blocks_the_arc():
+    def scene(ceiling_z):
+        s = two_platforms(2.0)
+        # a slab over the gap only: walking clearance on the platforms is untouched
+        s.box(10.0, -1.0, ceiling_z, 12.0, 11.0, ceiling_z + 0.3)
+        return s
+
+    st0 = BakeSettings()
+    # the arc's apex plus the agent's height reaches 3 m above the platforms
+    nm, v, t, st = bake_links(scene(st0.max_jump_height + st0.agent_height - 0.6))
+    assert kinds(nm)["jump_across"] == 0, kinds(nm)
+    assert_valid(nm, v, t, st)  # (the slab's top gets drops down to the platforms)
+    nm, v, t, st = bake_links(scene(st0.max_jump_height + st0.agent_height + 0.4))
+    assert kinds(nm)["jump_across"] == 1
+    assert_valid(nm, v, t, st)
+
+
+def test_pillar_in_gap_splits_the_link():
+    s = two_platforms(2.0)
+    s.box(10.85, 4.85, -3.0, 11.15, 5.15, 6.0)  # 0.3 m pillar in the middle of the gap
+    nm, v, t, st = bake_links(s)
+    assert_valid(nm, v, t, st)
+    assert kinds(nm)["jump_across"] == 2
+    # neither link passes the pillar: the agent (radius less the tolerance) keeps clear
+    clear = 0.15 + st.agent_radius - 0.1
+    for k in range(nm.link_count):
+        ys = np.concatenate([nm.link_start[k, :, 1], nm.link_end[k, :, 1]])
+        assert ys.max() <= 5.0 - clear + 1e-6 or ys.min() >= 5.0 + clear - 1e-6
+
+
+def test_wall_between_platforms_has_no_link():
+    s = Scene()
+    s.box(0, 0, -1, 22, 10, 0)
+    s.box(10.0, -1.0, 0.0, 10.5, 11.0, 3.5)  # a wall splitting one floor in two
+    nm, v, t, st = bake_links(s)
+    assert nm.link_count == 0, kinds(nm)
+    # the same wall standing in a 2 m gap
+    s = two_platforms(2.0)
+    s.box(10.75, -1.0, -3.0, 11.25, 11.0, 3.5)
+    nm, v, t, st = bake_links(s)
+    assert nm.link_count == 0, kinds(nm)
+
+
+def test_narrow_beam_is_never_a_landing():
+    s = two_platforms(2.4)
+    s.box(11.0, 0, -1, 11.4, 10, 0)  # 0.4 m beam in the gap: thinner than the agent
+    nm, v, t, st = bake_links(s)
+    assert_valid(nm, v, t, st)
+    assert kinds(nm) == {"drop": 0, "jump_across": 1, "jump_up": 0}
+    for seg in (nm.link_start[0], nm.link_end[0]):
+        x = seg[:, 0].mean()
+        assert x < 10.0 or x > 12.4  # on a platform, never on the beam
+
+
+def test_overhang_over_the_landing():
+    s = Scene()
+    s.box(0, 0, -1, 24, 10, FLOOR)
+    s.box(0, 0, FLOOR, 10, 10, FLOOR + 3.0)
+    s.box(10.0, 0, FLOOR + 1.5, 11.5, 10, FLOOR + 1.7)  # slab over the foot of the cliff
+    nm, v, t, st = bake_links(s, **LEDGE_SETTINGS)
+    assert_valid(nm, v, t, st)
+    assert kinds(nm)["drop"] >= 1
+    drops = nm.link_kind == LINK_DROP
+    # no landing under the slab (too low to stand): all beyond it
+    assert nm.link_end[drops, :, 0].min() > 11.5 + st.agent_radius - 0.1
+
+
+def test_slot_links_join_different_polygons():
+    # a U-shaped platform: a 1.5 m slot cut into it, jumpable across
+    s = Scene()
+    s.box(0, 0, -1, 20, 6, 0)
+    s.box(0, 6, -1, 9.25, 16, 0)
+    s.box(10.75, 6, -1, 20, 16, 0)
+    nm, v, t, st = bake_links(s)
+    assert_valid(nm, v, t, st)
+    assert kinds(nm)["jump_across"] >= 1
+
+
+# --------------------------------------------------------------- bad input
+
+
+@pytest.mark.parametrize("name,value", [
+    ("max_jump_height", -1.0), ("max_jump_distance", -0.5), ("max_drop_height", -2.0),
+    ("gravity", 0.0), ("link_sample_step", -0.3), ("link_search_angle", 90.0),
+    ("cost_drop", -1.0), ("max_jump_distance", 100.0)])
+def test_settings_out_of_range_are_refused(name, value):
+    with pytest.raises(SettingsError) as err:
+        BakeSettings(links_enabled=True, **{name: value}).validate()
+    assert err.value.setting == name
+
+
+def test_search_too_wide_for_the_grid_is_refused():
+    with pytest.raises(SettingsError) as err:
+        BakeSettings(links_enabled=True, cell_size=0.1, max_jump_distance=25.0).validate()
+    assert "200 cells" in str(err.value)
+
+
+def test_sample_step_finer_than_a_quarter_cell_is_refused():
+    v, t = two_platforms(1.0).arrays()
+    with pytest.raises(SettingsError) as err:
+        bake(v, t, BakeSettings(links_enabled=True, link_sample_step=0.01))
+    assert err.value.setting == "link_sample_step"
+
+
+def test_navmesh_without_border_edges():
+    from blender_navjump.core import links as links_mod
+    from blender_navjump.core.settings import voxel_config
+
+    nm, v, t, st = bake_links(two_platforms(1.0))
+    nm.neighbours[:] = np.where(nm.polygons >= 0, 0, -1)  # pretend every edge is shared
+    cfg = voxel_config(st, v.min(axis=0), v.max(axis=0))
+    info = links_mod.build_links(nm, None, None, cfg, st, v, t)
+    assert nm.link_count == 0
+    assert any("no border edges" in m for m in info["messages"])
+
+
+def test_platform_thinner_than_a_cell():
+    s = two_platforms(1.5)
+    s.box(3.0, 3.0, 0.0, 3.1, 7.0, 1.0)  # a 0.1 m thin wall on the platform
+    s.box(30.0, 0, 2.0, 30.1, 10, 2.1)  # a 0.1 m ledge high up, out of reach of all
+    nm, v, t, st = bake_links(s)
+    assert_valid(nm, v, t, st)
+    assert kinds(nm)["jump_across"] >= 1
+
+
+def test_deterministic_and_all_kinds_off():
+    s = two_platforms(2.0)
+    s.box(0, 20, -1, 22, 30, FLOOR)  # and a ledge beside them
+    s.box(0, 20, FLOOR, 10, 30, FLOOR + 1.5)
+    nm1, *_ = bake_links(s)
+    assert kinds(nm1)["drop"] >= 1 and kinds(nm1)["jump_across"] >= 1
+    nm2, *_ = bake_links(s)
+    for name in ("link_kind", "link_start", "link_end", "link_bidirectional",
+                 "link_start_poly", "link_end_poly", "link_apex", "link_length", "link_cost"):
+        assert np.array_equal(getattr(nm1, name), getattr(nm2, name)), name
+    nm, *_ = bake_links(s, drop_enabled=False, jump_across_enabled=False,
+                        jump_up_enabled=False)
+    assert nm.link_count == 0
+
+
+def test_links_survive_save_and_load(tmp_path):
+    nm, *_ = bake_links(ledge(0.95), **LEDGE_SETTINGS)
+    path = tmp_path / "links.npz"
+    nm.save(path)
+    back = NavMesh.load(path)
+    assert back.equals(nm)
+    assert back.link_kind.tolist() == [LINK_JUMP_UP]
+    assert nm.stats["links"] == {"drop": 0, "jump_across": 0, "jump_up": 1}
+
+
+def test_min_link_width_drops_narrow_links():
+    nm, *_ = bake_links(two_platforms(1.0, width=3.0))
+    assert nm.link_count == 1
+    width = float(np.linalg.norm(nm.link_start[0, 1] - nm.link_start[0, 0]))
+    nm, *_ = bake_links(two_platforms(1.0, width=3.0), min_link_width=width + 0.05)
+    assert nm.link_count == 0
+
+
+def test_diagonal_search_finds_offset_platform():
+    # the far platform only overlaps the near one's edge by a corner: along the normal
+    # from most samples there is nothing, 30 degrees off it there is
+    s = Scene()
+    s.box(0, 0, -1, 10, 4, 0)
+    s.box(11.5, 4.6, -1, 21.5, 14.6, 0)
+    nm, v, t, st = bake_links(s, link_search_angle=0.0, min_link_width=0.0)
+    straight = nm.link_count
+    nm, v, t, st = bake_links(s, link_search_angle=45.0, min_link_width=0.0)
+    assert_valid(nm, v, t, st)
+    assert nm.link_count >= straight
+
+
+# ------------------------------------------------------ Recast sample meshes
+
+
+def border_edges(nm):
+    out = []
+    for p in range(nm.polygon_count):
+        pts = nm.polygon_vertices(p)
+        n = len(pts)
+        for i in range(n):
+            if nm.neighbours[p, i] < 0:
+                out.append((pts[i], pts[(i + 1) % n]))
+    return out
+
+
+def _on_edge(seg, edge, tol):
+    a, b = edge[0][:2], edge[1][:2]
+    d = b - a
+    ln = float(np.hypot(*d))
+    if ln == 0:
+        return False
+    for p in seg:
+        q = p[:2] - a
+        along = float(q @ d) / ln
+        off = abs(float(q[0] * d[1] - q[1] * d[0])) / ln
+        if off > tol or along < -tol or along > ln + tol:
+            return False
+    return True
+
+
+@pytest.mark.parametrize("mesh", ["dungeon", "nav_test"])
+def test_recast_sample_meshes(recast_data, mesh, capsys):
+    from blender_navjump.core.objio import read_obj
+
+    v, t = read_obj(recast_data / f"{mesh}.obj", up="y")
+    st = BakeSettings(links_enabled=True)
+    nm = bake(v, t, st)
+    assert_valid(nm, v, t, st)
+    edges = border_edges(nm)
+    linked = 0
+    for e in edges:
+        segs = [nm.link_start[k] for k in range(nm.link_count)]
+        segs += [nm.link_end[k] for k in range(nm.link_count) if nm.link_bidirectional[k]]
+        if any(_on_edge(sg, e, 0.5 * st.cell_size) for sg in segs):
+            linked += 1
+    share = linked / max(len(edges), 1)
+    with capsys.disabled():
+        print(f"\n{mesh}: links {nm.stats['links']}, border edges {len(edges)}, "
+              f"with a link {linked} ({100 * share:.1f}%), links "
+              f"{nm.stats['timings_ms']['links']:.1f} ms")
+    assert 0.0 <= share <= 1.0
+    assert sum(nm.stats["links"].values()) == nm.link_count
+    assert math.isfinite(nm.link_cost.sum())
+    assert nm.link_kind.dtype == np.int8 and nm.link_start.shape == (nm.link_count, 2, 3)
+    assert set(np.unique(nm.link_kind)) <= {LINK_DROP, LINK_JUMP_ACROSS, LINK_JUMP_UP}
