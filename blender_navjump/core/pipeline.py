@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable
 
@@ -174,9 +175,12 @@ def bake(vertices, triangles, settings: BakeSettings | None = None,
     if settings.links_enabled and nm.polygon_count:
         from . import links as links_mod
 
-        links_mod.build_links(nm, hf, chf, cfg, settings, v, t)
+        info = links_mod.build_links(nm, hf, chf, cfg, settings, v, t)
         stats["links"] = {k: int((nm.link_kind == i).sum())
                           for i, k in enumerate(("drop", "jump_across", "jump_up"))}
+        # keep the generator's summary (border-edge share, messages for the user)
+        stats["links_info"] = json.loads(json.dumps(info, default=float))
+        stats.setdefault("warnings", []).extend(info.get("messages", []))
     done("links", t0)
     if progress is not None:
         progress("done", 1.0)
