@@ -28,7 +28,7 @@ def _pool() -> ThreadPoolExecutor:
     return _POOL
 
 
-def run_banded(kernel, rows: int, *args, min_rows: int = 64):
+def run_banded(kernel, rows: int, *args, min_rows: int = 256):
     """Call ``kernel(*args, row_lo, row_hi)`` over bands covering ``rows`` rows.
 
     Small grids run in one call on the calling thread.
