@@ -47,24 +47,49 @@ def classify_stances(chf: CompactHeightfield, stance_heights) -> None:
 def _lowering_median(span_con, span_area):
     # For each span, the median area of itself and its 8 neighbours (missing neighbours
     # count as itself), then keep the larger of (own, median): noise may only be lowered.
+    # Area ids are tiny (1..3), so the median comes from a count, not a sort.
     n = span_area.shape[0]
     out = span_area.copy()
-    vals = np.empty(9, np.int32)
     for i in range(n):
         a = span_area[i]
         if a == 0:
             continue
-        for k in range(9):
-            vals[k] = a
+        c1 = 0
+        c2 = 0
+        c3 = 0
+        higher = 0  # neighbours with a larger id (lower stance) than this span
         for d in range(4):
             j = span_con[i, d]
+            v = a
+            v2 = a
             if j >= 0 and span_area[j] != 0:
-                vals[d * 2] = span_area[j]
+                v = span_area[j]
                 j2 = span_con[j, (d + 1) & 3]
                 if j2 >= 0 and span_area[j2] != 0:
-                    vals[d * 2 + 1] = span_area[j2]
-        vals.sort()
-        med = vals[4]
+                    v2 = span_area[j2]
+            for w in (v, v2):
+                if w > a:
+                    higher += 1
+                if w == 1:
+                    c1 += 1
+                elif w == 2:
+                    c2 += 1
+                else:
+                    c3 += 1
+        if higher < 4:
+            continue  # the median cannot exceed the own id: nothing to lower
+        if a == 1:
+            c1 += 1
+        elif a == 2:
+            c2 += 1
+        else:
+            c3 += 1
+        if c1 >= 5:
+            med = 1
+        elif c1 + c2 >= 5:
+            med = 2
+        else:
+            med = 3
         if med > a:
             out[i] = med
     return out
