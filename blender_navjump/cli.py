@@ -7,7 +7,6 @@ no output file is left behind.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 
@@ -143,6 +142,3 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {msg}", file=sys.stderr)
         return 2
 
-
-def dump_json(obj) -> str:
-    return json.dumps(obj, indent=2)

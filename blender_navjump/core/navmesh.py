@@ -91,25 +91,29 @@ class NavMesh:
 
     def detail_triangle_coords(self) -> np.ndarray:
         """All detail triangles as a (T, 3, 3) array of world points."""
-        out = []
-        for p in range(self.polygon_count):
-            vb, _nv, tb, nt = self.detail_meshes[p]
-            tris = self.detail_triangles[tb:tb + nt, :3] + vb
-            out.append(self.detail_vertices[tris])
-        if not out:
-            return np.zeros((0, 3, 3))
-        return np.concatenate(out, axis=0)
+        counts = self.detail_meshes[:, 3]
+        base = np.repeat(self.detail_meshes[:, 0], counts)
+        return self.detail_vertices[self.detail_triangles[:, :3] + base[:, None]]
 
-    def surface_area(self) -> float:
-        """3D area of the walkable surface (detail triangles; polygons if none)."""
+    def polygon_surface_areas(self) -> np.ndarray:
+        """3D area of each polygon's walkable surface (detail triangles; polygon if none)."""
+        out = np.zeros(self.polygon_count)
+        if self.polygon_count == 0:
+            return out
         if self.detail_triangles.shape[0]:
+            owner = np.repeat(np.arange(self.polygon_count), self.detail_meshes[:, 3])
             t = self.detail_triangle_coords()
         else:
             t = self.polygon_triangle_coords()
-        if t.shape[0] == 0:
-            return 0.0
+            owner = np.repeat(np.arange(self.polygon_count),
+                              np.maximum(self.polygon_vertex_count() - 2, 0))
         c = np.cross(t[:, 1] - t[:, 0], t[:, 2] - t[:, 0])
-        return float(0.5 * np.linalg.norm(c, axis=1).sum())
+        np.add.at(out, owner, 0.5 * np.linalg.norm(c, axis=1))
+        return out
+
+    def surface_area(self) -> float:
+        """3D area of the walkable surface (detail triangles; polygons if none)."""
+        return float(self.polygon_surface_areas().sum())
 
     def polygon_triangle_coords(self) -> np.ndarray:
         out = []

@@ -27,7 +27,7 @@ class BakeInputError(ValueError):
 
 def validate_geometry(vertices, triangles, walkable=None):
     """Return clean (vertices float64 (N,3), triangles int32 (M,3), walkable bool (M,),
-    degenerate_count) or raise BakeInputError."""
+    degenerate_count, used vertices (K,3)) or raise BakeInputError."""
     try:
         v = np.asarray(vertices, dtype=np.float64)
     except (TypeError, ValueError):
@@ -70,7 +70,7 @@ def validate_geometry(vertices, triangles, walkable=None):
     if n_deg:
         t = t[~degenerate]
         walk = walk[~degenerate]
-    return v, np.ascontiguousarray(t), np.ascontiguousarray(walk), n_deg
+    return v, np.ascontiguousarray(t), np.ascontiguousarray(walk), n_deg, used
 
 
 def bake(vertices, triangles, settings: BakeSettings | None = None,
@@ -82,8 +82,9 @@ def bake(vertices, triangles, settings: BakeSettings | None = None,
     progress(stage, fraction) is called before each stage and may raise BakeCancelled.
     Raises SettingsError / BakeInputError (both ValueError) on bad input.
     """
+    t_all = time.perf_counter()
     settings = (settings or BakeSettings()).validate()
-    v, t, walk, n_deg = validate_geometry(vertices, triangles, walkable)
+    v, t, walk, n_deg, used = validate_geometry(vertices, triangles, walkable)
     timings: dict[str, float] = {}
     stats: dict = {"input_triangles": int(np.asarray(triangles).shape[0]),
                    "degenerate_triangles_skipped": n_deg}
@@ -93,7 +94,6 @@ def bake(vertices, triangles, settings: BakeSettings | None = None,
     from . import compact, contours, detail, erode, filters, polymesh, rasterize, regions
     from . import stances as stance_mod
 
-    used = v[np.unique(t)]
     bmin = used.min(axis=0)
     bmax = used.max(axis=0)
     cfg = voxel_config(settings, bmin, bmax, t.shape[0])
@@ -107,7 +107,6 @@ def bake(vertices, triangles, settings: BakeSettings | None = None,
     def done(name, t0):
         timings[name] = (time.perf_counter() - t0) * 1000.0
 
-    t_all = time.perf_counter()
     t0 = stage("rasterize", 0)
     hf = rasterize.rasterize_triangles(v, t, walk, cfg)
     done("rasterize", t0)
@@ -224,14 +223,7 @@ def _mesh_stats(nm: NavMesh) -> dict:
     out = {"polygons": nm.polygon_count, "vertices": int(nm.vertices.shape[0]),
            "detail_triangles": int(nm.detail_triangles.shape[0])}
     area_by_stance = {}
-    per_poly = np.zeros(nm.polygon_count)
-    if nm.polygon_count and nm.detail_triangles.shape[0]:
-        counts = nm.detail_meshes[:, 3]
-        owner = np.repeat(np.arange(nm.polygon_count), counts)
-        base = np.repeat(nm.detail_meshes[:, 0], counts)
-        tri = nm.detail_vertices[nm.detail_triangles[:, :3] + base[:, None]]
-        c = np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0])
-        np.add.at(per_poly, owner, 0.5 * np.linalg.norm(c, axis=1))
+    per_poly = nm.polygon_surface_areas()
     for i, name in enumerate(STANCE_NAMES):
         mask = nm.polygon_stance == i
         area_by_stance[name] = float(per_poly[mask].sum())

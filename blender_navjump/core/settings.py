@@ -148,9 +148,6 @@ class BakeSettings:
                 rb = "]" if hi_inc else ")"
                 raise SettingsError(f.name, f"{value!r} is outside the allowed range "
                                             f"{lb}{lo:g}, {hi:g}{rb}")
-        if self.detail_sample_dist != 0 and self.detail_sample_dist * self.cell_size < 0.9 * 0.3:
-            # Recast: sample distance is 0 (off) or at least 0.9 world units at cs=0.3.
-            pass
         if self.multi_stance:
             enabled = [s for s in STANCES if getattr(self, f"{s}_enabled")]
             if not enabled:
