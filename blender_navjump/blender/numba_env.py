@@ -11,10 +11,18 @@ import sys
 ADDON_PACKAGE = __package__.rpartition(".")[0]
 
 
-def numba_cache_dir() -> str:
+def numba_cache_base() -> str:
+    """The extension's user folder for compiled kernels."""
     import bpy
 
     return bpy.utils.extension_path_user(ADDON_PACKAGE, path="numba_cache", create=True)
+
+
+def numba_cache_dir() -> str:
+    """The folder for this version of the core's sources (see ``core/kernel_cache.py``)."""
+    from ..core.kernel_cache import versioned_cache_dir
+
+    return versioned_cache_dir(numba_cache_base())
 
 
 def configure_numba_cache() -> str:

@@ -14,13 +14,16 @@ def _configure_numba_cache():
     numba's default in-tree cache (``__pycache__`` beside the sources) is shared with a
     development copy of the extension that links these same files under another module
     name (``bl_ext...``); an index written by one cannot be read by the other. Inside
-    Blender the extension sets its own folder (``blender/numba_env.py``).
+    Blender the extension sets its own folder (``blender/numba_env.py``). Either way the
+    kernels go in a subfolder per version of the sources (``kernel_cache``).
     """
     if __name__.startswith("bl_ext.") or _os.environ.get("NUMBA_CACHE_DIR"):
         return
     base = _os.environ.get("XDG_CACHE_HOME") or _os.path.join(_os.path.expanduser("~"),
                                                                ".cache")
-    folder = _os.path.join(base, "navjump", "numba")
+    from .kernel_cache import versioned_cache_dir
+
+    folder = versioned_cache_dir(_os.path.join(base, "navjump", "numba"))
     _os.environ["NUMBA_CACHE_DIR"] = folder
     numba = _sys.modules.get("numba")
     if numba is not None and not numba.config.CACHE_DIR:

@@ -38,7 +38,7 @@ from .links_search import (
     validate_groups,
 )
 from .navmesh import AREA_STAND, LINK_JUMP_UP, LINK_KINDS
-from .parallel import run_banded
+from .parallel import run_async, run_banded
 from .settings import SettingsError
 
 # Sample spacing below this fraction of a cell only multiplies work: refused.
@@ -195,6 +195,14 @@ def build_links(nm, hf, chf, cfg, settings, vertices, triangles) -> dict:
                                 "standing ground): nothing to link")
         return info
 
+    # the ground triangle grid is built on the pool while this thread samples the edges
+    # and indexes the polygons (the two are independent)
+    v = np.ascontiguousarray(vertices, np.float64)
+    t = np.ascontiguousarray(triangles, np.int32)
+    tgrid = _bins_grid(cfg, 4.0 * cfg.cs)
+    tri_job = run_async(support_triangle_bins, v, t, cfg.walkable_slope_cos, tgrid[0],
+                        tgrid[1], tgrid[2], int(tgrid[3]), int(tgrid[4]))
+
     t0 = time.perf_counter()
     dtris, dstart = _polygon_surfaces(nm)
     samples = _sample_edges(pverts, polys, pnv, border_p, border_e, step, dtris, dstart)
@@ -215,15 +223,11 @@ def build_links(nm, hf, chf, cfg, settings, vertices, triangles) -> dict:
     pidx = (pverts, polys, pnv, pbox, stand, dtris, dstart, pstart, pitems, pgrid)
     timings["polygon_index"] = (time.perf_counter() - t0) * 1000.0
 
-    # ground triangles grid
+    # ground triangles grid: what is left of it to wait for
     t0 = time.perf_counter()
-    v = np.ascontiguousarray(vertices, np.float64)
-    t = np.ascontiguousarray(triangles, np.int32)
-    tgrid = _bins_grid(cfg, 4.0 * cfg.cs)
-    tstart, titems = support_triangle_bins(v, t, cfg.walkable_slope_cos, tgrid[0], tgrid[1],
-                                           tgrid[2], int(tgrid[3]), int(tgrid[4]))
+    tstart, titems = tri_job.result()
     tri = (v, t, tstart, titems, tgrid)
-    timings["triangle_index"] = (time.perf_counter() - t0) * 1000.0
+    timings["triangle_index_wait"] = (time.perf_counter() - t0) * 1000.0
     t0 = time.perf_counter()
     vox = (hf.column_head, hf.span_min, hf.span_max, hf.span_next,
            np.zeros(hf.column_head.shape[0], np.int32))  # column tops, filled lazily
@@ -234,9 +238,10 @@ def build_links(nm, hf, chf, cfg, settings, vertices, triangles) -> dict:
     angles = search_directions(float(settings.link_search_angle))
     n_samples = samples.shape[0]
     res = np.zeros((n_samples, 3, N_RES), np.float64)
+    found_at = np.zeros((n_samples, 3), np.bool_)
     counts = np.zeros((n_samples, 7), np.int32)
     run_banded(search_landings, n_samples, samples, np.cos(angles), np.sin(angles), enabled,
-               prm, tri, vox, chfa, pidx, res, counts, min_rows=256)
+               prm, tri, vox, chfa, pidx, res, found_at, counts, min_rows=256, per_worker=32)
     counters = counts.sum(axis=0)
     info["search_counts"] = {"landing_lookups": int(counters[0]), "run_ups": int(counters[1]),
                              "touchdowns": int(counters[2]), "flights": int(counters[3:6].sum()),
@@ -244,7 +249,7 @@ def build_links(nm, hf, chf, cfg, settings, vertices, triangles) -> dict:
     timings["search"] = (time.perf_counter() - t0) * 1000.0
 
     t0 = time.perf_counter()
-    groups = group_runs(samples, res, 0.5 * cfg.cs)
+    groups = group_runs(samples, res, found_at, 0.5 * cfg.cs)
     min_width = (2.0 * settings.agent_radius if settings.min_link_width < 0
                  else float(settings.min_link_width))
     # a group can grow to half a sample beyond its ends, no more: skip hopeless ones
@@ -257,7 +262,7 @@ def build_links(nm, hf, chf, cfg, settings, vertices, triangles) -> dict:
     out = np.empty((int(offsets[-1]), N_LINK), np.float64)
     out_n = np.zeros(sizes.size, np.int64)
     run_banded(validate_groups, int(sizes.size), samples, res, groups, offsets, prm, tri, vox,
-               pidx, out, out_n, min_rows=8)
+               pidx, out, out_n, min_rows=8, per_worker=16)
     first = np.cumsum(out_n) - out_n
     rows = np.repeat(offsets[:-1], out_n) + np.arange(int(out_n.sum())) - np.repeat(first, out_n)
     links = out[rows]

@@ -58,7 +58,7 @@ def build_bins(xmin, ymin, xmax, ymax, keep, ox, oy, size, nx, ny):
     return start, items
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def support_triangle_bins(vertices, triangles, slope_cos, ox, oy, size, nx, ny):
     """CSR bin lists (as ``build_bins``) of the triangles an agent can stand on: facing up
     with normal.z / |normal| > slope_cos."""

@@ -139,66 +139,6 @@ def _column_top(c, vox):
     return col_top[c] - TOP_OFFSET
 
 
-@njit(cache=True)
-def solid_near_segment(px, py, qx, qy, radius, zlo, zhi, prm, vox):
-    """True when a solid span overlaps (zlo, zhi) in a column closer than radius to the
-    xy segment pq (strictly closer; touching is allowed)."""
-    column_head, span_min, span_max, span_next, col_top = vox
-    cs = prm[P_CS]
-    ch = prm[P_CH]
-    bx = prm[P_BX]
-    by = prm[P_BY]
-    bz = prm[P_BZ]
-    width = int(prm[P_W])
-    height = int(prm[P_HH])
-    r = max(radius, 0.0)
-    x0 = max(int(math.floor((min(px, qx) - r - bx) / cs)), 0)
-    x1 = min(int(math.floor((max(px, qx) + r - bx) / cs)), width - 1)
-    y0 = max(int(math.floor((min(py, qy) - r - by) / cs)), 0)
-    y1 = min(int(math.floor((max(py, qy) + r - by) / cs)), height - 1)
-    lo_lvl = (zlo - bz) / ch
-    hi_lvl = (zhi - bz) / ch
-    r2 = r * r
-    for y in range(y0, y1 + 1):
-        ry0 = by + y * cs
-        for x in range(x0, x1 + 1):
-            c = x + y * width
-            if _column_top(c, vox) <= lo_lvl:
-                continue  # everything below the cylinder (the usual floor)
-            # heights first (cheap, and most columns are floor below the cylinder)
-            s = column_head[c]
-            hit = False
-            while s != -1:
-                if span_min[s] >= hi_lvl:
-                    break
-                if span_max[s] > lo_lvl:
-                    hit = True
-                    break
-                s = span_next[s]
-            if not hit:
-                continue
-            rx0 = bx + x * cs
-            d2 = _seg_rect_dist2(px, py, qx, qy, rx0, ry0, rx0 + cs, ry0 + cs)
-            if d2 < r2 or (r == 0.0 and d2 == 0.0):
-                return True
-    return False
-
-
-@njit(cache=True)
-def step_blocked(ax, ay, az, bx, by, bz, ex, ey, prm, vox):
-    """Conservative test of the cylinder moving from feet a to feet b, widened sideways by
-    +-P_LAT along (ex, ey) (the spacing of neighbouring samples of a wide link)."""
-    mx = 0.5 * (ax + bx)
-    my = 0.5 * (ay + by)
-    half = 0.5 * math.sqrt((bx - ax) ** 2 + (by - ay) ** 2)
-    rad = prm[P_RC] + half
-    zlo = min(az, bz) + prm[P_CLIMB]
-    zhi = max(az, bz) + prm[P_TOP]
-    lat = prm[P_LAT]
-    return solid_near_segment(mx - lat * ex, my - lat * ey, mx + lat * ex, my + lat * ey,
-                              rad, zlo, zhi, prm, vox)
-
-
 @njit(cache=True, inline="always")
 def _pt_seg_d2(px, py, ax, ay, bx, by):
     dx = bx - ax
@@ -266,16 +206,9 @@ def walk_blocked(x0, y0, ux, uy, s0, s1, z, ex, ey, prm, vox):
     ay = y0 + uy * s0
     bx_ = x0 + ux * s1
     by_ = y0 + uy * s1
-    qx = np.empty(4)
-    qy = np.empty(4)
-    qx[0] = ax - lat * ex
-    qy[0] = ay - lat * ey
-    qx[1] = bx_ - lat * ex
-    qy[1] = by_ - lat * ey
-    qx[2] = bx_ + lat * ex
-    qy[2] = by_ + lat * ey
-    qx[3] = ax + lat * ex
-    qy[3] = ay + lat * ey
+    # corners in order, as tuples (no heap allocation on this hot path)
+    qx = (ax - lat * ex, bx_ - lat * ex, bx_ + lat * ex, ax + lat * ex)
+    qy = (ay - lat * ey, by_ - lat * ey, by_ + lat * ey, ay + lat * ey)
     cs = prm[P_CS]
     ch = prm[P_CH]
     bx = prm[P_BX]
@@ -315,36 +248,200 @@ def walk_blocked(x0, y0, ux, uy, s0, s1, z, ex, ey, prm, vox):
     return False
 
 
+@njit(cache=True, inline="always")
+def _feet_range(ta, tb, z0, vz, g):
+    """Lowest and highest feet height of the arc z0 + vz t - g t^2 / 2 over [ta, tb]."""
+    za = z0 + vz * ta - 0.5 * g * ta * ta
+    zb = z0 + vz * tb - 0.5 * g * tb * tb
+    hi = max(za, zb)
+    t_apex = vz / g
+    if ta < t_apex < tb:
+        hi = z0 + 0.5 * vz * t_apex
+    return min(za, zb), hi
+
+
+@njit(cache=True, inline="always")
+def _spans_overlap(c, lo_lvl, hi_lvl, vox):
+    """A solid span of column c overlaps the levels (lo_lvl, hi_lvl)?"""
+    column_head, span_min, span_max, span_next, col_top = vox
+    s = column_head[c]
+    while s != -1:
+        if span_min[s] >= hi_lvl:
+            return False
+        if span_max[s] > lo_lvl:
+            return True
+        s = span_next[s]
+    return False
+
+
+@njit(cache=True, inline="always")
+def _lateral_d2(s, tx, ty, ux, uy, lx, ly, x0, y0, x1, y1):
+    """Squared distance from the column rectangle to the agent's lateral segment (centre
+    ± (lx, ly)) when its centre is s along the flight line."""
+    cx = tx + ux * s
+    cy = ty + uy * s
+    return _seg_rect_dist2(cx - lx, cy - ly, cx + lx, cy + ly, x0, y0, x1, y1)
+
+
+@njit(cache=True)
+def _contact_interval(sa, sb, tx, ty, ux, uy, lx, ly, x0, y0, x1, y1, r2):
+    """The part of [sa, sb] where the moving lateral segment comes closer than the radius
+    to the rectangle, bracketed outward to 1e-4 m; (1, lo, hi), or (0, 0, 0) when it
+    never does. The distance is convex in s (a point moving on a line against a convex
+    set), so the part is an interval: find its closest approach, then both crossings."""
+    lo = sa
+    hi = sb
+    # golden-section search for the closest approach
+    k = 0.6180339887498949
+    a = lo
+    b = hi
+    c1 = b - k * (b - a)
+    c2 = a + k * (b - a)
+    f1 = _lateral_d2(c1, tx, ty, ux, uy, lx, ly, x0, y0, x1, y1)
+    f2 = _lateral_d2(c2, tx, ty, ux, uy, lx, ly, x0, y0, x1, y1)
+    best_s = c1 if f1 <= f2 else c2
+    best = min(f1, f2)
+    while b - a > 1e-4 and best >= r2:
+        if f1 <= f2:
+            b = c2
+            c2 = c1
+            f2 = f1
+            c1 = b - k * (b - a)
+            f1 = _lateral_d2(c1, tx, ty, ux, uy, lx, ly, x0, y0, x1, y1)
+        else:
+            a = c1
+            c1 = c2
+            f1 = f2
+            c2 = a + k * (b - a)
+            f2 = _lateral_d2(c2, tx, ty, ux, uy, lx, ly, x0, y0, x1, y1)
+        if f1 < best:
+            best, best_s = f1, c1
+        if f2 < best:
+            best, best_s = f2, c2
+    for s_end in (lo, hi):  # the minimum may sit at an end of the range
+        f = _lateral_d2(s_end, tx, ty, ux, uy, lx, ly, x0, y0, x1, y1)
+        if f < best:
+            best, best_s = f, s_end
+    if not (best < r2 or (r2 == 0.0 and best == 0.0)):
+        return 0, 0.0, 0.0
+    # crossings: bisect each side keeping the outer bracket (conservative)
+    a = lo
+    b = best_s
+    if _lateral_d2(a, tx, ty, ux, uy, lx, ly, x0, y0, x1, y1) >= r2 > 0.0:
+        while b - a > 1e-4:
+            m = 0.5 * (a + b)
+            if _lateral_d2(m, tx, ty, ux, uy, lx, ly, x0, y0, x1, y1) < r2:
+                b = m
+            else:
+                a = m
+    left = a
+    a = best_s
+    b = hi
+    if _lateral_d2(b, tx, ty, ux, uy, lx, ly, x0, y0, x1, y1) >= r2 > 0.0:
+        while b - a > 1e-4:
+            m = 0.5 * (a + b)
+            if _lateral_d2(m, tx, ty, ux, uy, lx, ly, x0, y0, x1, y1) < r2:
+                a = m
+            else:
+                b = m
+    return 1, left, b
+
+
 @njit(cache=True)
 def arc_blocked(tx, ty, z0, ux, uy, vx, vz, t_f, ex, ey, prm, vox):
-    """Sweep the flight arc; returns (blocked, arc length)."""
+    """Sweep the flight arc (take-off T, feet height z0, horizontal speed vx along u for the
+    flight time t_f); returns (blocked, arc length).
+
+    Column by column rather than position by position: for each column near the flight's
+    footprint, the stretch of the flight during which the cylinder (widened sideways by
+    +-P_LAT along (ex, ey)) overlaps the column horizontally, then the feet heights over
+    that stretch give the body's height range there. Exact up to 1e-4 m in s; each column
+    is visited once."""
+    column_head, span_min, span_max, span_next, col_top = vox
     g = prm[P_G]
-    # path length bound: horizontal + climb to the apex + fall from it
+    cs = prm[P_CS]
+    ch = prm[P_CH]
+    bx = prm[P_BX]
+    by = prm[P_BY]
+    bz = prm[P_BZ]
+    width = int(prm[P_W])
+    height = int(prm[P_HH])
+    climb = prm[P_CLIMB]
+    top = prm[P_TOP]
+    lat = prm[P_LAT]
+    r = prm[P_RC]
+    r2 = r * r
+    d_air = vx * t_f
+    lx = lat * ex
+    ly = lat * ey
+    # the lateral segment seen in the flight frame (along u, across u)
+    hu = lat * abs(ex * ux + ey * uy)
+    hw = lat * abs(ey * ux - ex * uy)
+    zmin_all, zmax_all = _feet_range(0.0, t_f, z0, vz, g)
+    lo_all = (zmin_all + climb - bz) / ch
+    hi_all = (zmax_all + top - bz) / ch
+    lx1 = tx + ux * d_air
+    ly1 = ty + uy * d_air
+    reach = lat + r
+    c0 = max(int(math.floor((min(tx, lx1) - reach - bx) / cs)), 0)
+    c1 = min(int(math.floor((max(tx, lx1) + reach - bx) / cs)), width - 1)
+    r0 = max(int(math.floor((min(ty, ly1) - reach - by) / cs)), 0)
+    r1 = min(int(math.floor((max(ty, ly1) + reach - by) / cs)), height - 1)
+    for y in range(r0, r1 + 1):
+        ry0 = by + y * cs
+        for x in range(c0, c1 + 1):
+            c = x + y * width
+            # most columns are floor below the whole flight: one look at their top
+            if _column_top(c, vox) <= lo_all or not _spans_overlap(c, lo_all, hi_all, vox):
+                continue
+            rx0 = bx + x * cs
+            # a conservative stretch from the column's extent along and across u
+            u_lo = 1e300
+            u_hi = -1e300
+            w_lo = 1e300
+            w_hi = -1e300
+            for m in range(4):
+                px = rx0 + (cs if (m & 1) else 0.0) - tx
+                py = ry0 + (cs if (m & 2) else 0.0) - ty
+                u = px * ux + py * uy
+                w = py * ux - px * uy
+                u_lo = min(u_lo, u)
+                u_hi = max(u_hi, u)
+                w_lo = min(w_lo, w)
+                w_hi = max(w_hi, w)
+            gap = max(w_lo - hw, -hw - w_hi, 0.0)
+            if gap > r or (gap == r and r > 0.0):
+                continue
+            half = math.sqrt(max(r2 - gap * gap, 0.0))
+            sa = max(u_lo - hu - half, 0.0)
+            sb = min(u_hi + hu + half, d_air)
+            if sa > sb:
+                continue
+            ok, sa, sb = _contact_interval(sa, sb, tx, ty, ux, uy, lx, ly, rx0, ry0,
+                                           rx0 + cs, ry0 + cs, r2)
+            if ok == 0:
+                continue
+            if d_air > 0.0:
+                ta = min(max(sa / vx, 0.0), t_f)
+                tb = min(max(sb / vx, 0.0), t_f)
+            else:
+                ta = 0.0
+                tb = t_f
+            zlo, zhi = _feet_range(ta, tb, z0, vz, g)
+            if _spans_overlap(c, (zlo + climb - bz) / ch, (zhi + top - bz) / ch, vox):
+                return True, 0.0
+    # path length: the arc as a polyline every P_SWEEP of its length bound
     apex = vz * vz / (2.0 * g)
     z1 = z0 + vz * t_f - 0.5 * g * t_f * t_f
-    est = vx * t_f + 2.0 * apex + abs(z1 - z0)
+    est = d_air + 2.0 * apex + abs(z1 - z0)
     n = max(1, int(math.ceil(est / prm[P_SWEEP])))
-    # most arcs that fail hit something big: a sparse look first (a subset of the sweep)
-    for i in range(4, n, 4):
-        tau = t_f * i / n
-        h = vx * tau
-        px = tx + ux * h
-        py = ty + uy * h
-        pz = z0 + vz * tau - 0.5 * g * tau * tau
-        if step_blocked(px, py, pz, px, py, pz, ex, ey, prm, vox):
-            return True, 0.0
     length = 0.0
-    pax, pay, paz = tx, ty, z0
+    pz = z0
     for i in range(1, n + 1):
         tau = t_f * i / n
-        h = vx * tau
-        pbx = tx + ux * h
-        pby = ty + uy * h
-        pbz = z0 + vz * tau - 0.5 * g * tau * tau
-        if step_blocked(pax, pay, paz, pbx, pby, pbz, ex, ey, prm, vox):
-            return True, length
-        length += math.sqrt((pbx - pax) ** 2 + (pby - pay) ** 2 + (pbz - paz) ** 2)
-        pax, pay, paz = pbx, pby, pbz
+        bz_ = z0 + vz * tau - 0.5 * g * tau * tau
+        length += math.sqrt((d_air / n) ** 2 + (bz_ - pz) ** 2)
+        pz = bz_
     return False, length
 
 

@@ -109,11 +109,13 @@ def _wall_ahead(x0, y0, z0, ux, uy, prm, vox):
 
 
 @njit(cache=True)
-def _run_up(x0, y0, z0, ux, uy, ex, ey, prm, tri, vox):
+def _run_up(x0, y0, z0, ux, uy, ex, ey, start_clear, prm, tri, vox):
     """The run-up of one direction, the same for every landing: (1, s_T) when the ground
-    ends within reach and the walk there is clear, else (-1, -1)."""
-    if _wall_ahead(x0, y0, z0, ux, uy, prm, vox) or walk_blocked(
-            x0, y0, ux, uy, 0.0, prm[P_DELTA], z0, ex, ey, prm, vox):
+    ends within reach and the walk there is clear, else (-1, -1). ``start_clear``: the
+    first step out is already known to be clear (the sample's own wall test, along the
+    normal)."""
+    if not start_clear and (_wall_ahead(x0, y0, z0, ux, uy, prm, vox) or walk_blocked(
+            x0, y0, ux, uy, 0.0, prm[P_DELTA], z0, ex, ey, prm, vox)):
         return -1, -1.0
     s_t = takeoff_distance(x0, y0, z0, ux, uy, prm[P_AMAX], prm, tri)
     if s_t < 0.0:
@@ -124,7 +126,8 @@ def _run_up(x0, y0, z0, ux, uy, ex, ey, prm, tri, vox):
 
 
 @njit(cache=True)
-def _record(res, i, kind, di, j, x, y, z1, poly, mode, s_t, s_l, length):
+def _record(res, found_at, i, kind, di, j, x, y, z1, poly, mode, s_t, s_l, length):
+    found_at[i, kind] = True
     r = res[i, kind]
     r[R_OK] = 1.0
     r[R_DIR] = di
@@ -140,13 +143,13 @@ def _record(res, i, kind, di, j, x, y, z1, poly, mode, s_t, s_l, length):
 
 
 @njit(cache=True, nogil=True)
-def search_landings(samples, dir_cos, dir_sin, enabled, prm, tri, vox, chf, pidx, res, counts,
-                    lo, hi):
+def search_landings(samples, dir_cos, dir_sin, enabled, prm, tri, vox, chf, pidx, res,
+                    found_at, counts, lo, hi):
     """For samples lo..hi-1 and each link kind, the first valid landing along the edge
     normal (then the diagonal directions for kinds the normal did not find), written to
-    ``res`` (N, 3, N_RES); operation counts per sample to ``counts`` (N, 7). Bands of
-    samples are independent (they run on threads; the lazily filled column tops they share
-    are written with the same value by whoever comes first).
+    ``res`` (N, 3, N_RES) and flagged in ``found_at`` (N, 3); operation counts per sample
+    to ``counts`` (N, 7). Bands of samples are independent (they run on threads; the lazily
+    filled column tops they share are written with the same value by whoever comes first).
 
     A sample whose first step out along the normal is blocked stands at a wall: it is
     searched for jumps up along the normal only. Drops prefer walking off the ledge: the
@@ -248,7 +251,8 @@ def search_landings(samples, dir_cos, dir_sin, enabled, prm, tri, vox, chf, pidx
                 y = y0 + uy * dist
                 if runup == 0 and (mask & 3) != 0:
                     counters[1] += 1
-                    runup, s_t_run = _run_up(x0, y0, z0, ux, uy, ex, ey, prm, tri, vox)
+                    runup, s_t_run = _run_up(x0, y0, z0, ux, uy, ex, ey, di == 0, prm,
+                                              tri, vox)
                     if runup < 0:
                         dead[0] = True
                         dead[1] = True
@@ -277,7 +281,8 @@ def search_landings(samples, dir_cos, dir_sin, enabled, prm, tri, vox, chf, pidx
                     else:
                         if runup == 0:  # a landing the column test did not foresee
                             counters[1] += 1
-                            runup, s_t_run = _run_up(x0, y0, z0, ux, uy, ex, ey, prm, tri, vox)
+                            runup, s_t_run = _run_up(x0, y0, z0, ux, uy, ex, ey, di == 0,
+                                                     prm, tri, vox)
                         if runup < 0:
                             dead[0] = True
                             dead[1] = True
@@ -307,8 +312,8 @@ def search_landings(samples, dir_cos, dir_sin, enabled, prm, tri, vox, chf, pidx
                         ok, rest = check_flight(x0, y0, z0, ux, uy, dist, z1, 0, MODE_WALK_OFF,
                                                 s_t, s_l, ex, ey, prm, vox)
                         if ok:
-                            _record(res, i, 0, di, j, x, y, z1, out_poly[c], MODE_WALK_OFF,
-                                    s_t, s_l, s_t + rest)
+                            _record(res, found_at, i, 0, di, j, x, y, z1, out_poly[c],
+                                    MODE_WALK_OFF, s_t, s_l, s_t + rest)
                             found[0] = True
                             dead[0] = True
                             continue
@@ -338,35 +343,40 @@ def search_landings(samples, dir_cos, dir_sin, enabled, prm, tri, vox, chf, pidx
                         fallback[R_SL] = s_l
                         fallback[R_LEN] = s_t + rest
                         continue
-                    _record(res, i, kind, di, j, x, y, z1, out_poly[c], MODE_JUMP, s_t, s_l,
-                            s_t + rest)
+                    _record(res, found_at, i, kind, di, j, x, y, z1, out_poly[c], MODE_JUMP,
+                            s_t, s_l, s_t + rest)
                     found[kind] = True
                     dead[kind] = True
             if not found[0] and fallback[R_OK] != 0.0:
-                _record(res, i, 0, di, fallback[R_STEP], fallback[R_X], fallback[R_Y],
+                _record(res, found_at, i, 0, di, fallback[R_STEP], fallback[R_X], fallback[R_Y],
                         fallback[R_Z], fallback[R_POLY], MODE_JUMP, fallback[R_ST],
                         fallback[R_SL], fallback[R_LEN])
                 found[0] = True
 
 
 @njit(cache=True)
-def group_runs(samples, res, tol):
+def group_runs(samples, res, found_at, tol):
     """Split runs of neighbouring valid samples (same edge, kind, direction and mode) into
     groups whose landing points lie within ``tol`` of the straight end segment.
 
-    Returns (G, 3) int64 rows (first sample, last sample, kind)."""
+    Returns (G, 3) int64 rows (first sample, last sample, kind). Reads ``found_at`` (small)
+    to skip samples, not the large ``res``."""
     n = samples.shape[0]
-    out = np.empty((max(n, 1) * 3, 3), np.int64)
+    total = 0
+    for i in range(n):
+        for kind in range(3):
+            total += found_at[i, kind]
+    out = np.empty((max(total, 1), 3), np.int64)
     m = 0
     for kind in range(3):
         i = 0
         while i < n:
-            if res[i, kind, R_OK] == 0.0:
+            if not found_at[i, kind]:
                 i += 1
                 continue
             # maximal run of compatible samples
             j = i
-            while j + 1 < n and res[j + 1, kind, R_OK] != 0.0 \
+            while j + 1 < n and found_at[j + 1, kind] \
                     and samples[j + 1, 8] == samples[i, 8] \
                     and res[j + 1, kind, R_DIR] == res[i, kind, R_DIR] \
                     and res[j + 1, kind, R_MODE] == res[i, kind, R_MODE]:

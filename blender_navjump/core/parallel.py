@@ -28,16 +28,17 @@ def _pool() -> ThreadPoolExecutor:
     return _POOL
 
 
-def run_banded(kernel, rows: int, *args, min_rows: int = 256):
+def run_banded(kernel, rows: int, *args, min_rows: int = 256, per_worker: int = 2):
     """Call ``kernel(*args, row_lo, row_hi)`` over bands covering ``rows`` rows.
 
-    Small grids run in one call on the calling thread.
+    Small grids run in one call on the calling thread. ``per_worker`` bands per thread:
+    more bands balance uneven work (link search) at a small cost per band.
     """
     n = worker_count()
     if n <= 1 or rows < min_rows * 2:
         kernel(*args, 0, rows)
         return
-    bands = min(n * 2, max(1, rows // min_rows))
+    bands = min(n * per_worker, max(1, rows // min_rows))
     edges = [rows * k // bands for k in range(bands + 1)]
     futures = [_pool().submit(kernel, *args, edges[k], edges[k + 1]) for k in range(bands)]
     for f in futures:
@@ -49,3 +50,21 @@ def map_banded(fn, items):
     if worker_count() <= 1 or len(items) <= 1:
         return [fn(i) for i in items]
     return list(_pool().map(fn, items))
+
+
+class _Done:
+    """A finished call, shaped like a future."""
+
+    def __init__(self, value):
+        self._value = value
+
+    def result(self):
+        return self._value
+
+
+def run_async(fn, *args):
+    """Start ``fn(*args)`` (a nogil kernel) on the pool; ``.result()`` waits for it. With
+    one worker it runs right here."""
+    if worker_count() <= 1:
+        return _Done(fn(*args))
+    return _pool().submit(fn, *args)
