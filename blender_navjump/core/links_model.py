@@ -200,7 +200,6 @@ def walk_blocked(x0, y0, ux, uy, s0, s1, z, ex, ey, prm, vox):
     """The cylinder walking from s0 to s1 along the ray, feet at height z, widened sideways
     by +-P_LAT along (ex, ey): one exact test of the whole swept area (a parallelogram
     grown by the radius) against the columns."""
-    column_head, span_min, span_max, span_next, col_top = vox
     lat = prm[P_LAT]
     ax = x0 + ux * s0
     ay = y0 + uy * s0
@@ -230,16 +229,7 @@ def walk_blocked(x0, y0, ux, uy, s0, s1, z, ex, ey, prm, vox):
             c = x + y * width
             if _column_top(c, vox) <= lo_lvl:
                 continue
-            s = column_head[c]
-            hit = False
-            while s != -1:
-                if span_min[s] >= hi_lvl:
-                    break
-                if span_max[s] > lo_lvl:
-                    hit = True
-                    break
-                s = span_next[s]
-            if not hit:
+            if not spans_overlap(c, lo_lvl, hi_lvl, vox):
                 continue
             rx0 = bx + x * cs
             d2 = _quad_rect_dist2(qx, qy, rx0, ry0, rx0 + cs, ry0 + cs)
@@ -261,7 +251,7 @@ def _feet_range(ta, tb, z0, vz, g):
 
 
 @njit(cache=True, inline="always")
-def _spans_overlap(c, lo_lvl, hi_lvl, vox):
+def spans_overlap(c, lo_lvl, hi_lvl, vox):
     """A solid span of column c overlaps the levels (lo_lvl, hi_lvl)?"""
     column_head, span_min, span_max, span_next, col_top = vox
     s = column_head[c]
@@ -281,6 +271,19 @@ def _lateral_d2(s, tx, ty, ux, uy, lx, ly, x0, y0, x1, y1):
     cx = tx + ux * s
     cy = ty + uy * s
     return _seg_rect_dist2(cx - lx, cy - ly, cx + lx, cy + ly, x0, y0, x1, y1)
+
+
+@njit(cache=True)
+def _crossing(s_out, s_in, tx, ty, ux, uy, lx, ly, x0, y0, x1, y1, r2):
+    """Bisect between a position clear of the rectangle (s_out) and one in contact (s_in)
+    down to 1e-4 m; returns the clear end of the final bracket."""
+    while abs(s_in - s_out) > 1e-4:
+        m = 0.5 * (s_in + s_out)
+        if _lateral_d2(m, tx, ty, ux, uy, lx, ly, x0, y0, x1, y1) < r2:
+            s_in = m
+        else:
+            s_out = m
+    return s_out
 
 
 @njit(cache=True)
@@ -325,26 +328,13 @@ def _contact_interval(sa, sb, tx, ty, ux, uy, lx, ly, x0, y0, x1, y1, r2):
     if not (best < r2 or (r2 == 0.0 and best == 0.0)):
         return 0, 0.0, 0.0
     # crossings: bisect each side keeping the outer bracket (conservative)
-    a = lo
-    b = best_s
-    if _lateral_d2(a, tx, ty, ux, uy, lx, ly, x0, y0, x1, y1) >= r2 > 0.0:
-        while b - a > 1e-4:
-            m = 0.5 * (a + b)
-            if _lateral_d2(m, tx, ty, ux, uy, lx, ly, x0, y0, x1, y1) < r2:
-                b = m
-            else:
-                a = m
-    left = a
-    a = best_s
-    b = hi
-    if _lateral_d2(b, tx, ty, ux, uy, lx, ly, x0, y0, x1, y1) >= r2 > 0.0:
-        while b - a > 1e-4:
-            m = 0.5 * (a + b)
-            if _lateral_d2(m, tx, ty, ux, uy, lx, ly, x0, y0, x1, y1) < r2:
-                a = m
-            else:
-                b = m
-    return 1, left, b
+    left = lo
+    if _lateral_d2(lo, tx, ty, ux, uy, lx, ly, x0, y0, x1, y1) >= r2 > 0.0:
+        left = _crossing(lo, best_s, tx, ty, ux, uy, lx, ly, x0, y0, x1, y1, r2)
+    right = hi
+    if _lateral_d2(hi, tx, ty, ux, uy, lx, ly, x0, y0, x1, y1) >= r2 > 0.0:
+        right = _crossing(hi, best_s, tx, ty, ux, uy, lx, ly, x0, y0, x1, y1, r2)
+    return 1, left, right
 
 
 @njit(cache=True)
@@ -357,7 +347,6 @@ def arc_blocked(tx, ty, z0, ux, uy, vx, vz, t_f, ex, ey, prm, vox):
     +-P_LAT along (ex, ey)) overlaps the column horizontally, then the feet heights over
     that stretch give the body's height range there. Exact up to 1e-4 m in s; each column
     is visited once."""
-    column_head, span_min, span_max, span_next, col_top = vox
     g = prm[P_G]
     cs = prm[P_CS]
     ch = prm[P_CH]
@@ -392,7 +381,7 @@ def arc_blocked(tx, ty, z0, ux, uy, vx, vz, t_f, ex, ey, prm, vox):
         for x in range(c0, c1 + 1):
             c = x + y * width
             # most columns are floor below the whole flight: one look at their top
-            if _column_top(c, vox) <= lo_all or not _spans_overlap(c, lo_all, hi_all, vox):
+            if _column_top(c, vox) <= lo_all or not spans_overlap(c, lo_all, hi_all, vox):
                 continue
             rx0 = bx + x * cs
             # a conservative stretch from the column's extent along and across u
@@ -428,7 +417,7 @@ def arc_blocked(tx, ty, z0, ux, uy, vx, vz, t_f, ex, ey, prm, vox):
                 ta = 0.0
                 tb = t_f
             zlo, zhi = _feet_range(ta, tb, z0, vz, g)
-            if _spans_overlap(c, (zlo + climb - bz) / ch, (zhi + top - bz) / ch, vox):
+            if spans_overlap(c, (zlo + climb - bz) / ch, (zhi + top - bz) / ch, vox):
                 return True, 0.0
     # path length: the arc as a polyline every P_SWEEP of its length bound
     apex = vz * vz / (2.0 * g)

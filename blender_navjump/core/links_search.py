@@ -38,6 +38,7 @@ from .links_model import (
     check_flight,
     check_path,
     kind_of,
+    spans_overlap,
     support,
     takeoff_distance,
     touchdown_distance,
@@ -81,17 +82,7 @@ def _solid_at(c, zlo, zhi, prm, vox):
     """Solid overlapping heights (zlo, zhi) in column c?"""
     if zhi <= zlo:
         return False
-    column_head, span_min, span_max, span_next, col_top = vox
-    lo = (zlo - prm[P_BZ]) / prm[P_CH]
-    hi = (zhi - prm[P_BZ]) / prm[P_CH]
-    s = column_head[c]
-    while s != -1:
-        if span_min[s] >= hi:
-            return False
-        if span_max[s] > lo:
-            return True
-        s = span_next[s]
-    return False
+    return spans_overlap(c, (zlo - prm[P_BZ]) / prm[P_CH], (zhi - prm[P_BZ]) / prm[P_CH], vox)
 
 
 @njit(cache=True)
