@@ -197,6 +197,17 @@ def _quad_rect_dist2(qx, qy, x0, y0, x1, y1):
     return best
 
 
+@njit(cache=True, inline="always")
+def column_range(xlo, xhi, ylo, yhi, prm):
+    """Columns (x0, x1, y0, y1, inclusive, clipped to the grid) covering a world xy box."""
+    cs = prm[P_CS]
+    x0 = max(int(math.floor((xlo - prm[P_BX]) / cs)), 0)
+    x1 = min(int(math.floor((xhi - prm[P_BX]) / cs)), int(prm[P_W]) - 1)
+    y0 = max(int(math.floor((ylo - prm[P_BY]) / cs)), 0)
+    y1 = min(int(math.floor((yhi - prm[P_BY]) / cs)), int(prm[P_HH]) - 1)
+    return x0, x1, y0, y1
+
+
 @njit(cache=True)
 def walk_blocked(x0, y0, ux, uy, s0, s1, z, ex, ey, prm, vox):
     """The cylinder walking from s0 to s1 along the ray, feet at height z, widened sideways
@@ -216,12 +227,11 @@ def walk_blocked(x0, y0, ux, uy, s0, s1, z, ex, ey, prm, vox):
     by = prm[P_BY]
     bz = prm[P_BZ]
     width = int(prm[P_W])
-    height = int(prm[P_HH])
     r = prm[P_RC]
-    c0 = max(int(math.floor((min(qx[0], qx[1], qx[2], qx[3]) - r - bx) / cs)), 0)
-    c1 = min(int(math.floor((max(qx[0], qx[1], qx[2], qx[3]) + r - bx) / cs)), width - 1)
-    r0 = max(int(math.floor((min(qy[0], qy[1], qy[2], qy[3]) - r - by) / cs)), 0)
-    r1 = min(int(math.floor((max(qy[0], qy[1], qy[2], qy[3]) + r - by) / cs)), height - 1)
+    c0, c1, r0, r1 = column_range(min(qx[0], qx[1], qx[2], qx[3]) - r,
+                                  max(qx[0], qx[1], qx[2], qx[3]) + r,
+                                  min(qy[0], qy[1], qy[2], qy[3]) - r,
+                                  max(qy[0], qy[1], qy[2], qy[3]) + r, prm)
     lo_lvl = (z + prm[P_CLIMB] - bz) / ch
     hi_lvl = (z + prm[P_TOP] - bz) / ch
     r2 = r * r
@@ -356,7 +366,6 @@ def arc_blocked(tx, ty, z0, ux, uy, vx, vz, t_f, ex, ey, prm, vox):
     by = prm[P_BY]
     bz = prm[P_BZ]
     width = int(prm[P_W])
-    height = int(prm[P_HH])
     climb = prm[P_CLIMB]
     top = prm[P_TOP]
     lat = prm[P_LAT]
@@ -374,10 +383,8 @@ def arc_blocked(tx, ty, z0, ux, uy, vx, vz, t_f, ex, ey, prm, vox):
     lx1 = tx + ux * d_air
     ly1 = ty + uy * d_air
     reach = lat + r
-    c0 = max(int(math.floor((min(tx, lx1) - reach - bx) / cs)), 0)
-    c1 = min(int(math.floor((max(tx, lx1) + reach - bx) / cs)), width - 1)
-    r0 = max(int(math.floor((min(ty, ly1) - reach - by) / cs)), 0)
-    r1 = min(int(math.floor((max(ty, ly1) + reach - by) / cs)), height - 1)
+    c0, c1, r0, r1 = column_range(min(tx, lx1) - reach, max(tx, lx1) + reach,
+                                  min(ty, ly1) - reach, max(ty, ly1) + reach, prm)
     for y in range(r0, r1 + 1):
         ry0 = by + y * cs
         for x in range(c0, c1 + 1):
