@@ -22,6 +22,35 @@ BARY_EPS = 1e-9
 
 
 @njit(cache=True)
+def _bins_from_boxes(box, nx, ny):
+    """CSR lists from per-item bin ranges ``box`` rows (i0, i1, j0, j1), inclusive; an item
+    with i0 > i1 is in no bin."""
+    counts = np.zeros(nx * ny + 1, np.int64)
+    for k in range(box.shape[0]):
+        for j in range(box[k, 2], box[k, 3] + 1):
+            for i in range(box[k, 0], box[k, 1] + 1):
+                counts[i + j * nx + 1] += 1
+    start = np.cumsum(counts)
+    fill = start[:-1].copy()
+    items = np.empty(start[-1], np.int32)
+    for k in range(box.shape[0]):
+        for j in range(box[k, 2], box[k, 3] + 1):
+            for i in range(box[k, 0], box[k, 1] + 1):
+                b = i + j * nx
+                items[fill[b]] = k
+                fill[b] += 1
+    return start, items
+
+
+@njit(cache=True, inline="always")
+def _set_box(box, k, xmin, ymin, xmax, ymax, ox, oy, size, nx, ny):
+    box[k, 0] = max(int(math.floor((xmin - ox) / size)), 0)
+    box[k, 1] = min(int(math.floor((xmax - ox) / size)), nx - 1)
+    box[k, 2] = max(int(math.floor((ymin - oy) / size)), 0)
+    box[k, 3] = min(int(math.floor((ymax - oy) / size)), ny - 1)
+
+
+@njit(cache=True)
 def build_bins(xmin, ymin, xmax, ymax, keep, ox, oy, size, nx, ny):
     """CSR lists of the items whose xy box overlaps each bin of a grid.
 
@@ -29,33 +58,13 @@ def build_bins(xmin, ymin, xmax, ymax, keep, ox, oy, size, nx, ny):
     ``items[start[i + j*nx] : start[i + j*nx + 1]]``. Items with ``keep`` False are left out.
     """
     n = xmin.shape[0]
-    counts = np.zeros(nx * ny + 1, np.int64)
+    box = np.empty((n, 4), np.int32)
     for k in range(n):
-        if not keep[k]:
-            continue
-        i0 = max(int(math.floor((xmin[k] - ox) / size)), 0)
-        i1 = min(int(math.floor((xmax[k] - ox) / size)), nx - 1)
-        j0 = max(int(math.floor((ymin[k] - oy) / size)), 0)
-        j1 = min(int(math.floor((ymax[k] - oy) / size)), ny - 1)
-        for j in range(j0, j1 + 1):
-            for i in range(i0, i1 + 1):
-                counts[i + j * nx + 1] += 1
-    start = np.cumsum(counts)
-    fill = start[:-1].copy()
-    items = np.empty(start[-1], np.int32)
-    for k in range(n):
-        if not keep[k]:
-            continue
-        i0 = max(int(math.floor((xmin[k] - ox) / size)), 0)
-        i1 = min(int(math.floor((xmax[k] - ox) / size)), nx - 1)
-        j0 = max(int(math.floor((ymin[k] - oy) / size)), 0)
-        j1 = min(int(math.floor((ymax[k] - oy) / size)), ny - 1)
-        for j in range(j0, j1 + 1):
-            for i in range(i0, i1 + 1):
-                b = i + j * nx
-                items[fill[b]] = k
-                fill[b] += 1
-    return start, items
+        if keep[k]:
+            _set_box(box, k, xmin[k], ymin[k], xmax[k], ymax[k], ox, oy, size, nx, ny)
+        else:
+            box[k, 0], box[k, 1], box[k, 2], box[k, 3] = 1, 0, 1, 0  # in no bin
+    return _bins_from_boxes(box, nx, ny)
 
 
 @njit(cache=True, nogil=True)
@@ -63,8 +72,7 @@ def support_triangle_bins(vertices, triangles, slope_cos, ox, oy, size, nx, ny):
     """CSR bin lists (as ``build_bins``) of the triangles an agent can stand on: facing up
     with normal.z / |normal| > slope_cos."""
     m = triangles.shape[0]
-    box = np.empty((m, 4), np.int32)  # i0, i1, j0, j1; i0 > i1 when not a support triangle
-    counts = np.zeros(nx * ny + 1, np.int64)
+    box = np.empty((m, 4), np.int32)
     for t in range(m):
         a = vertices[triangles[t, 0]]
         b = vertices[triangles[t, 1]]
@@ -76,32 +84,11 @@ def support_triangle_bins(vertices, triangles, slope_cos, ox, oy, size, nx, ny):
         nz_ = e0x * e1y - e0y * e1x
         ln = math.sqrt(nx_ * nx_ + ny_ * ny_ + nz_ * nz_)
         if not (ln > 0.0 and nz_ / ln > slope_cos):
-            box[t, 0] = 1  # empty ranges
-            box[t, 1] = 0
-            box[t, 2] = 1
-            box[t, 3] = 0
+            box[t, 0], box[t, 1], box[t, 2], box[t, 3] = 1, 0, 1, 0  # in no bin
             continue
-        i0 = max(int(math.floor((min(a[0], min(b[0], c[0])) - ox) / size)), 0)
-        i1 = min(int(math.floor((max(a[0], max(b[0], c[0])) - ox) / size)), nx - 1)
-        j0 = max(int(math.floor((min(a[1], min(b[1], c[1])) - oy) / size)), 0)
-        j1 = min(int(math.floor((max(a[1], max(b[1], c[1])) - oy) / size)), ny - 1)
-        box[t, 0] = i0
-        box[t, 1] = i1
-        box[t, 2] = j0
-        box[t, 3] = j1
-        for j in range(j0, j1 + 1):
-            for i in range(i0, i1 + 1):
-                counts[i + j * nx + 1] += 1
-    start = np.cumsum(counts)
-    fill = start[:-1].copy()
-    items = np.empty(start[-1], np.int32)
-    for t in range(m):
-        for j in range(box[t, 2], box[t, 3] + 1):
-            for i in range(box[t, 0], box[t, 1] + 1):
-                k = i + j * nx
-                items[fill[k]] = t
-                fill[k] += 1
-    return start, items
+        _set_box(box, t, min(a[0], min(b[0], c[0])), min(a[1], min(b[1], c[1])),
+                 max(a[0], max(b[0], c[0])), max(a[1], max(b[1], c[1])), ox, oy, size, nx, ny)
+    return _bins_from_boxes(box, nx, ny)
 
 
 @njit(cache=True, inline="always")

@@ -304,12 +304,10 @@ def _contact_interval(sa, sb, tx, ty, ux, uy, lx, ly, x0, y0, x1, y1, r2):
     to the rectangle, bracketed outward to 1e-4 m; (1, lo, hi), or (0, 0, 0) when it
     never does. The distance is convex in s (a point moving on a line against a convex
     set), so the part is an interval: find its closest approach, then both crossings."""
-    lo = sa
-    hi = sb
     # golden-section search for the closest approach
     k = 0.6180339887498949
-    a = lo
-    b = hi
+    a = sa
+    b = sb
     c1 = b - k * (b - a)
     c2 = a + k * (b - a)
     f1 = _lateral_d2(c1, tx, ty, ux, uy, lx, ly, x0, y0, x1, y1)
@@ -333,19 +331,19 @@ def _contact_interval(sa, sb, tx, ty, ux, uy, lx, ly, x0, y0, x1, y1, r2):
             best, best_s = f1, c1
         if f2 < best:
             best, best_s = f2, c2
-    for s_end in (lo, hi):  # the minimum may sit at an end of the range
+    for s_end in (sa, sb):  # the minimum may sit at an end of the range
         f = _lateral_d2(s_end, tx, ty, ux, uy, lx, ly, x0, y0, x1, y1)
         if f < best:
             best, best_s = f, s_end
     if not (best < r2 or (r2 == 0.0 and best == 0.0)):
         return 0, 0.0, 0.0
     # crossings: bisect each side keeping the outer bracket (conservative)
-    left = lo
-    if _lateral_d2(lo, tx, ty, ux, uy, lx, ly, x0, y0, x1, y1) >= r2 > 0.0:
-        left = _crossing(lo, best_s, tx, ty, ux, uy, lx, ly, x0, y0, x1, y1, r2)
-    right = hi
-    if _lateral_d2(hi, tx, ty, ux, uy, lx, ly, x0, y0, x1, y1) >= r2 > 0.0:
-        right = _crossing(hi, best_s, tx, ty, ux, uy, lx, ly, x0, y0, x1, y1, r2)
+    left = sa
+    if _lateral_d2(sa, tx, ty, ux, uy, lx, ly, x0, y0, x1, y1) >= r2 > 0.0:
+        left = _crossing(sa, best_s, tx, ty, ux, uy, lx, ly, x0, y0, x1, y1, r2)
+    right = sb
+    if _lateral_d2(sb, tx, ty, ux, uy, lx, ly, x0, y0, x1, y1) >= r2 > 0.0:
+        right = _crossing(sb, best_s, tx, ty, ux, uy, lx, ly, x0, y0, x1, y1, r2)
     return 1, left, right
 
 

@@ -45,8 +45,9 @@ from .links_model import (
     walk_blocked,
 )
 
-(R_OK, R_DIR, R_STEP, R_X, R_Y, R_Z, R_POLY, R_MODE, R_ST, R_SL, R_LEN) = range(11)
-N_RES = 11
+# a sample's result for one kind (whether it has one is ``found_at``)
+(R_DIR, R_STEP, R_X, R_Y, R_Z, R_POLY, R_MODE, R_ST, R_SL, R_LEN) = range(10)
+N_RES = 10
 STAND = 1  # navmesh.AREA_STAND
 # Jumps tried per kind along one search direction before giving up on that kind (walking
 # off a ledge is always tried: it fails cheaply, and the first landing far enough works).
@@ -120,7 +121,6 @@ def _run_up(x0, y0, z0, ux, uy, ex, ey, start_clear, prm, tri, vox):
 def _record(res, found_at, i, kind, di, j, x, y, z1, poly, mode, s_t, s_l, length):
     found_at[i, kind] = True
     r = res[i, kind]
-    r[R_OK] = 1.0
     r[R_DIR] = di
     r[R_STEP] = j
     r[R_X] = x
@@ -195,7 +195,7 @@ def search_landings(samples, dir_cos, dir_sin, enabled, prm, tri, vox, chf, pidx
             uy = nx * dir_sin[di] + ny * dir_cos[di]
             for k in range(3):
                 dead[k] = found[k]
-            fallback[R_OK] = 0.0
+            have_fallback = False
             runup = 0  # 0 unknown, 1 clear, -1 blocked or no ledge
             s_t_run = -1.0
             for k in range(3):  # last failed flight of a jump kind: its s_L and z1
@@ -308,7 +308,7 @@ def search_landings(samples, dir_cos, dir_sin, enabled, prm, tri, vox, chf, pidx
                             found[0] = True
                             dead[0] = True
                             continue
-                        if fallback[R_OK] != 0.0:
+                        if have_fallback:
                             continue
                     if tries[kind] >= FLIGHT_BUDGET:
                         if kind != 0:
@@ -323,7 +323,7 @@ def search_landings(samples, dir_cos, dir_sin, enabled, prm, tri, vox, chf, pidx
                             fail_z[kind] = z1
                         continue
                     if kind == 0:
-                        fallback[R_OK] = 1.0
+                        have_fallback = True
                         fallback[R_DIR] = di
                         fallback[R_STEP] = j
                         fallback[R_X] = x
@@ -338,7 +338,7 @@ def search_landings(samples, dir_cos, dir_sin, enabled, prm, tri, vox, chf, pidx
                             s_t, s_l, s_t + rest)
                     found[kind] = True
                     dead[kind] = True
-            if not found[0] and fallback[R_OK] != 0.0:
+            if not found[0] and have_fallback:
                 _record(res, found_at, i, 0, di, fallback[R_STEP], fallback[R_X], fallback[R_Y],
                         fallback[R_Z], fallback[R_POLY], MODE_JUMP, fallback[R_ST],
                         fallback[R_SL], fallback[R_LEN])
@@ -353,11 +353,7 @@ def group_runs(samples, res, found_at, tol):
     Returns (G, 3) int64 rows (first sample, last sample, kind). Reads ``found_at`` (small)
     to skip samples, not the large ``res``."""
     n = samples.shape[0]
-    total = 0
-    for i in range(n):
-        for kind in range(3):
-            total += found_at[i, kind]
-    out = np.empty((max(total, 1), 3), np.int64)
+    out = np.empty((max(int(np.count_nonzero(found_at)), 1), 3), np.int64)
     m = 0
     for kind in range(3):
         i = 0
