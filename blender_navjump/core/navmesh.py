@@ -35,6 +35,13 @@ NAVMESH_FORMAT = "navjump-navmesh"
 NAVMESH_VERSION = 1
 
 
+def _ranks(counts: np.ndarray) -> np.ndarray:
+    """0..c-1 for each count c, concatenated (the position of each item inside its group)."""
+    counts = np.asarray(counts, np.int64)
+    ends = np.cumsum(counts)
+    return np.arange(int(ends[-1]) if counts.size else 0) - np.repeat(ends - counts, counts)
+
+
 def _empty_links() -> dict:
     return {
         "link_kind": np.zeros(0, np.int8),
@@ -116,12 +123,51 @@ class NavMesh:
         return float(self.polygon_surface_areas().sum())
 
     def polygon_triangle_coords(self) -> np.ndarray:
-        out = []
-        for p in range(self.polygon_count):
-            v = self.polygon_vertices(p)
-            for i in range(1, len(v) - 1):
-                out.append((v[0], v[i], v[i + 1]))
-        return np.array(out, dtype=np.float64).reshape(-1, 3, 3)
+        """Fan triangles of every polygon as a (T, 3, 3) array, polygon by polygon."""
+        fans = np.maximum(self.polygon_vertex_count().astype(np.int64) - 2, 0)
+        return self._fan_triangles(np.arange(self.polygon_count), fans)
+
+    def surface_triangles(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per-polygon surface triangles: ``(start (P+1,), tris (T, 3, 3))``.
+
+        Polygon p owns ``tris[start[p]:start[p+1]]``: its detail triangles when it has a
+        detail mesh, else a fan over its vertices. The one surface-triangle function: the
+        queries, the links and the overlay all use it.
+        """
+        n_poly = self.polygon_count
+        fans = np.maximum(self.polygon_vertex_count().astype(np.int64) - 2, 0)
+        dm = np.asarray(self.detail_meshes, np.int64).reshape(-1, 4)
+        have_detail = (dm.shape[0] == n_poly and self.detail_triangles.shape[0] > 0
+                       and self.detail_vertices.shape[0] > 0)
+        n_detail = dm[:, 3] if have_detail else np.zeros(n_poly, np.int64)
+        use_detail = n_detail > 0
+        counts = np.where(use_detail, n_detail, fans)
+        start = np.zeros(n_poly + 1, np.int64)
+        np.cumsum(counts, out=start[1:])
+        tris = np.empty((int(start[-1]), 3, 3), np.float64)
+        dpoly = np.nonzero(use_detail)[0]
+        if dpoly.size:
+            cnt = n_detail[dpoly]
+            local = _ranks(cnt)
+            rows = np.repeat(dm[dpoly, 2], cnt) + local
+            idx = np.asarray(self.detail_triangles, np.int64)[rows, :3] \
+                + np.repeat(dm[dpoly, 0], cnt)[:, None]
+            tris[np.repeat(start[dpoly], cnt) + local] = \
+                np.asarray(self.detail_vertices, np.float64)[idx]
+        fpoly = np.nonzero(~use_detail)[0]
+        if fpoly.size:
+            cnt = fans[fpoly]
+            tris[np.repeat(start[fpoly], cnt) + _ranks(cnt)] = self._fan_triangles(fpoly, cnt)
+        return start, tris
+
+    def _fan_triangles(self, polys: np.ndarray, fans: np.ndarray) -> np.ndarray:
+        """Fan triangles (v0, vi, vi+1) of the given polygons, ``fans[k]`` for ``polys[k]``."""
+        fans = np.asarray(fans, np.int64)
+        owner = np.repeat(np.asarray(polys, np.int64), fans)
+        i = _ranks(fans) + 1
+        rows = np.asarray(self.polygons, np.int64)
+        corner = np.stack([rows[owner, 0], rows[owner, i], rows[owner, i + 1]], axis=1)
+        return np.asarray(self.vertices, np.float64)[corner].reshape(-1, 3, 3)
 
     # ------------------------------------------------------------ save / load
     def array_fields(self) -> list[str]:

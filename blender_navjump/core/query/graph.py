@@ -43,37 +43,8 @@ QueryData = namedtuple("QueryData", [
 
 
 def surface_triangles(navmesh: NavMesh):
-    """Per-polygon surface triangles: (start (P+1,), tris (T, 3, 3)).
-
-    The detail mesh when the polygon has one, else a fan over the polygon's vertices.
-    """
-    n_poly = navmesh.polygon_count
-    nv = navmesh.polygon_vertex_count().astype(np.int64)
-    dm = np.asarray(navmesh.detail_meshes, np.int64).reshape(-1, 4)
-    have_detail = (dm.shape[0] == n_poly and navmesh.detail_triangles.shape[0] > 0
-                   and navmesh.detail_vertices.shape[0] > 0)
-    use_detail = np.zeros(n_poly, np.bool_)
-    if have_detail:
-        use_detail = dm[:, 3] > 0
-    counts = np.where(use_detail, dm[:, 3] if have_detail else 0, np.maximum(nv - 2, 0))
-    start = np.zeros(n_poly + 1, np.int64)
-    np.cumsum(counts, out=start[1:])
-    tris = np.zeros((int(start[-1]), 3, 3), np.float64)
-    dverts = np.asarray(navmesh.detail_vertices, np.float64)
-    dtris = np.asarray(navmesh.detail_triangles, np.int64)
-    verts = np.asarray(navmesh.vertices, np.float64)
-    polys = np.asarray(navmesh.polygons, np.int64)
-    for p in range(n_poly):
-        s = start[p]
-        if use_detail[p]:
-            vb, _n, tb, nt = dm[p]
-            idx = dtris[tb:tb + nt, :3] + vb
-            tris[s:s + nt] = dverts[idx]
-        else:
-            row = polys[p, :nv[p]]
-            for i in range(1, nv[p] - 1):
-                tris[s + i - 1] = verts[[row[0], row[i], row[i + 1]]]
-    return start, tris
+    """Per-polygon surface triangles: (start (P+1,), tris (T, 3, 3)); see NavMesh."""
+    return navmesh.surface_triangles()
 
 
 def _check_detail(navmesh: NavMesh, n_poly: int) -> None:
