@@ -5,6 +5,15 @@ one first call (reported separately as ``first_call_ms``: JIT compile or cache l
 ``--runs`` timed bakes. Prints JSON: per mesh the median and min of every stage, total,
 peak RSS, counts. ``--tile K`` also benchmarks each mesh tiled K x K (dungeon 10 x 10 is
 the ~1 M-triangle scene). ``--cold`` uses an empty numba cache for the first call.
+
+``--native PATH`` compares with native Recast side by side: PATH is the ``bench`` driver of
+``../shared/tools/recast-bench`` (its README says how to build it). For every mesh (and
+tiling) one native and one NavJump process are kept warm and asked for one bake each in
+turn, ``--pairs`` times, the order rotating every pair, so the two bakes of a pair run
+seconds apart under the same load. Prints per stage the median of the per-pair ratios
+NavJump / native (wall ms; ``total_cpu``: process CPU time of the whole bake; ``total``
+against native's TOTAL_RECAST, which leaves out Detour's data), both sides' medians, counts
+and peak memory. ``--partition`` picks the partition of both sides.
 """
 
 from __future__ import annotations
@@ -69,6 +78,112 @@ def run_single(path: str, up: str, runs: int, tile: int, settings_json: str) -> 
     }
 
 
+# NavJump stage -> native driver stage (recast-bench/common.h STAGE_NAMES)
+NATIVE_STAGES = {
+    "rasterize": "rasterize", "filter": "filter", "compact": "compact", "erode": "erode",
+    "regions": "regions(+distfield)", "contours": "contours", "polygons": "polygons",
+    "detail": "detail", "total": "TOTAL_RECAST",
+}
+PARTITION_IDS = {"watershed": 0, "monotone": 1}
+
+
+def serve(path: str, up: str, tile: int, settings_json: str) -> int:
+    """Paired mode, NavJump side: one warm bake, then one bake per ``bake`` line on stdin."""
+    sys.path.insert(0, str(ROOT))
+    from blender_navjump.core import BakeSettings, bake
+    from blender_navjump.core.objio import read_obj
+
+    v, t = read_obj(path, up=up)
+    if tile > 1:
+        v, t = tiled(v, t, tile)
+    settings = BakeSettings.from_dict({**BakeSettings().to_dict(), **json.loads(settings_json)})
+    t0 = time.perf_counter()
+    bake(v, t, settings)
+    print("READY " + json.dumps({"first_bake_ms": (time.perf_counter() - t0) * 1000.0,
+                                 "triangles": int(t.shape[0])}), flush=True)
+    for line in sys.stdin:
+        if line.startswith("quit"):
+            break
+        c0 = time.process_time()
+        nm = bake(v, t, settings)
+        cpu = (time.process_time() - c0) * 1000.0
+        print("RESULT " + json.dumps({
+            "polygons": nm.stats["polygons"], "area3d_m2": nm.stats["walkable_area_m2"],
+            "wall": nm.stats["timings_ms"], "total_cpu": cpu}), flush=True)
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print("QUIT " + json.dumps({"peak_rss_mb": rss}), flush=True)
+    return 0
+
+
+class _Served:
+    """A warm bake process answering ``bake`` with one ``RESULT {json}`` line."""
+
+    def __init__(self, cmd: list[str]):
+        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     text=True)
+        self.ready = self._reply("READY")
+
+    def _reply(self, tag: str) -> dict:
+        for line in self.proc.stdout:
+            if line.startswith(tag + " "):
+                return json.loads(line[len(tag) + 1:])
+        raise RuntimeError(f"{self.proc.args[0]} ended without {tag} "
+                           f"(exit {self.proc.wait()})")
+
+    def bake(self) -> dict:
+        self.proc.stdin.write("bake\n")
+        self.proc.stdin.flush()
+        return self._reply("RESULT")
+
+    def quit(self) -> dict:
+        self.proc.stdin.write("quit\n")
+        self.proc.stdin.flush()
+        out = self._reply("QUIT")
+        self.proc.wait()
+        return out
+
+
+def paired(native: str, mesh: str, up: str, tile: int, pairs: int, set_args: list[str],
+           partition: str) -> dict:
+    """Native and NavJump baked in turn, ``pairs`` times; medians of per-pair ratios."""
+    ours = _Served([sys.executable, __file__, mesh, "--serve", "--up", up, "--tile-one",
+                    str(tile), f"--set=partition={partition}"] + [f"--set={s}" for s in set_args])
+    theirs = _Served([native, mesh, str(PARTITION_IDS[partition]), "serve", str(max(tile, 1))])
+    rows = []
+    for i in range(pairs):
+        if i % 2 == 0:
+            a, b = ours.bake(), theirs.bake()
+        else:
+            b, a = theirs.bake(), ours.bake()
+        rows.append((a, b))
+    ours_rss, theirs_rss = ours.quit()["peak_rss_mb"], theirs.quit()["peak_rss_mb"]
+    ratios, ours_ms, native_ms = {}, {}, {}
+    for stage, nstage in [*NATIVE_STAGES.items(), ("total_cpu", None)]:
+        if nstage is None:
+            mine = [a["total_cpu"] for a, _ in rows]
+            other = [b["cpu"]["TOTAL_RECAST"] for _, b in rows]
+        else:
+            mine = [a["wall"].get(stage, 0.0) for a, _ in rows]
+            other = [b["wall"][nstage] for _, b in rows]
+        ours_ms[stage] = round(statistics.median(mine), 3)
+        native_ms[stage] = round(statistics.median(other), 3)
+        ratios[stage] = round(statistics.median(
+            [x / y for x, y in zip(mine, other, strict=True) if y > 0] or [float("nan")]), 3)
+    last_ours, last_native = rows[-1]
+    return {
+        "mesh": pathlib.Path(mesh).name + (f" x{tile}x{tile}" if tile > 1 else ""),
+        "partition": partition, "pairs": pairs, "triangles": ours.ready["triangles"],
+        "ratio_navjump_over_native": ratios, "navjump_median_ms": ours_ms,
+        "native_median_ms": native_ms,
+        "navjump_only_ms": {k: round(statistics.median([a["wall"][k] for a, _ in rows]), 3)
+                            for k in last_ours["wall"] if k not in NATIVE_STAGES},
+        "peak_rss_mb": {"navjump": round(ours_rss, 1), "native": round(theirs_rss, 1)},
+        "polygons": {"navjump": last_ours["polygons"], "native": last_native["polygons"]},
+        "area3d_m2": {"navjump": round(last_ours["area3d_m2"], 1),
+                      "native": last_native["area3d_m2"]},
+    }
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("meshes", nargs="+")
@@ -82,6 +197,13 @@ def main(argv=None) -> int:
     ap.add_argument("--single", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--tile-one", type=int, default=1, help=argparse.SUPPRESS)
     ap.add_argument("--out", help="also write the JSON here")
+    ap.add_argument("--native", metavar="PATH",
+                    help="native Recast bench driver: paired side-by-side comparison")
+    ap.add_argument("--pairs", type=int, default=20, help="paired bakes per mesh (--native)")
+    ap.add_argument("--tile-pairs", type=int, default=5, help="paired bakes per tiled mesh")
+    ap.add_argument("--partition", default="watershed", choices=sorted(PARTITION_IDS),
+                    help="partition of both sides (--native)")
+    ap.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
 
     sys.path.insert(0, str(ROOT))
@@ -93,6 +215,21 @@ def main(argv=None) -> int:
         overrides[name] = BakeSettings.parse_value(name, text)
     settings_json = json.dumps(overrides)
 
+    if args.serve:
+        return serve(args.meshes[0], args.up, args.tile_one, settings_json)
+    if args.native:
+        jobs = [(m, 1, args.pairs) for m in args.meshes]
+        if args.tile > 1:
+            jobs += [(m, args.tile, args.tile_pairs) for m in args.meshes]
+        results = [paired(args.native, m, args.up, k, n, args.set, args.partition)
+                   for m, k, n in jobs]
+        report = {"python": sys.version.split()[0], "cpu_count": os.cpu_count(),
+                  "native": args.native, "settings": overrides, "results": results}
+        text = json.dumps(report, indent=2)
+        print(text)
+        if args.out:
+            pathlib.Path(args.out).write_text(text)
+        return 0
     if args.single:
         res = run_single(args.meshes[0], args.up, args.runs, args.tile_one, settings_json)
         print(json.dumps(res))
