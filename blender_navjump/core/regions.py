@@ -319,11 +319,43 @@ def _monotone(span_con, span_area, cell_index, cell_count, width, height):
 
 # --------------------------------------------------------------- merge and filter
 @njit(cache=True, nogil=True)
-def _region_adjacency(reg, span_con, cell_index, cell_count):
-    """Pairs (r, other) of 4-connected spans in different regions (other 0 = wall), and
-    pairs of regions stacked in the same column (floors)."""
+def _dedupe_csr(rows, cols, n_rows, n_cols):
+    """CSR of the distinct cols per row: (start (n_rows+1,), items), each row's items in
+    first-seen order. rows/cols: parallel pair arrays, duplicates allowed."""
+    start = np.zeros(n_rows + 1, np.int64)
+    for k in range(rows.shape[0]):
+        start[rows[k] + 1] += 1
+    for r in range(n_rows):
+        start[r + 1] += start[r]
+    fill = start[:-1].copy()
+    items = np.empty(rows.shape[0], np.int32)
+    for k in range(rows.shape[0]):
+        items[fill[rows[k]]] = cols[k]
+        fill[rows[k]] += 1
+    # distinct per row: a stamp per column value says which row saw it last
+    stamp = np.full(n_cols, -1, np.int64)
+    out = np.zeros(n_rows + 1, np.int64)
+    m = 0
+    for r in range(n_rows):
+        for k in range(start[r], start[r + 1]):
+            o = items[k]
+            if stamp[o] != r:
+                stamp[o] = r
+                items[m] = o
+                m += 1
+        out[r + 1] = m
+    return out, items[:m]
+
+
+@njit(cache=True, nogil=True)
+def _region_graph(reg, span_con, cell_index, cell_count, n_regions):
+    """Distinct neighbours of every region (0 = a wall; symmetric between regions) and the
+    distinct regions stacked with it in some column (floors), as two CSR lists over region
+    ids 0..n_regions."""
     n = reg.shape[0]
-    adj = np.empty((n * 4 + 1, 2), np.int32)
+    rows = np.empty(n * 8 + 1, np.int32)
+    cols = np.empty(n * 8 + 1, np.int32)
+    last = np.full(n_regions + 1, -1, np.int32)  # drops most repeats along a border
     na = 0
     for i in range(n):
         r = reg[i]
@@ -332,11 +364,19 @@ def _region_adjacency(reg, span_con, cell_index, cell_count):
         for d in range(4):
             a = span_con[i, d]
             o = reg[a] if a >= 0 else 0
-            if o != r:
-                adj[na, 0] = r
-                adj[na, 1] = o
+            if o != r and last[r] != o:
+                last[r] = o
+                rows[na] = r
+                cols[na] = o
                 na += 1
-    floors = np.empty((16, 2), np.int32)
+                if o != 0:
+                    # both ways: span links need not be mutual (a span links to the first
+                    # fitting span of a column, which may link elsewhere), region links are
+                    rows[na] = o
+                    cols[na] = r
+                    na += 1
+    frows = np.empty(16, np.int32)
+    fcols = np.empty(16, np.int32)
     nf = 0
     for c in range(cell_index.shape[0]):
         b = cell_index[c]
@@ -347,134 +387,214 @@ def _region_adjacency(reg, span_con, cell_index, cell_count):
                 continue
             for j in range(i + 1, e):
                 rj = reg[j]
-                if rj == 0:
+                if rj == 0 or rj == ri:
                     continue
-                if nf + 2 > floors.shape[0]:
-                    t = np.empty((floors.shape[0] * 2, 2), np.int32)
-                    t[:nf] = floors[:nf]
-                    floors = t
-                floors[nf, 0] = ri
-                floors[nf, 1] = rj
-                floors[nf + 1, 0] = rj
-                floors[nf + 1, 1] = ri
+                if nf + 2 > frows.shape[0]:
+                    t1 = np.empty(frows.shape[0] * 2, np.int32)
+                    t1[:nf] = frows[:nf]
+                    frows = t1
+                    t2 = np.empty(fcols.shape[0] * 2, np.int32)
+                    t2[:nf] = fcols[:nf]
+                    fcols = t2
+                frows[nf] = ri
+                fcols[nf] = rj
+                frows[nf + 1] = rj
+                fcols[nf + 1] = ri
                 nf += 2
-    return adj[:na], floors[:nf]
+    a_start, a_items = _dedupe_csr(rows[:na], cols[:na], n_regions + 1, n_regions + 1)
+    f_start, f_items = _dedupe_csr(frows[:nf], fcols[:nf], n_regions + 1, n_regions + 1)
+    return a_start, a_items, f_start, f_items
 
 
-def _unique_pairs(pairs: np.ndarray, n_regions: int) -> np.ndarray:
-    if pairs.shape[0] == 0:
-        return pairs
-    key = np.unique(pairs[:, 0].astype(np.int64) * (n_regions + 1) + pairs[:, 1])
-    return np.stack([key // (n_regions + 1), key % (n_regions + 1)], axis=1)
+@njit(cache=True, nogil=True)
+def _lists_from_csr(start, items, n_regions, skip_zero):
+    """Growable per-region id lists in one pool: list r is ``pool[head[r]:head[r]+size[r]]``
+    with room for ``room[r]`` items (a list that outgrows it moves to the pool's end)."""
+    n = n_regions + 1
+    head = np.zeros(n, np.int64)
+    size = np.zeros(n, np.int64)
+    room = np.zeros(n, np.int64)
+    pool = np.empty(max(2 * items.shape[0], 16), np.int32)
+    used = 0
+    for r in range(n):
+        head[r] = used
+        for k in range(start[r], start[r + 1]):
+            o = items[k]
+            if skip_zero and o == 0:
+                continue
+            pool[used] = o
+            used += 1
+        size[r] = used - head[r]
+        room[r] = size[r]
+    return head, size, room, pool, used
 
 
-def merge_and_filter_regions(chf: CompactHeightfield, reg: np.ndarray, n_regions: int,
-                             min_region_area: int, merge_region_area: int) -> int:
-    """Remove small islands and merge small regions (in place); return the region count.
+@njit(cache=True, nogil=True)
+def _list_has(pool, head, size, r, o):
+    for k in range(head[r], head[r] + size[r]):
+        if pool[k] == o:
+            return True
+    return False
 
-    Works on region-level graphs (hundreds to thousands of nodes), so plain Python sets.
+
+@njit(cache=True, nogil=True)
+def _list_add(pool, used, head, size, room, r, o):
+    """Add o to list r unless present; returns the (possibly new) pool and its fill."""
+    if _list_has(pool, head, size, r, o):
+        return pool, used
+    if size[r] == room[r]:
+        new_room = max(2 * room[r], 4)
+        if used + new_room > pool.shape[0]:
+            grown = np.empty(max(2 * pool.shape[0], used + new_room), np.int32)
+            grown[:used] = pool[:used]
+            pool = grown
+        pool[used:used + size[r]] = pool[head[r]:head[r] + size[r]]
+        head[r] = used
+        room[r] = new_room
+        used += new_room
+    pool[head[r] + size[r]] = o
+    size[r] += 1
+    return pool, used
+
+
+@njit(cache=True, nogil=True)
+def _list_remove(pool, head, size, r, o):
+    for k in range(head[r], head[r] + size[r]):
+        if pool[k] == o:
+            pool[k] = pool[head[r] + size[r] - 1]
+            size[r] -= 1
+            return
+
+
+@njit(cache=True, nogil=True)
+def _find(parent, r):
+    while parent[r] != r:
+        parent[r] = parent[parent[r]]
+        r = parent[r]
+    return r
+
+
+@njit(cache=True, nogil=True)
+def _merge_regions(reg, span_area, span_con, cell_index, cell_count, n_regions,
+                   min_region_area, merge_region_area):
+    """Renumber ``reg`` in place; return the new region count.
+
+    Regions stacked in one column (floors) never merge. 1) islands (connected groups of
+    regions) smaller than min_region_area are removed; 2) until nothing changes, every
+    region that is small (<= merge_region_area spans) or touches no wall merges into its
+    smallest neighbour of the same area id that is not stacked on it (ties: lowest id);
+    3) ids are made consecutive in the order of the old ids.
     """
-    if n_regions == 0:
-        return 0
-    span_count = np.bincount(reg, minlength=n_regions + 1)
-    area_of = np.zeros(n_regions + 1, np.int32)
-    area_of[reg[reg > 0]] = chf.span_area[reg > 0]
-    adj, floors = _region_adjacency(reg, chf.span_con, chf.cell_index, chf.cell_count)
-    adj = _unique_pairs(adj, n_regions)
-    floors = _unique_pairs(floors, n_regions)
-    neighbours: list[set[int]] = [set() for _ in range(n_regions + 1)]
-    floor_sets: list[set[int]] = [set() for _ in range(n_regions + 1)]
-    touches_wall = np.zeros(n_regions + 1, bool)
-    for r, o in adj.tolist():
-        if o != 0:
-            neighbours[r].add(o)
-        else:
-            touches_wall[r] = True
-    for r, o in floors.tolist():
-        floor_sets[r].add(o)
+    n = n_regions + 1
+    count = np.zeros(n, np.int64)
+    area_of = np.zeros(n, np.int32)
+    for i in range(reg.shape[0]):
+        count[reg[i]] += 1
+        area_of[reg[i]] = span_area[i]
+    a_start, a_items, f_start, f_items = _region_graph(reg, span_con, cell_index, cell_count,
+                                                       n_regions)
+    touches_wall = np.zeros(n, np.bool_)
+    for r in range(n):
+        for k in range(a_start[r], a_start[r + 1]):
+            if a_items[k] == 0:
+                touches_wall[r] = True
+    head, size, room, pool, used = _lists_from_csr(a_start, a_items, n_regions, True)
+    fhead, fsize, froom, fpool, fused = _lists_from_csr(f_start, f_items, n_regions, False)
 
-    # 1) remove islands (connected groups of regions) smaller than min_region_area
-    remap = np.arange(n_regions + 1, dtype=np.int32)
-    seen = np.zeros(n_regions + 1, bool)
-    for r0 in range(1, n_regions + 1):
-        if seen[r0] or span_count[r0] == 0:
+    # 1) islands
+    removed = np.zeros(n, np.bool_)
+    seen = np.zeros(n, np.bool_)
+    stack = np.empty(n, np.int32)
+    group = np.empty(n, np.int32)
+    for r0 in range(1, n):
+        if seen[r0] or count[r0] == 0:
             continue
-        group = []
-        stack = [r0]
         seen[r0] = True
-        while stack:
-            r = stack.pop()
-            group.append(r)
-            for o in neighbours[r]:
+        stack[0] = r0
+        top = 1
+        n_group = 0
+        total = 0
+        while top > 0:
+            top -= 1
+            r = stack[top]
+            group[n_group] = r
+            n_group += 1
+            total += count[r]
+            for k in range(head[r], head[r] + size[r]):
+                o = pool[k]
                 if not seen[o]:
                     seen[o] = True
-                    stack.append(o)
-        if sum(int(span_count[r]) for r in group) < min_region_area:
-            for r in group:
-                remap[r] = 0
-                span_count[r] = 0
-                for o in neighbours[r]:
-                    neighbours[o].discard(r)
-                neighbours[r] = set()
+                    stack[top] = o
+                    top += 1
+        if total < min_region_area:
+            for g in range(n_group):
+                r = group[g]
+                removed[r] = True
+                count[r] = 0
+            for g in range(n_group):
+                size[group[g]] = 0
 
     # 2) merge small regions into their smallest mergeable neighbour, until stable
-    parent = list(range(n_regions + 1))
-
-    def find(r):
-        while parent[r] != r:
-            parent[r] = parent[parent[r]]
-            r = parent[r]
-        return r
-
-    alive = [r for r in range(1, n_regions + 1) if span_count[r] > 0]
+    parent = np.arange(n).astype(np.int32)
     changed = True
     while changed:
         changed = False
-        for r in alive:
-            if find(r) != r or span_count[r] == 0:
+        for r in range(1, n):
+            if parent[r] != r or count[r] == 0:
                 continue
-            # Large regions along a wall stay; small ones, and regions enclosed by other
-            # regions, merge into their smallest neighbour.
-            if span_count[r] > merge_region_area and touches_wall[r]:
+            if count[r] > merge_region_area and touches_wall[r]:
                 continue
             best = -1
-            best_size = None
-            for o in neighbours[r]:
-                if area_of[o] != area_of[r] or o in floor_sets[r]:
+            for k in range(head[r], head[r] + size[r]):
+                o = pool[k]
+                if area_of[o] != area_of[r] or _list_has(fpool, fhead, fsize, r, o):
                     continue
-                if best_size is None or span_count[o] < best_size:
-                    best, best_size = o, span_count[o]
+                if best < 0 or count[o] < count[best] or (count[o] == count[best]
+                                                          and o < best):
+                    best = o
             if best < 0:
                 continue
             parent[r] = best
             touches_wall[best] |= touches_wall[r]
-            span_count[best] += span_count[r]
-            span_count[r] = 0
-            for o in neighbours[r]:
-                neighbours[o].discard(r)
+            count[best] += count[r]
+            count[r] = 0
+            for k in range(head[r], head[r] + size[r]):
+                o = pool[k]
+                _list_remove(pool, head, size, o, r)
                 if o != best:
-                    neighbours[o].add(best)
-                    neighbours[best].add(o)
-            neighbours[best].discard(best)
-            neighbours[r] = set()
-            floor_sets[best] |= floor_sets[r]
-            for o in floor_sets[r]:
-                floor_sets[o].add(best)
+                    pool, used = _list_add(pool, used, head, size, room, o, best)
+                    pool, used = _list_add(pool, used, head, size, room, best, o)
+            _list_remove(pool, head, size, best, best)
+            size[r] = 0
+            for k in range(fhead[r], fhead[r] + fsize[r]):
+                o = fpool[k]
+                fpool, fused = _list_add(fpool, fused, fhead, fsize, froom, best, o)
+                fpool, fused = _list_add(fpool, fused, fhead, fsize, froom, o, best)
             changed = True
 
-    # 3) compact ids
-    final = np.zeros(n_regions + 1, np.int32)
+    # 3) consecutive ids
+    final = np.zeros(n, np.int32)
     next_id = 1
-    for r in range(1, n_regions + 1):
-        if remap[r] == 0:
+    for r in range(1, n):
+        if removed[r]:
             continue
-        root = find(r)
+        root = _find(parent, r)
         if final[root] == 0:
             final[root] = next_id
             next_id += 1
         final[r] = final[root]
-    reg[:] = final[reg]
+    for i in range(reg.shape[0]):
+        reg[i] = final[reg[i]]
     return next_id - 1
+
+
+def merge_and_filter_regions(chf: CompactHeightfield, reg: np.ndarray, n_regions: int,
+                             min_region_area: int, merge_region_area: int) -> int:
+    """Remove small islands and merge small regions (in place); return the region count."""
+    if n_regions == 0:
+        return 0
+    return int(_merge_regions(reg, chf.span_area, chf.span_con, chf.cell_index,
+                              chf.cell_count, n_regions, min_region_area, merge_region_area))
 
 
 def build_regions(chf: CompactHeightfield, partition: str, min_region_area: int,
