@@ -59,6 +59,8 @@ def _filter_ledges(column_head, span_min, span_max, span_area, span_next, width,
                 acc_min = bot
                 acc_max = bot
                 for d in range(4):
+                    if min_h < -walkable_climb:
+                        break  # a drop is found: the span is a ledge whatever else is near
                     nx = x + dx[d]
                     ny = y + dy[d]
                     if nx < 0 or ny < 0 or nx >= width or ny >= height:
@@ -72,6 +74,8 @@ def _filter_ledges(column_head, span_min, span_max, span_area, span_next, width,
                         min_h = min(min_h, nbot - bot)
                     while ns != -1:
                         nbot = span_max[ns]
+                        if nbot >= top:
+                            break  # this and every higher neighbour floor is above our ceiling
                         ntop = span_min[span_next[ns]] if span_next[ns] != -1 else _TOP
                         if min(top, ntop) - max(bot, nbot) > walkable_height:
                             min_h = min(min_h, nbot - bot)
