@@ -27,7 +27,7 @@ import numpy as np
 from bpy.app.handlers import persistent
 
 from . import overlay_batches as ob
-from . import overlay_props, storage
+from . import storage
 
 log = logging.getLogger(__name__)
 
@@ -201,7 +201,7 @@ def _drop_gpu(uid: int):
 def _agent(pg):
     from ..core.query import AgentFilter
 
-    stances, links = overlay_props.test_agent_names(pg)
+    stances, links = ob.test_agent_names(pg)
     if not stances:
         raise ValueError("Pick at least one stance for the test agent")
     return AgentFilter(stances=stances, links=links)
@@ -210,7 +210,7 @@ def _agent(pg):
 def path_key(scene, state: BakeState) -> tuple:
     pg = scene.navjump_overlay
     return (state.key, state.version, tuple(round(v, 6) for v in pg.path_start),
-            tuple(round(v, 6) for v in pg.path_goal), overlay_props.test_agent_names(pg),
+            tuple(round(v, 6) for v in pg.path_goal), ob.test_agent_names(pg),
             bool(pg.path_test))
 
 
@@ -440,7 +440,7 @@ def scene_batches(scene, visible) -> dict[str, list]:
 def draw_scene_overlay(scene, viewport_size) -> None:
     """Draw the scene's overlay with the current matrices (viewport or offscreen)."""
     pg = scene.navjump_overlay
-    visible = overlay_props.visible_layers(pg)
+    visible = ob.visible_layers(pg)
     if not visible:
         return
     draw_layers(scene_batches(scene, visible), visible, viewport_size, xray=pg.xray)

@@ -575,3 +575,30 @@ def path_summary(flags, stances, point_links=None, navmesh=None) -> dict:
     return {"jumps": int((fl == FLAG_JUMP_START).sum()),
             "drops": int((fl == FLAG_DROP_START).sum()),
             "stance_changes": changes}
+
+
+# ------------------------------------------------ panel settings read as plain values
+def visible_layers(pg) -> set[str]:
+    """Overlay layer names (``LAYER_NAMES``) switched on in the overlay settings ``pg``
+    (``scene.navjump_overlay``, or anything with the same attributes)."""
+    if pg is None or not pg.show_overlay:
+        return set()
+    out = set()
+    if pg.show_navmesh:
+        out.add("navmesh")
+    for name, layer in zip(STANCE_NAMES, STANCE_LAYERS, strict=True):
+        if getattr(pg, f"show_{name}"):
+            out.add(layer)
+    for name, layer in zip(LINK_KINDS, LINK_LAYERS, strict=True):
+        if getattr(pg, f"show_{name}"):
+            out.add(layer)
+    if pg.show_path and pg.path_test:
+        out.add("path")
+    return out
+
+
+def test_agent_names(pg) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(stances, link kinds) the test agent may use."""
+    stances = tuple(s for s in STANCE_NAMES if getattr(pg, f"test_{s}"))
+    links = tuple(k for k in LINK_KINDS if getattr(pg, f"test_{k}"))
+    return stances, links

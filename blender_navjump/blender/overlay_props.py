@@ -9,14 +9,11 @@ import bpy
 from bpy.props import BoolProperty, FloatVectorProperty, PointerProperty
 from bpy.types import PropertyGroup
 
-from ..core.navmesh import LINK_KINDS, STANCE_NAMES
 from .overlay_batches import (
     LINK_COLORS,
-    LINK_LAYERS,
     PATH_COLOR,
     PATH_JUMP_COLOR,
     STANCE_COLORS,
-    STANCE_LAYERS,
     UNATTACHED_COLOR,
 )
 
@@ -106,31 +103,6 @@ class NAVJUMP_PG_overlay(PropertyGroup):
         name="Auto Re-bake", default=False, update=_auto_changed,
         description="Bake again shortly after a bake setting or the scene geometry changes "
                     "(a newer change cancels a pending bake)")
-
-
-def visible_layers(pg) -> set[str]:
-    """Overlay layer names (``overlay_batches.LAYER_NAMES``) switched on in ``pg``."""
-    if pg is None or not pg.show_overlay:
-        return set()
-    out = set()
-    if pg.show_navmesh:
-        out.add("navmesh")
-    for name, layer in zip(STANCE_NAMES, STANCE_LAYERS, strict=True):
-        if getattr(pg, f"show_{name}"):
-            out.add(layer)
-    for name, layer in zip(LINK_KINDS, LINK_LAYERS, strict=True):
-        if getattr(pg, f"show_{name}"):
-            out.add(layer)
-    if pg.show_path and pg.path_test:
-        out.add("path")
-    return out
-
-
-def test_agent_names(pg) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """(stances, link kinds) the test agent may use."""
-    stances = tuple(s for s in STANCE_NAMES if getattr(pg, f"test_{s}"))
-    links = tuple(k for k in LINK_KINDS if getattr(pg, f"test_{k}"))
-    return stances, links
 
 
 classes = (NAVJUMP_PG_overlay,)

@@ -174,7 +174,7 @@ def test_layers_switched_off_in_the_panel_are_not_drawn(ext, baked, gpu_on):
     pg = baked.navjump_overlay
     pg.show_prone = False
     pg.show_drop = False
-    layers = ext.props.visible_layers(pg)
+    layers = ext.batches.visible_layers(pg)
     assert "stance_prone" not in layers and "links_drop" not in layers
     pixels, view, proj = _render(ext, baked, layers=layers)
     prone = _blend(ob.STANCE_COLORS["prone"], ob.FILL_ALPHA, bg)
@@ -184,8 +184,8 @@ def test_layers_switched_off_in_the_panel_are_not_drawn(ext, baked, gpu_on):
     assert _count(pixels, _blend(ob.STANCE_COLORS["crouch"], ob.FILL_ALPHA, bg)) > 1000
     assert _count_any(pixels, _link_colors(ext, "jump_up", bg)) > 20
     pg.show_overlay = False
-    assert ext.props.visible_layers(pg) == set()
-    pixels, _v, _p = _render(ext, baked, layers=ext.props.visible_layers(pg))
+    assert ext.batches.visible_layers(pg) == set()
+    pixels, _v, _p = _render(ext, baked, layers=ext.batches.visible_layers(pg))
     assert _count(pixels, np.round(np.array(bg[:3]) * 255)) == pixels.shape[0] * pixels.shape[1]
 
 
@@ -211,7 +211,7 @@ def test_path_crosses_the_gap_where_the_link_is(ext, baked, gpu_on):
     # and with the path layer off, no path pixels at all
     pg.show_path = False
     pixels, _v, _p = _render(ext, baked, size, path=None,
-                             layers=ext.props.visible_layers(pg))
+                             layers=ext.batches.visible_layers(pg))
     assert _count_any(pixels, colors) == 0
 
 
@@ -257,7 +257,7 @@ def test_scene_overlay_draws_with_the_scene_cache_and_depth(bpy, ext, baked, gpu
     assert _count(results[True], crouch) > 1000  # x-ray draws through it
     assert _count(results[False], stand) > 1000
     # the scene cache made the batches once and reused them for the second frame
-    visible = ext.props.visible_layers(baked.navjump_overlay)
+    visible = ext.batches.visible_layers(baked.navjump_overlay)
     first = ext.overlay.scene_batches(baked, visible)
     assert ext.overlay.scene_batches(baked, visible)["stance_stand"] is first["stance_stand"]
 

@@ -1,6 +1,7 @@
 """Overlay geometry builders (plain numpy: no bpy needed)."""
 
 import time
+import types
 
 import numpy as np
 import pytest
@@ -338,3 +339,29 @@ def test_png_round_trip(tmp_path):
     path = offscreen.write_png(tmp_path / "sub" / "x.png", img)
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     np.testing.assert_array_equal(offscreen.read_png(path), img)
+
+
+def _overlay_settings(**changes):
+    values = {f"show_{n}": True for n in ("overlay", "navmesh", "stand", "crouch", "prone",
+                                          "drop", "jump_across", "jump_up", "path")}
+    values.update({f"test_{n}": True for n in ("stand", "crouch", "prone", "drop",
+                                               "jump_across", "jump_up")})
+    values["path_test"] = True
+    values.update(changes)
+    return types.SimpleNamespace(**values)
+
+
+def test_visible_layers_follow_the_switches():
+    every = ob.visible_layers(_overlay_settings())
+    assert every == {"navmesh", "path", *ob.STANCE_LAYERS, *ob.LINK_LAYERS}
+    assert ob.visible_layers(_overlay_settings(show_overlay=False)) == set()
+    assert ob.visible_layers(None) == set()
+    assert every - ob.visible_layers(_overlay_settings(show_crouch=False)) == {"stance_crouch"}
+    # the path shows only while the path test is on
+    assert "path" not in ob.visible_layers(_overlay_settings(path_test=False))
+
+
+def test_agent_names_follow_the_capabilities():
+    stances, links = ob.test_agent_names(_overlay_settings(test_prone=False, test_drop=False))
+    assert stances == ("stand", "crouch")
+    assert links == ("jump_across", "jump_up")
