@@ -135,11 +135,4 @@ class NAVJUMP_OT_path_test_place(Operator):
 classes = (NAVJUMP_GGT_path_test, NAVJUMP_OT_path_test_place)
 
 
-def register():
-    for cls in classes:
-        bpy.utils.register_class(cls)
-
-
-def unregister():
-    for cls in reversed(classes):
-        bpy.utils.unregister_class(cls)
+register, unregister = bpy.utils.register_classes_factory(classes)

@@ -286,9 +286,11 @@ def _cancel_running_bake(*_args):
 classes = (NAVJUMP_OT_bake,)
 
 
+_register_classes, _unregister_classes = bpy.utils.register_classes_factory(classes)
+
+
 def register():
-    for cls in classes:
-        bpy.utils.register_class(cls)
+    _register_classes()
     bpy.app.handlers.load_pre.append(_cancel_running_bake)
 
 
@@ -299,5 +301,4 @@ def unregister():
     if _active_job is not None:
         _active_job.cancel()
         _active_job = None
-    for cls in reversed(classes):
-        bpy.utils.unregister_class(cls)
+    _unregister_classes()

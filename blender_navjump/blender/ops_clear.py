@@ -29,11 +29,4 @@ class NAVJUMP_OT_clear(Operator):
 classes = (NAVJUMP_OT_clear,)
 
 
-def register():
-    for cls in classes:
-        bpy.utils.register_class(cls)
-
-
-def unregister():
-    for cls in reversed(classes):
-        bpy.utils.unregister_class(cls)
+register, unregister = bpy.utils.register_classes_factory(classes)

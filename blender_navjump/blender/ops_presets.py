@@ -86,9 +86,11 @@ class NAVJUMP_OT_agent_preset_add(AddPresetBase, Operator):
 classes = (NAVJUMP_MT_agent_presets, NAVJUMP_OT_agent_preset_add)
 
 
+_register_classes, _unregister_classes = bpy.utils.register_classes_factory(classes)
+
+
 def register():
-    for cls in classes:
-        bpy.utils.register_class(cls)
+    _register_classes()
     if hasattr(bpy.utils, "register_preset_path"):
         bpy.utils.register_preset_path(PACKAGE_DIR)
 
@@ -96,5 +98,4 @@ def register():
 def unregister():
     if hasattr(bpy.utils, "unregister_preset_path"):
         bpy.utils.unregister_preset_path(PACKAGE_DIR)
-    for cls in reversed(classes):
-        bpy.utils.unregister_class(cls)
+    _unregister_classes()

@@ -108,13 +108,14 @@ class NAVJUMP_PG_overlay(PropertyGroup):
 classes = (NAVJUMP_PG_overlay,)
 
 
+_register_classes, _unregister_classes = bpy.utils.register_classes_factory(classes)
+
+
 def register():
-    for cls in classes:
-        bpy.utils.register_class(cls)
+    _register_classes()
     bpy.types.Scene.navjump_overlay = PointerProperty(type=NAVJUMP_PG_overlay)
 
 
 def unregister():
     del bpy.types.Scene.navjump_overlay
-    for cls in reversed(classes):
-        bpy.utils.unregister_class(cls)
+    _unregister_classes()

@@ -205,11 +205,4 @@ classes = (NAVJUMP_PT_main, NAVJUMP_PT_agent, NAVJUMP_PT_links, NAVJUMP_PT_advan
            NAVJUMP_PT_result, NAVJUMP_PT_object)
 
 
-def register():
-    for cls in classes:
-        bpy.utils.register_class(cls)
-
-
-def unregister():
-    for cls in reversed(classes):
-        bpy.utils.unregister_class(cls)
+register, unregister = bpy.utils.register_classes_factory(classes)

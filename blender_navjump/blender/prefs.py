@@ -35,9 +35,4 @@ def preferences(context=None):
     return addon.preferences if addon is not None else None
 
 
-def register():
-    bpy.utils.register_class(NAVJUMP_AddonPreferences)
-
-
-def unregister():
-    bpy.utils.unregister_class(NAVJUMP_AddonPreferences)
+register, unregister = bpy.utils.register_classes_factory((NAVJUMP_AddonPreferences,))

@@ -200,9 +200,11 @@ def setting_label(name: str) -> str:
 classes = (NAVJUMP_PG_settings,)
 
 
+_register_classes, _unregister_classes = bpy.utils.register_classes_factory(classes)
+
+
 def register():
-    for cls in classes:
-        bpy.utils.register_class(cls)
+    _register_classes()
     bpy.types.Scene.navjump = PointerProperty(type=NAVJUMP_PG_settings)
     bpy.types.Object.navjump_role = EnumProperty(
         name="NavJump Role", items=ROLE_ITEMS, default='WALKABLE',
@@ -212,5 +214,4 @@ def register():
 def unregister():
     del bpy.types.Object.navjump_role
     del bpy.types.Scene.navjump
-    for cls in reversed(classes):
-        bpy.utils.unregister_class(cls)
+    _unregister_classes()
