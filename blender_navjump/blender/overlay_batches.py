@@ -23,20 +23,18 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..core.navmesh import LINK_KINDS, STANCE_NAMES
+from ..core.kinds import (
+    FLAG_DROP_START,
+    FLAG_JUMP_START,
+    FLAG_STANCE_CHANGE,
+    LINK_COLORS,
+    LINK_KINDS,
+    STANCE_COLORS,
+    STANCE_NAMES,
+)
 
 # ------------------------------------------------------------------ colours (RGBA)
-# One table for the overlay, the offscreen render and the panel legend.
-STANCE_COLORS = {
-    "stand": (0.15, 0.45, 1.0, 1.0),    # blue
-    "crouch": (1.0, 0.85, 0.05, 1.0),   # yellow
-    "prone": (0.75, 0.2, 1.0, 1.0),     # purple
-}
-LINK_COLORS = {
-    "drop": (0.0, 0.95, 0.95, 1.0),        # cyan
-    "jump_across": (1.0, 0.45, 0.0, 1.0),  # orange
-    "jump_up": (0.15, 1.0, 0.15, 1.0),     # green
-}
+# Stance and link colours come from the one table (core.kinds), shared with the glTF export.
 UNATTACHED_COLOR = (1.0, 0.0, 0.0, 1.0)    # a link end on no polygon
 OUTLINE_COLOR = (0.02, 0.02, 0.05, 1.0)
 BORDER_COLOR = (0.0, 0.0, 0.0, 1.0)
@@ -493,9 +491,6 @@ def build_overlay(navmesh, lift: float = 0.05) -> OverlayGeometry:
 
 
 # ------------------------------------------------------------------ path
-# Point flags, in core.query.FLAG_NAMES order.
-FLAG_WALK, FLAG_JUMP_START, FLAG_JUMP_END, FLAG_DROP_START, FLAG_DROP_END, \
-    FLAG_STANCE_CHANGE = range(6)
 
 
 def _diamond(centres: np.ndarray, size: float) -> tuple[np.ndarray, np.ndarray]:

@@ -22,14 +22,20 @@ from dataclasses import dataclass, field, fields
 
 import numpy as np
 
-STANCE_NAMES = ("stand", "crouch", "prone")
-STANCE_STAND, STANCE_CROUCH, STANCE_PRONE = 0, 1, 2
-# Area ids carried by compact-heightfield spans and polygons: 0 is "not walkable".
-AREA_NULL = 0
-AREA_STAND, AREA_CROUCH, AREA_PRONE = 1, 2, 3
-
-LINK_KINDS = ("drop", "jump_across", "jump_up")
-LINK_DROP, LINK_JUMP_ACROSS, LINK_JUMP_UP = 0, 1, 2
+from .kinds import (  # noqa: F401  (re-exported: the names every module reads here)
+    AREA_CROUCH,
+    AREA_NULL,
+    AREA_PRONE,
+    AREA_STAND,
+    LINK_DROP,
+    LINK_JUMP_ACROSS,
+    LINK_JUMP_UP,
+    LINK_KINDS,
+    STANCE_CROUCH,
+    STANCE_NAMES,
+    STANCE_PRONE,
+    STANCE_STAND,
+)
 
 NAVMESH_FORMAT = "navjump-navmesh"
 NAVMESH_VERSION = 1

@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..core import kinds
+from ..core.kinds import srgb_to_linear
 from ..core.navmesh import LINK_KINDS, STANCE_NAMES, NavMesh
 from ._common import atomic_write, polygon_rows, y_up_to_z_up, z_up_to_y_up
 
@@ -33,9 +35,11 @@ MODE_TRIANGLES = 4
 
 EXTRAS_FORMAT = "navjump-gltf"
 EXTRAS_VERSION = 1
-# Linear RGB per stance (stand, crouch, prone); anything else is grey.
-STANCE_COLORS = ((0.20, 0.75, 0.30), (0.95, 0.60, 0.10), (0.80, 0.20, 0.55))
-UNKNOWN_COLOR = (0.5, 0.5, 0.5)
+# Linear RGB per stance (stand, crouch, prone): the viewport's colours (core.kinds) as
+# linear light; anything else is grey.
+STANCE_COLORS = tuple(tuple(round(srgb_to_linear(c), 6) for c in kinds.STANCE_COLORS[n][:3])
+                      for n in kinds.STANCE_NAMES)
+UNKNOWN_COLOR = tuple(round(srgb_to_linear(c), 6) for c in kinds.UNKNOWN_COLOR[:3])
 
 COMPONENT_DTYPES = {5120: np.int8, 5121: np.uint8, 5122: np.int16, 5123: np.uint16,
                     5125: np.uint32, 5126: np.float32}

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from blender_navjump.blender import overlay_batches as ob
+from blender_navjump.core import kinds
 from blender_navjump.core.navmesh import NavMesh, empty_navmesh
 
 
@@ -253,8 +254,8 @@ def test_links_with_bad_arrays_are_skipped():
 # --------------------------------------------------------------------- path
 def test_path_layer_walk_jump_and_stance_markers():
     pts = np.array([[0, 0, 0], [1, 0, 0], [2, 0, 0], [4, 0, 0], [5, 0, 0]], float)
-    flags = [ob.FLAG_WALK, ob.FLAG_STANCE_CHANGE, ob.FLAG_JUMP_START, ob.FLAG_JUMP_END,
-             ob.FLAG_WALK]
+    flags = [kinds.FLAG_WALK, kinds.FLAG_STANCE_CHANGE, kinds.FLAG_JUMP_START, kinds.FLAG_JUMP_END,
+             kinds.FLAG_WALK]
     stances = [0, 1, 1, 0, 0]
     layer = ob.build_path_layer(pts, flags, stances, lift=0.0, start=pts[0], goal=pts[-1])
     path, markers = layer.lines
@@ -276,7 +277,7 @@ def test_path_jump_uses_the_links_apex():
     nm = _with_links(_grid_navmesh(2, 1), [1], [[[0, 0, 0], [0, 1, 0]]],
                      [[[3, 0, 0], [3, 1, 0]]], apex=[2.5])
     pts = np.array([[0, 0.5, 0], [3, 0.5, 0]], float)
-    layer = ob.build_path_layer(pts, [ob.FLAG_JUMP_START, ob.FLAG_JUMP_END], [0, 0],
+    layer = ob.build_path_layer(pts, [kinds.FLAG_JUMP_START, kinds.FLAG_JUMP_END], [0, 0],
                                 point_links=[0, -1], navmesh=nm, lift=0.0)
     assert layer.lines[0].positions[:, 2].max() == pytest.approx(2.5, abs=0.02)
 

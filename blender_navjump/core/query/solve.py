@@ -12,19 +12,23 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
+from ..kinds import FLAG_DROP_END as DROP_END
+from ..kinds import FLAG_DROP_START as DROP_START
+from ..kinds import FLAG_JUMP_END as JUMP_END
+from ..kinds import FLAG_JUMP_START as JUMP_START
+from ..kinds import FLAG_NAMES  # noqa: F401  (re-exported for core.query)
+from ..kinds import FLAG_STANCE_CHANGE as STANCE_CHANGE
+from ..kinds import FLAG_WALK as WALK
+from ..kinds import LINK_DROP as _LINK_DROP
 from .astar import DIRECT, astar, settle_partial
 from .funnel import string_pull
 from .raycast import straight_walk
 from .spatial import closest_point_on_polygon, nearest_polygon, surface_height
 
-# Point flags (PathResult.flags).
-FLAG_NAMES = ("walk", "jump_start", "jump_end", "drop_start", "drop_end", "stance_change")
-WALK, JUMP_START, JUMP_END, DROP_START, DROP_END, STANCE_CHANGE = range(6)
 # Query status (PathBatch.status).
 STATUS_NAMES = ("found", "partial", "start_off_mesh", "goal_off_mesh", "bad_input")
 FOUND, PARTIAL, START_OFF_MESH, GOAL_OFF_MESH, BAD_INPUT = range(5)
 
-_LINK_DROP = 0
 # A portal crossing this close (as a fraction of the segment) to a segment end happens at
 # that end point: no separate point is added.
 _T_EPS = 1e-6

@@ -1,0 +1,44 @@
+"""The one table of NavJump's kinds: stances, area ids, link kinds, path-point flags, and
+the colour each is shown in (viewport overlay, panel legend, glTF export).
+
+Every module that names, numbers or colours one of these imports it from here.
+"""
+
+from __future__ import annotations
+
+# ------------------------------------------------------------------ stances and areas
+STANCE_NAMES = ("stand", "crouch", "prone")
+STANCE_STAND, STANCE_CROUCH, STANCE_PRONE = 0, 1, 2
+# Area ids carried by compact-heightfield spans and polygons: 0 is "not walkable";
+# a walkable span's area id is its stance index + 1.
+AREA_NULL = 0
+AREA_STAND, AREA_CROUCH, AREA_PRONE = 1, 2, 3
+
+# ------------------------------------------------------------------ links
+LINK_KINDS = ("drop", "jump_across", "jump_up")
+LINK_DROP, LINK_JUMP_ACROSS, LINK_JUMP_UP = 0, 1, 2
+
+# ------------------------------------------------------------------ path points
+# What happens at a point of a path (PathResult.flags).
+FLAG_NAMES = ("walk", "jump_start", "jump_end", "drop_start", "drop_end", "stance_change")
+FLAG_WALK, FLAG_JUMP_START, FLAG_JUMP_END, FLAG_DROP_START, FLAG_DROP_END, \
+    FLAG_STANCE_CHANGE = range(6)
+
+# ------------------------------------------------------------------ colours
+# Display colours, sRGB, RGBA.
+STANCE_COLORS = {
+    "stand": (0.15, 0.45, 1.0, 1.0),    # blue
+    "crouch": (1.0, 0.85, 0.05, 1.0),   # yellow
+    "prone": (0.75, 0.2, 1.0, 1.0),     # purple
+}
+LINK_COLORS = {
+    "drop": (0.0, 0.95, 0.95, 1.0),        # cyan
+    "jump_across": (1.0, 0.45, 0.0, 1.0),  # orange
+    "jump_up": (0.15, 1.0, 0.15, 1.0),     # green
+}
+UNKNOWN_COLOR = (0.5, 0.5, 0.5, 1.0)       # a stance or kind outside these tables
+
+
+def srgb_to_linear(c: float) -> float:
+    """One sRGB channel (0..1) as linear light (glTF vertex colours are linear)."""
+    return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
