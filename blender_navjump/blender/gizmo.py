@@ -13,7 +13,6 @@ when they are not set yet.
 from __future__ import annotations
 
 import bpy
-import numpy as np
 from bpy.types import GizmoGroup, Operator
 
 from . import overlay, overlay_batches
@@ -81,24 +80,6 @@ class NAVJUMP_GGT_path_test(GizmoGroup):
             self.end_gizmos[end] = gz
 
 
-# ---------------------------------------------------------------- auto placement
-def far_apart_points(navmesh, agent=None, samples: int = 48, seed: int = 0):
-    """Two points on the navmesh joined by the longest found path among sample pairs
-    (None when the navmesh has no polygons)."""
-    from ..core.query import find_paths, random_navmesh_points
-
-    if navmesh is None or navmesh.polygon_count == 0:
-        return None
-    pts = random_navmesh_points(navmesh, samples, rng=seed)
-    i, j = np.triu_indices(samples, k=1)
-    batch = find_paths(navmesh, pts[i], pts[j], agent, on_error="status")
-    score = np.where(batch.found, batch.length, -1.0)
-    best = int(np.argmax(score))
-    if score[best] < 0:  # nothing connects: the two points farthest apart
-        best = int(np.argmax(np.linalg.norm(pts[i] - pts[j], axis=1)))
-    return pts[i[best]], pts[j[best]]
-
-
 class NAVJUMP_OT_path_test_place(Operator):
     """Put the path-test start and goal on the navmesh, far apart on one island"""
 
@@ -121,6 +102,8 @@ class NAVJUMP_OT_path_test_place(Operator):
         except ValueError as exc:
             self.report({'ERROR'}, str(exc))
             return {'CANCELLED'}
+        from ..core.query import far_apart_points
+
         pair = far_apart_points(state.navmesh, agent)
         if pair is None:
             self.report({'ERROR'}, "The navmesh has no polygons")

@@ -18,7 +18,7 @@ from bpy.app.handlers import persistent
 from bpy.types import Operator
 
 from . import gather as gather_mod
-from . import numba_env, props, storage
+from . import numba_env, props, storage, summary
 from .prefs import preferences
 
 log = logging.getLogger(__name__)
@@ -84,28 +84,13 @@ class BakeJob:
 
 
 def settings_error_message(exc) -> str:
-    """'Crouch (crouch_height): stance heights must ...' for a SettingsError."""
-    name = getattr(exc, "setting", None)
-    text = str(exc)
-    if name is None:
-        return text
-    if text.startswith(f"{name}: "):
-        text = text[len(name) + 2:]
-    return f"Invalid setting '{props.setting_label(name)}' ({name}): {text}"
+    """'Invalid setting 'Crouch' (crouch_height): ...' for a SettingsError, with the
+    panel's label of the setting."""
+    return summary.settings_error_message(exc, props.setting_label)
 
 
-def result_warnings(navmesh, gathered: gather_mod.GatherResult, settings) -> list[str]:
-    stats = navmesh.stats or {}
-    warnings = [str(w) for w in stats.get("warnings", [])]
-    skipped = int(stats.get("degenerate_triangles_skipped", 0) or 0)
-    if skipped:
-        warnings.append(f"{skipped} zero-area triangles were skipped")
-    if navmesh.polygon_count == 0:
-        warnings.append("No walkable polygons: check Max Slope and the agent size, and that "
-                        "floors face up")
-    elif settings.links_enabled and navmesh.link_count == 0:
-        warnings.append("Jump links are on but none were found")
-    return warnings
+def result_warnings(navmesh, _gathered: gather_mod.GatherResult, settings) -> list[str]:
+    return summary.result_warnings(navmesh, settings)
 
 
 class NAVJUMP_OT_bake(Operator):

@@ -17,18 +17,24 @@ existing objects and removes the old meshes (no orphans).
 
 from __future__ import annotations
 
-import io
 import json
-import os
-import tempfile
 import uuid
 
 import bpy
 import numpy as np
 from bpy.app.handlers import persistent
 
-from ..core.navmesh import LINK_KINDS, STANCE_NAMES, NavMesh
+from ..core.navmesh import NavMesh
 from .gather import RESULT_TAG
+from .summary import (
+    bytes_to_words,
+    navmesh_from_bytes,
+    navmesh_to_bytes,
+    report_text,
+    summarize,
+    to_json,
+    words_to_bytes,
+)
 
 COLLECTION_NAME = "NavJump"
 NAVMESH_NAME = "NavJump Navmesh"
@@ -43,104 +49,6 @@ NAVMESH_COLOR = (0.15, 0.65, 0.9, 1.0)
 LINKS_COLOR = (1.0, 0.55, 0.1, 1.0)
 
 _report_cache: dict[str, dict] = {}
-
-
-# ---------------------------------------------------------------- NavMesh <-> bytes
-def navmesh_to_bytes(navmesh: NavMesh) -> bytes:
-    # NavMesh.save writes to a path; go through a temporary file.
-    fd, path = tempfile.mkstemp(suffix=".npz", prefix="navjump_")
-    os.close(fd)
-    try:
-        navmesh.save(path)
-        with open(path, "rb") as fh:
-            return fh.read()
-    finally:
-        os.remove(path)
-
-
-def navmesh_from_bytes(data: bytes) -> NavMesh:
-    return NavMesh.load(io.BytesIO(data))
-
-
-def bytes_to_words(data: bytes) -> np.ndarray:
-    """Bytes packed into int32 words (ID properties hold int arrays, not bytes)."""
-    pad = (-len(data)) % 4
-    return np.frombuffer(data + b"\0" * pad, dtype=np.int32).copy()
-
-
-def words_to_bytes(words, size: int) -> bytes:
-    return np.asarray(words, dtype=np.int32).tobytes()[:size]
-
-
-def _json_default(value):
-    if isinstance(value, np.generic):
-        return value.item()
-    if isinstance(value, np.ndarray):
-        return value.tolist()
-    return str(value)
-
-
-def to_json(value) -> str:
-    return json.dumps(value, default=_json_default, sort_keys=True)
-
-
-# ---------------------------------------------------------------- summaries
-def summarize(navmesh: NavMesh) -> dict:
-    """Numbers the panel and the scripts print: polygons, area per stance, links per kind."""
-    stats = navmesh.stats or {}
-    area = stats.get("area_by_stance_m2")
-    if area is None:
-        area = _area_by_stance(navmesh)
-    kinds = np.asarray(navmesh.link_kind)
-    return {
-        "polygons": navmesh.polygon_count,
-        "polygons_by_stance": {name: int((navmesh.polygon_stance == i).sum())
-                               for i, name in enumerate(STANCE_NAMES)},
-        "area_by_stance_m2": {k: float(v) for k, v in area.items()},
-        "links": navmesh.link_count,
-        "links_by_kind": {name: int((kinds == i).sum()) for i, name in enumerate(LINK_KINDS)},
-        "timings_ms": dict(stats.get("timings_ms", {})),
-    }
-
-
-def _area_by_stance(navmesh: NavMesh) -> dict:
-    polys = navmesh.polygons
-    out = {name: 0.0 for name in STANCE_NAMES}
-    if polys.shape[0] == 0:
-        return out
-    v = navmesh.vertices
-    v0 = v[polys[:, 0]]
-    per_poly = np.zeros(polys.shape[0])
-    for i in range(1, polys.shape[1] - 1):
-        ok = polys[:, i + 1] >= 0
-        a = v[np.where(ok, polys[:, i], 0)] - v0
-        b = v[np.where(ok, polys[:, i + 1], 0)] - v0
-        per_poly += np.where(ok, 0.5 * np.linalg.norm(np.cross(a, b), axis=1), 0.0)
-    for i, name in enumerate(STANCE_NAMES):
-        out[name] = float(per_poly[navmesh.polygon_stance == i].sum())
-    return out
-
-
-def report_text(summary: dict, gather_info: dict, warnings: list[str]) -> str:
-    lines = ["NavJump bake", ""]
-    lines.append(f"Input: {gather_info.get('triangles', 0)} triangles from "
-                 f"{gather_info.get('objects', 0)} objects "
-                 f"(gathered in {gather_info.get('seconds', 0.0) * 1000:.0f} ms)")
-    lines.append(f"Polygons: {summary['polygons']}")
-    for name, area in summary["area_by_stance_m2"].items():
-        lines.append(f"  {name}: {summary['polygons_by_stance'].get(name, 0)} polygons, "
-                     f"{area:.1f} m2")
-    lines.append(f"Links: {summary['links']}")
-    for name, count in summary["links_by_kind"].items():
-        lines.append(f"  {name}: {count}")
-    if summary["timings_ms"]:
-        lines.append("Time per stage (ms):")
-        for name, ms in summary["timings_ms"].items():
-            lines.append(f"  {name}: {ms:.0f}")
-    if warnings:
-        lines.append("Warnings:")
-        lines.extend(f"  {w}" for w in warnings)
-    return "\n".join(lines) + "\n"
 
 
 # ---------------------------------------------------------------- finding results

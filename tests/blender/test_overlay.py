@@ -63,6 +63,8 @@ def ext(navjump):
         batches = sub("blender.overlay_batches")
         props = sub("blender.overlay_props")
         offscreen = sub("blender.offscreen")
+        camera = sub("blender.camera")
+        png = sub("blender.png")
         storage = navjump.storage
         build = sub("core.query.build")
         navmesh_mod = sub("core.navmesh")
@@ -107,7 +109,7 @@ def _count(pixels, rgb, rect=None, tol=6):
 
 def _rect(ext, view, proj, size, x0, y0, x1, y1):
     """Pixel rectangle of a world XY rectangle (top view)."""
-    corners = ext.offscreen.project([[x0, y0, 0], [x1, y1, 0]], view, proj, size)
+    corners = ext.camera.project([[x0, y0, 0], [x1, y1, 0]], view, proj, size)
     (ax, ay), (bx, by) = corners
     return min(ax, bx), min(ay, by), max(ax, bx), max(ay, by)
 
@@ -223,7 +225,7 @@ def test_scene_overlay_draws_with_the_scene_cache_and_depth(bpy, ext, baked, gpu
 
     ob, bg = ext.batches, ext.offscreen.BACKGROUND
     size = (200, 200)
-    view, proj = ext.offscreen.fit_camera(ext.overlay.bake_state(baked).geometry.bounds, size,
+    view, proj = ext.camera.fit_camera(ext.overlay.bake_state(baked).geometry.bounds, size,
                                           "top")
     off = gpu.types.GPUOffScreen(*size)
     results = {}
@@ -272,7 +274,7 @@ def test_png_of_a_real_scene_three_quarter_view(bpy, ext, baked, gpu_on, tmp_pat
     path = tmp_path / "level.png"
     out = ext.offscreen.render_overlay_png(baked, size=(320, 200), filepath=path)
     assert out == path and path.is_file()
-    pixels = ext.offscreen.read_png(path)
+    pixels = ext.png.read_png(path)
     assert pixels.shape == (200, 320, 4)
     floor_px = (np.abs(pixels[..., :3].astype(int) - np.round(
         ext.offscreen.GROUND_COLOR * 255 * 0.35)).max(-1) > 0)  # not the background

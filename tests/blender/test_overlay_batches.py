@@ -6,6 +6,7 @@ import types
 import numpy as np
 import pytest
 
+from blender_navjump.blender import camera, png
 from blender_navjump.blender import overlay_batches as ob
 from blender_navjump.core import kinds
 from blender_navjump.core.navmesh import NavMesh, empty_navmesh
@@ -314,13 +315,12 @@ def test_large_navmesh_builds_quickly():
 @pytest.mark.parametrize("view", ["top", "three_quarter"])
 @pytest.mark.parametrize("size", [(640, 360), (300, 400)])
 def test_fitted_camera_frames_the_bounds(view, size):
-    from blender_navjump.blender import offscreen
 
     bounds = np.array([[-3.0, 5.0, -1.0], [37.0, 25.0, 4.0]])
-    v, p = offscreen.fit_camera(bounds, size, view)
+    v, p = camera.fit_camera(bounds, size, view)
     corners = np.array([[x, y, z] for x in bounds[:, 0] for y in bounds[:, 1]
                         for z in bounds[:, 2]])
-    px = offscreen.project(corners, v, p, size)
+    px = camera.project(corners, v, p, size)
     assert (px >= 0).all() and (px[:, 0] <= size[0]).all() and (px[:, 1] <= size[1]).all()
     span = (px.max(axis=0) - px.min(axis=0)) / np.array(size)
     assert span.max() > 0.8  # fills the frame in at least one direction
@@ -328,18 +328,17 @@ def test_fitted_camera_frames_the_bounds(view, size):
     h = np.concatenate([corners, np.ones((8, 1))], axis=1) @ (p @ v).T
     assert (h[:, 3] > 0).all() and (np.abs(h[:, 2] / h[:, 3]) <= 1).all()
     if view == "top":  # +Y is up in the image, +X to the right
-        a, b = offscreen.project([[0, 10, 0], [10, 20, 0]], v, p, size)
+        a, b = camera.project([[0, 10, 0], [10, 20, 0]], v, p, size)
         assert b[0] > a[0] and b[1] < a[1]
 
 
 def test_png_round_trip(tmp_path):
-    from blender_navjump.blender import offscreen
 
     rng = np.random.default_rng(0)
     img = rng.integers(0, 256, (17, 23, 4), dtype=np.uint8)
-    path = offscreen.write_png(tmp_path / "sub" / "x.png", img)
+    path = png.write_png(tmp_path / "sub" / "x.png", img)
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    np.testing.assert_array_equal(offscreen.read_png(path), img)
+    np.testing.assert_array_equal(png.read_png(path), img)
 
 
 def _overlay_settings(**changes):

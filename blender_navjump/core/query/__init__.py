@@ -3,7 +3,7 @@
 Cost model and flags: docs/path-queries.md.
 """
 
-from .build import navmesh_from_polygons, random_navmesh_points, with_links
+from .build import navmesh_from_polygons, with_links
 from .filter import AgentFilter
 from .path import (
     DEFAULT_EXTENTS,
@@ -14,6 +14,7 @@ from .path import (
     find_paths,
     query_for,
 )
+from .sampling import far_apart_points, random_navmesh_points
 from .solve import FLAG_NAMES, STATUS_NAMES
 
 __all__ = [
@@ -24,6 +25,7 @@ __all__ = [
     "PathBatch",
     "PathResult",
     "STATUS_NAMES",
+    "far_apart_points",
     "find_path",
     "find_paths",
     "navmesh_from_polygons",

@@ -116,21 +116,3 @@ def with_links(navmesh: NavMesh, kinds, starts, ends, bidirectional=False,
         link_length=cat([navmesh.link_length, length]),
         link_cost=cat([navmesh.link_cost, costs]),
     )
-
-
-def random_navmesh_points(navmesh: NavMesh, n: int, rng=None) -> np.ndarray:
-    """(n, 3) points uniformly distributed over the navmesh surface (by 3D area)."""
-    from .graph import surface_triangles
-
-    rng = np.random.default_rng(rng)
-    _start, tris = surface_triangles(navmesh)
-    if tris.shape[0] == 0:
-        raise ValueError("the navmesh has no polygons to sample")
-    area = 0.5 * np.linalg.norm(np.cross(tris[:, 1] - tris[:, 0], tris[:, 2] - tris[:, 0]),
-                                axis=1)
-    pick = rng.choice(tris.shape[0], size=n, p=area / area.sum())
-    u, v = rng.random(n), rng.random(n)
-    flip = u + v > 1
-    u[flip], v[flip] = 1 - u[flip], 1 - v[flip]
-    t = tris[pick]
-    return t[:, 0] + u[:, None] * (t[:, 1] - t[:, 0]) + v[:, None] * (t[:, 2] - t[:, 0])
