@@ -457,9 +457,13 @@ def merge_and_filter_regions(chf: CompactHeightfield, reg: np.ndarray, n_regions
                     neighbours[best].add(o)
             neighbours[best].discard(best)
             neighbours[r] = set()
-            floor_sets[best] |= floor_sets[r]
-            for o in floor_sets[r]:
-                floor_sets[o].add(best)
+            # r's stacked regions are now stacked with best. Iterate over a copy: when r
+            # is stacked with itself (two of its spans in one column), floor_sets[r] is
+            # among the sets changed here.
+            for o in tuple(floor_sets[r]):
+                floor_sets[best if o == r else o].add(best)
+                floor_sets[best].add(best if o == r else o)
+            floor_sets[r] = set()
             changed = True
 
     # 3) compact ids
