@@ -9,6 +9,7 @@ from collections.abc import Callable
 import numpy as np
 
 from .navmesh import AREA_STAND, NavMesh, empty_navmesh
+from .navmesh_check import MAX_COORDINATE
 from .settings import (
     RASTER_BYTES_PER_SPAN,
     BakeSettings,
@@ -33,9 +34,6 @@ class BakeInputError(ValueError):
     """The geometry given to a bake is unusable; the message says why."""
 
 
-# Coordinates beyond this (metres) are refused: their float64 spacing (0.1 mm at 1e12 m)
-# is still far below a cell, and differences of such coordinates never overflow.
-MAX_COORDINATE = 1.0e12
 # A triangle whose height is below this fraction of its longest edge has no area to bake.
 # Relative to the triangle's own size (computed from its own edge vectors), so the test
 # does not depend on how far from the origin the triangle sits.

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..core.navmesh import LINK_KINDS, STANCE_NAMES, NavMesh
+from ..core.navmesh_check import check_navmesh
 from ._common import atomic_write, polygon_rows, y_up_to_z_up, z_up_to_y_up
 
 UP_AXES = ("z", "y")
@@ -34,6 +35,7 @@ def _fmt(points: np.ndarray) -> list[str]:
 def write_obj(nm: NavMesh, path, up: str = "z") -> pathlib.Path:
     """Write polygons (faces) and links (lines) to ``path`` atomically."""
     _check_up(up)
+    nm = check_navmesh(nm)
     rows = polygon_rows(nm)
     conv = z_up_to_y_up if up == "y" else (lambda p: np.asarray(p, np.float64))
     n_verts = nm.vertices.shape[0]
