@@ -100,7 +100,8 @@ class _Check:
             out = (value < info.min) | (value > info.max)
             if out.any():
                 i = np.argwhere(out)[0]
-                self.fail(f"'{name}'{list(map(int, i))} is {_show(value[tuple(i)])}, outside "
+                idx = "".join(f"[{int(k)}]" for k in i)
+                self.fail(f"'{name}'{idx} is {_show(value[tuple(i)])}, outside "
                           f"{info.min}..{info.max}")
         return value.astype(dtype, copy=False)
 

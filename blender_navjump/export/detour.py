@@ -105,10 +105,9 @@ def _align4(n: int) -> int:
 
 def _setting(nm: NavMesh, name: str, default: float) -> float:
     value = nm.settings.get(name, default) if isinstance(nm.settings, dict) else default
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        return float(default)
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise ValueError(f"settings {name}: {value!r} is not a number")
+    return float(value)
 
 
 def _walkable_height(nm: NavMesh) -> float:

@@ -17,6 +17,7 @@ import numpy as np
 
 from ..core.navmesh import LINK_KINDS, STANCE_NAMES, NavMesh
 from ..core.navmesh_check import check_navmesh
+from ..core.objio import obj_lines, open_obj_file
 from ._common import atomic_write, polygon_rows, y_up_to_z_up, z_up_to_y_up
 
 UP_AXES = ("z", "y")
@@ -105,12 +106,12 @@ def read_obj_polygons(path, up: str = "z") -> ObjPolygons:
                              f"(only {len(verts)} vertices so far)")
         return j
 
-    with open(path, encoding="utf-8") as fh:
-        for lineno, raw in enumerate(fh, 1):
-            parts = raw.split()
-            if not parts or parts[0].startswith("#"):
+    with open_obj_file(path) as fh:
+        for lineno, parts in obj_lines(fh):
+            if parts[0].startswith("#"):
                 continue
             tag, args = parts[0], parts[1:]
+            raw = " ".join(parts)[:80]
             if tag == "v":
                 try:
                     verts.append([float(a) for a in args[:3]])
