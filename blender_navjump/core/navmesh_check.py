@@ -210,7 +210,9 @@ def _check(nm, c: _Check):
     plen = np.hypot(prev_edge[..., 0], prev_edge[..., 1])
     slack = 1e-6 * plen * elen + 8 * ulp * (plen + elen)
     right = real & (turn < -slack)
-    area2 = np.where(real, pa[..., 0] * pb[..., 1] - pb[..., 0] * pa[..., 1], 0.0).sum(axis=1)
+    # shoelace about the polygon's first vertex (not the origin: no cancellation far away)
+    ra, rb = pa - pa[:, :1], pb - pa[:, :1]
+    area2 = np.where(real, ra[..., 0] * rb[..., 1] - rb[..., 0] * ra[..., 1], 0.0).sum(axis=1)
     ang = np.arctan2(edge[..., 1], edge[..., 0])
     prev_ang = np.arctan2(prev_edge[..., 1], prev_edge[..., 0])
     step = np.where(real, (ang - prev_ang + np.pi) % (2 * np.pi) - np.pi, 0.0)
