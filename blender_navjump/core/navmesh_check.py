@@ -248,16 +248,17 @@ def _check(nm, c: _Check):
     if pp.size:
         qq = neis[pp, kk].astype(np.int64)
         ea, eb = a_idx[pp, kk].astype(np.int64), b_idx[pp, kk].astype(np.int64)
-        key_fwd = (qq * n_polys + pp) * (n_verts + 1) ** 2 + eb * (n_verts + 1) + ea
-        key_back = (pp * n_polys + qq) * (n_verts + 1) ** 2 + ea * (n_verts + 1) + eb
-        # exact in int64 only for meshes of moderate size; fall back to tuples beyond
-        if n_polys ** 2 * (n_verts + 1) ** 2 < 2**62:
-            ok = np.isin(key_fwd, key_back)
-        else:
-            back = set(zip(pp.tolist(), qq.tolist(), ea.tolist(), eb.tolist(), strict=True))
-            ok = np.array([(q, p, b, a) in back for p, q, a, b in
-                           zip(pp.tolist(), qq.tolist(), ea.tolist(), eb.tolist(),
-                               strict=True)], bool)
+        # a directed edge is named by (polygon, start vertex): vertices are distinct in a
+        # polygon. Look up the edge of q that starts at b; it must end at a and name p.
+        rp, rk = np.nonzero(real)
+        key = rp.astype(np.int64) * n_verts + a_idx[rp, rk]
+        order = np.argsort(key, kind="stable")
+        key = key[order]
+        want = qq * n_verts + eb
+        at = np.minimum(np.searchsorted(key, want), max(key.shape[0] - 1, 0))
+        found = key[at] == want
+        back_p, back_k = rp[order][at], rk[order][at]
+        ok = found & (b_idx[back_p, back_k] == ea) & (neis[back_p, back_k] == pp)
         if not ok.all():
             i = int(np.nonzero(~ok)[0][0])
             c.fail(f"'neighbours'[{int(pp[i])}][{int(kk[i])}] is polygon {int(qq[i])}, but "
