@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import stat
 import zipfile
 import zlib
 from dataclasses import dataclass, field, fields
@@ -127,7 +129,7 @@ class NavMesh:
 
     # ------------------------------------------------------------ save / load
     def array_fields(self) -> list[str]:
-        return [f.name for f in fields(self) if f.name not in ("settings", "stats")]
+        return self._array_names()
 
     def save(self, path) -> None:
         """Save losslessly to a .npz file (arrays bit-exact, settings and stats as JSON)."""
@@ -148,9 +150,6 @@ class NavMesh:
 
         where = str(path)
         if isinstance(path, (str, bytes)) or hasattr(path, "__fspath__"):
-            import os
-            import stat
-
             try:
                 mode = os.stat(path).st_mode
             except OSError as exc:

@@ -38,7 +38,7 @@ import numpy as np
 
 from ..core.navmesh import NavMesh
 from ..core.navmesh_check import check_navmesh
-from ._common import atomic_write, polygon_rows, z_up_to_y_up
+from ._common import atomic_write, check_float32_reach, polygon_rows, z_up_to_y_up
 
 
 def _fourcc(text: str) -> int:
@@ -297,6 +297,7 @@ def _build_bv_tree(item_min: np.ndarray, item_max: np.ndarray) -> np.ndarray:
 def build_detour_tile(nm: NavMesh) -> DetourTile:
     """Lay out ``nm`` as one Detour tile. Raises ValueError when Detour cannot hold it."""
     nm = check_navmesh(nm)
+    check_float32_reach(nm, "Detour")
     rows = polygon_rows(nm)
     n_ground = len(rows)
     if n_ground == 0:

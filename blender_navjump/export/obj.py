@@ -10,6 +10,7 @@ a rotation, so faces stay counter-clockwise seen from above either way.
 
 from __future__ import annotations
 
+import math
 import pathlib
 from dataclasses import dataclass, field
 
@@ -29,8 +30,11 @@ def _check_up(up: str) -> None:
 
 
 def _fmt(points: np.ndarray) -> list[str]:
-    # 9 significant digits: float32-exact, and millimetre-exact far beyond any level size.
-    return [f"v {x:.9g} {y:.9g} {z:.9g}\n" for x, y, z in points.tolist()]
+    # 9 significant digits (float32-exact, 0.1 mm up to 100 km from the origin), more
+    # beyond, so that a level far from the origin keeps its sub-millimetre precision.
+    far = float(np.abs(points).max()) if points.size else 0.0
+    digits = 9 if far < 1e5 else min(17, 9 + math.ceil(math.log10(far / 1e5)))
+    return [f"v {x:.{digits}g} {y:.{digits}g} {z:.{digits}g}\n" for x, y, z in points.tolist()]
 
 
 def write_obj(nm: NavMesh, path, up: str = "z") -> pathlib.Path:

@@ -389,3 +389,24 @@ def test_detour_fan_only_when_no_detail_at_all():
     nm.detail_meshes = nm.detail_meshes[:2]
     with pytest.raises(ValueError, match="'detail_meshes' has 2 rows; expected one per"):
         detour.build_detour_tile(nm)
+
+
+# ------------------------------------------------------------ far from the origin
+@pytest.mark.parametrize("offset", [3e5, 1e9])
+def test_float32_formats_refuse_a_level_far_from_the_origin(tmp_path, offset):
+    nm = _copy(mixed_navmesh())
+    for name in ("vertices", "detail_vertices"):
+        getattr(nm, name)[:, 0] += offset
+    nm.link_start[..., 0] += offset
+    nm.link_end[..., 0] += offset
+    check_navmesh(nm)  # valid data: only float32 cannot hold it
+    for write, fmt in ((detour.write_detour, "Detour"), (gltf.write_glb, "glTF")):
+        with pytest.raises(ValueError, match=rf"beyond the 262144 m {fmt} can hold .* step "
+                                             r"by"):
+            write(nm, tmp_path / "x.bin")
+    assert list(tmp_path.iterdir()) == []
+    # OBJ and JSON are text: they keep the level, to well under a millimetre
+    back = obj.read_obj_polygons(obj.write_obj(nm, tmp_path / "x.obj"))
+    n = nm.vertices.shape[0]  # then the link points
+    np.testing.assert_allclose(back.vertices[:n], nm.vertices, rtol=0, atol=1e-4)
+    assert navjump_json.read_json(navjump_json.write_json(nm, tmp_path / "x.json")).equals(nm)
