@@ -279,13 +279,12 @@ class MemoryLimit(NamedTuple):
     source: str
 
 
-def estimate_bake_bytes(width: int, height: int, n_triangles: int, n_spans: int | None = None,
+def estimate_bake_bytes(width: int, height: int, n_triangles: int, n_spans: int = 0,
                         links: bool = False) -> int:
-    """Peak memory of a bake: from the span count when it is known (after rasterising),
-    else from one span per cell (a lower bound, used only to refuse absurd grids early)."""
-    spans = width * height if n_spans is None else n_spans
+    """Peak memory of a bake with ``n_spans`` solid spans (known after rasterising). With
+    no spans it is a lower bound from the grid alone, which refuses absurd grids early."""
     per_span = BYTES_PER_SPAN_LINKS if links else BYTES_PER_SPAN
-    return int(width * height * BYTES_PER_CELL + spans * per_span
+    return int(width * height * BYTES_PER_CELL + n_spans * per_span
                + n_triangles * BYTES_PER_TRIANGLE)
 
 
