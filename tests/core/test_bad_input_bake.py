@@ -263,3 +263,13 @@ def test_from_dict_of_the_wrong_type():
         BakeSettings.from_dict([("cell_size", 0.3)])
     with pytest.raises(SettingsError, match="cell_sise: unknown setting"):
         BakeSettings.from_dict({"cell_sise": 0.3})
+
+
+def test_an_allocation_that_fails_anyway_names_the_stage_and_the_limit():
+    """The estimate is not exact: a stage whose allocation still fails gives the figure,
+    not a raw MemoryError (here a real numpy allocation of 2**62 bytes)."""
+    from blender_navjump.core.pipeline import _run
+
+    with pytest.raises(SettingsError, match=r"cell_size: out of memory in the regions stage "
+                                            r"\(\d+\.\d\d GiB left under the memory_limit_gb\)"):
+        _run("regions", BakeSettings(memory_limit_gb=1.0), np.empty, 2**62, np.uint8)
