@@ -144,8 +144,10 @@ class _Reader:
             if big:
                 self.fail(f"'{name}' holds {_short(big[0])}, too large a number")
             self.fail(f"'{name}' is not a regular array of numbers")
+        if raw.ndim == 0:
+            self.fail(f"'{name}' must be a list, got {_short(value)}")
         if raw.size == 0:
-            if raw.ndim and raw.shape[0] != 0:
+            if raw.shape[0] != 0:
                 self.fail(f"'{name}' must be a list of {tail} items")
             return np.zeros((0, *tail), dtype)
         if raw.shape[1:] != tail:

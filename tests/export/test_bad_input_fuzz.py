@@ -64,7 +64,7 @@ def corrupted_arrays(draw):
         arr = getattr(nm, name)
         mode = draw(st.sampled_from(["value", "value", "value", "truncate", "append",
                                      "dtype", "reshape", "swap"]))
-        if mode == "value" and arr.size:
+        if mode == "value" and arr.size and arr.dtype.kind in "biuf":
             k = draw(st.integers(0, arr.size - 1))
             value = draw(SPECIAL)
             wide = arr.astype(np.float64) if isinstance(value, float) and \

@@ -294,6 +294,18 @@ def test_npz_with_pickled_objects_truncated_or_not_a_file(tmp_path, capsys):
     bad.write_bytes(bytes(flipped))
     with pytest.raises(ValueError, match=str(bad)):
         NavMesh.load(bad)
+    # zip flags found by the fuzz run: "encrypted" (bit 0) and "compressed patched data"
+    # (bit 5) made zipfile raise RuntimeError / NotImplementedError
+    for bit in (0x01, 0x20):
+        flagged = bytearray(data)
+        at = flagged.find(b"PK\x01\x02")  # first central directory entry: flags at +8
+        flagged[at + 8] |= bit
+        at = flagged.find(b"PK\x03\x04")  # first local header: flags at +6
+        flagged[at + 6] |= bit
+        bad = tmp_path / f"flag{bit}.npz"
+        bad.write_bytes(bytes(flagged))
+        with pytest.raises(ValueError, match=f"{bad}: not a NavJump navmesh file"):
+            NavMesh.load(bad)
     fifo = tmp_path / "pipe.npz"
     os.mkfifo(fifo)
     with pytest.raises(ValueError, match="not a regular file"):
@@ -330,6 +342,8 @@ def test_deeply_nested_json(tmp_path, capsys):
     (lambda d: d["detail"]["meshes"][0].__setitem__(1, 2**30),
      "needs detail vertices up to 1073741824"),
     (lambda d: d.__setitem__("version", True), "version True is not supported"),
+    (lambda d: d.__setitem__("polygon_region", 1), "'polygon_region' must be a list, got 1"),
+    (lambda d: d.__setitem__("vertices", 2.5), "'vertices' must be a list, got 2.5"),
     (lambda d: d.__setitem__("format", "x" * 10_000), r"format is 'xxxx.*\.\.\., expected"),
 ])
 def test_json_counts_and_values(tmp_path, capsys, change, message):
