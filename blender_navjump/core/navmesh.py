@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import stat
 from dataclasses import dataclass, field, fields
 
 import numpy as np
@@ -177,7 +179,7 @@ class NavMesh:
 
     # ------------------------------------------------------------ save / load
     def array_fields(self) -> list[str]:
-        return [f.name for f in fields(self) if f.name not in ("settings", "stats")]
+        return self._array_names()
 
     def save(self, path) -> None:
         """Save losslessly to a .npz file (arrays bit-exact, settings and stats as JSON)."""
@@ -192,26 +194,64 @@ class NavMesh:
 
     @classmethod
     def load(cls, path) -> NavMesh:
+        """Read a :meth:`save` archive; ValueError naming the file and the problem (the
+        data is checked as every loaded navmesh is, see ``core.navmesh_check``)."""
+        from .navmesh_check import check_navmesh
+
+        where = str(path)
+        if isinstance(path, (str, bytes)) or hasattr(path, "__fspath__"):
+            try:
+                mode = os.stat(path).st_mode
+            except OSError as exc:
+                raise ValueError(f"{where}: cannot read ({exc.strerror or exc})") from None
+            if not stat.S_ISREG(mode):
+                raise ValueError(f"{where}: not a regular file")
         try:
             data = np.load(path, allow_pickle=False)
         except Exception as exc:  # zipfile/pickle errors: a corrupt or foreign file
-            raise ValueError(f"{path}: not a NavJump navmesh file ({exc})") from None
+            raise ValueError(f"{where}: not a NavJump navmesh file ({exc})") from None
+        if not isinstance(data, np.lib.npyio.NpzFile):
+            raise ValueError(f"{where}: not a NavJump navmesh file (a bare .npy array)")
         with data:
-            if "__meta__" not in data:
-                raise ValueError(f"{path}: not a NavJump navmesh file (no metadata)")
-            meta = json.loads(bytes(data["__meta__"]).decode())
-            if meta.get("format") != NAVMESH_FORMAT:
-                raise ValueError(f"{path}: not a NavJump navmesh file")
-            if meta.get("version") != NAVMESH_VERSION:
-                raise ValueError(f"{path}: navmesh version {meta.get('version')} is not "
-                                 f"supported (this NavJump reads version {NAVMESH_VERSION})")
-            kwargs = {}
-            for f in fields(cls):
-                if f.name in ("settings", "stats"):
-                    continue
-                if f.name in data:
-                    kwargs[f.name] = data[f.name]
-            return cls(settings=meta["settings"], stats=meta["stats"], **kwargs)
+            try:
+                names = set(data.files)
+                if "__meta__" not in names:
+                    raise ValueError(f"{where}: not a NavJump navmesh file (no metadata)")
+                meta = json.loads(bytes(np.asarray(data["__meta__"], np.uint8)).decode())
+                arrays = {name: data[name] for name in cls._array_names() if name in names}
+            except ValueError as exc:
+                if str(exc).startswith(where):
+                    raise
+                raise ValueError(f"{where}: not a NavJump navmesh file ({exc})") from None
+            except Exception as exc:  # a damaged archive raises anything
+                # (zipfile: BadZipFile, NotImplementedError, RuntimeError "encrypted";
+                # zlib.error; EOFError; MemoryError for an absurd array header ...)
+                raise ValueError(f"{where}: not a NavJump navmesh file "
+                                 f"({type(exc).__name__}: {str(exc)[:200]})") from None
+        if not isinstance(meta, dict) or meta.get("format") != NAVMESH_FORMAT:
+            raise ValueError(f"{where}: not a NavJump navmesh file")
+        if meta.get("version") != NAVMESH_VERSION:
+            raise ValueError(f"{where}: navmesh version {meta.get('version')!r} is not "
+                             f"supported (this NavJump reads version {NAVMESH_VERSION})")
+        for key in ("settings", "stats"):
+            if not isinstance(meta.get(key), dict):
+                raise ValueError(f"{where}: the metadata has no '{key}' dictionary")
+        required = [f.name for f in fields(cls)
+                    if f.name in cls._array_names() and not f.name.startswith("link_")]
+        missing = [name for name in required if name not in arrays]
+        if missing:
+            raise ValueError(f"{where}: array(s) missing: {', '.join(missing)}")
+        links = [name for name in cls._array_names() if name.startswith("link_")]
+        have = [name for name in links if name in arrays]
+        if have and len(have) != len(links):
+            raise ValueError(f"{where}: link array(s) missing: "
+                             f"{', '.join(n for n in links if n not in arrays)}")
+        nm = cls(settings=meta["settings"], stats=meta["stats"], **arrays)
+        return check_navmesh(nm, where)
+
+    @classmethod
+    def _array_names(cls) -> list[str]:
+        return [f.name for f in fields(cls) if f.name not in ("settings", "stats")]
 
     def equals(self, other: NavMesh) -> bool:
         """True when every array is identical (dtype, shape and values) and meta equal."""

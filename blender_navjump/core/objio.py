@@ -2,7 +2,70 @@
 
 from __future__ import annotations
 
+import math
+import os
+import stat
+from typing import NamedTuple
+
 import numpy as np
+
+UP_AXES = ("y", "z")
+# Largest OBJ file read (bytes): beyond it the Python-side parse alone needs tens of GiB.
+MAX_OBJ_BYTES = 4 * 1024**3
+# The up-axis hint: warn when at least this share of the surface faces another axis (and
+# more of it than faces up).
+UP_WARNING_SHARE = 0.5
+
+
+class ObjScene(NamedTuple):
+    """What :func:`read_obj_scene` found: Z-up arrays and warnings for the user."""
+
+    vertices: np.ndarray  # (N, 3) float64, Z up
+    triangles: np.ndarray  # (M, 3) int32
+    warnings: list[str]
+
+
+def open_obj_file(path):
+    """Open ``path`` for reading if it is a regular file of sane size; ValueError if not.
+
+    A FIFO would block forever and ``/dev/zero`` never ends: only regular files are read.
+    """
+    try:
+        info = os.stat(path)
+    except OSError as exc:
+        raise ValueError(f"{path}: cannot open ({exc.strerror or exc})") from None
+    if not stat.S_ISREG(info.st_mode):
+        raise ValueError(f"{path}: not a regular file (a pipe, device or folder cannot be "
+                         f"read as OBJ)")
+    if info.st_size > MAX_OBJ_BYTES:
+        raise ValueError(f"{path}: {info.st_size / 1024**3:.1f} GiB is larger than the "
+                         f"{MAX_OBJ_BYTES / 1024**3:.0f} GiB an OBJ may be")
+    try:
+        return open(path, encoding="utf-8", errors="replace")
+    except OSError as exc:
+        raise ValueError(f"{path}: cannot open ({exc.strerror or exc})") from None
+
+
+def obj_lines(fh):
+    """(line number, tokens) of each non-empty line; a trailing backslash continues a line."""
+    pending: list[str] = []
+    first = 0
+    for lineno, line in enumerate(fh, 1):
+        text = line.rstrip("\r\n")
+        if not pending:
+            first = lineno
+        if text.endswith("\\"):
+            pending.append(text[:-1])
+            continue
+        pending.append(text)
+        tokens = " ".join(pending).split()  # any whitespace: spaces, tabs, indentation
+        pending = []
+        if tokens:
+            yield first, tokens
+    if pending:
+        tokens = " ".join(pending).split()
+        if tokens:
+            yield first, tokens
 
 
 def read_obj(path, up: str = "z"):
@@ -12,38 +75,48 @@ def read_obj(path, up: str = "z"):
     ``up="y"`` converts a Y-up file (Recast's samples) with (x, y, z) -> (x, -z, y).
     Raises ValueError with the file name and line on malformed input.
     """
-    if up not in ("y", "z"):
+    scene = read_obj_scene(path, up)
+    return scene.vertices, scene.triangles
+
+
+def read_obj_scene(path, up: str = "z") -> ObjScene:
+    """:func:`read_obj`, plus warnings a front end should show (see :func:`up_axis_warning`)."""
+    if up not in UP_AXES:
         raise ValueError(f"up: must be 'y' or 'z', got {up!r}")
     verts: list[list[float]] = []
     tris: list[tuple[int, int, int]] = []
-    try:
-        fh = open(path, encoding="utf-8", errors="replace")
-    except OSError as exc:
-        raise ValueError(f"{path}: cannot open ({exc.strerror})") from None
-    with fh:
-        for lineno, line in enumerate(fh, 1):
-            if line.startswith("v "):
-                parts = line.split()
+    with open_obj_file(path) as fh:
+        for lineno, tokens in obj_lines(fh):
+            key = tokens[0]
+            if key == "v":
                 try:
-                    verts.append([float(parts[1]), float(parts[2]), float(parts[3])])
+                    xyz = [float(tokens[1]), float(tokens[2]), float(tokens[3])]
                 except (IndexError, ValueError):
-                    raise ValueError(f"{path}:{lineno}: bad vertex line: {line.strip()!r}") \
-                        from None
-            elif line.startswith("f "):
+                    raise ValueError(f"{path}:{lineno}: bad vertex line: "
+                                     f"{' '.join(tokens)[:80]!r}") from None
+                if not all(math.isfinite(c) for c in xyz):
+                    raise ValueError(f"{path}:{lineno}: vertex {len(verts) + 1} has a NaN or "
+                                     f"infinite coordinate: {' '.join(tokens)[:80]!r}")
+                verts.append(xyz)
+            elif key == "f":
+                if len(tokens) < 4:
+                    raise ValueError(f"{path}:{lineno}: a face needs at least 3 vertices, "
+                                     f"got {len(tokens) - 1}: {' '.join(tokens)[:80]!r}")
                 idx = []
-                for tok in line.split()[1:]:
+                for tok in tokens[1:]:
                     head = tok.split("/", 1)[0]
                     try:
                         i = int(head)
                     except ValueError:
-                        raise ValueError(f"{path}:{lineno}: bad face index {tok!r}") from None
+                        raise ValueError(f"{path}:{lineno}: bad face index {tok[:40]!r}") \
+                            from None
                     if i < 0:
                         i = len(verts) + i
                     else:
                         i -= 1
                     if i < 0 or i >= len(verts):
-                        raise ValueError(f"{path}:{lineno}: face index {head} refers to no "
-                                         f"vertex ({len(verts)} defined so far)")
+                        raise ValueError(f"{path}:{lineno}: face index {head[:40]} refers to "
+                                         f"no vertex ({len(verts)} defined so far)")
                     idx.append(i)
                 for k in range(2, len(idx)):
                     tris.append((idx[0], idx[k - 1], idx[k]))
@@ -51,4 +124,39 @@ def read_obj(path, up: str = "z"):
     t = np.array(tris, dtype=np.int32).reshape(-1, 3)
     if up == "y":
         v = np.stack([v[:, 0], -v[:, 2], v[:, 1]], axis=1)
-    return v, t
+    warning = up_axis_warning(v, t, up)
+    return ObjScene(v, t, [f"{path}: {warning}"] if warning else [])
+
+
+def up_axis_warning(vertices, triangles, up: str = "z") -> str | None:
+    """A hint when the scene (Z up, as read with ``up``) seems to have another up axis.
+
+    Floors and ceilings face up or down; when at least half the surface area faces along
+    another axis, and more of it than faces along Z, the file was probably written with
+    that axis up (a Y-up OBJ read with ``--up z`` gives a navmesh on its walls). Returns
+    the message, or None.
+    """
+    v = np.asarray(vertices, np.float64)
+    t = np.asarray(triangles, np.int64)
+    if t.shape[0] == 0:
+        return None
+    with np.errstate(all="ignore"):
+        n = np.cross(v[t[:, 1]] - v[t[:, 0]], v[t[:, 2]] - v[t[:, 0]])
+        area = np.linalg.norm(n, axis=1)
+        keep = np.isfinite(area) & (area > 0)
+        n, area = n[keep], area[keep]
+        total = float(area.sum())
+        if not (total > 0 and math.isfinite(total)):
+            return None
+        facing = np.abs(n) / area[:, None] >= math.cos(math.radians(45.0))
+        share = (facing * area[:, None]).sum(axis=0) / total  # x, y, z
+    axis = int(np.argmax(share[:2]))
+    if share[axis] < UP_WARNING_SHARE or share[axis] <= share[2]:
+        return None
+    # the file's own name for that axis: reading with up="y" swapped file Y and Z
+    file_axis = "xy"[axis] if up == "z" else "xz"[axis]
+    hint = (f"if the file is {file_axis.upper()}-up, bake it with --up {file_axis}"
+            if file_axis in UP_AXES else "NavJump reads Y-up or Z-up files only")
+    return (f"{share[axis]:.0%} of the surface faces +-{'XY'[axis]} and only {share[2]:.0%} "
+            f"faces up (+-Z) as read with --up {up}: the navmesh will be on the walls; "
+            f"{hint}")

@@ -9,7 +9,16 @@ from collections.abc import Callable
 import numpy as np
 
 from .navmesh import AREA_STAND, NavMesh, empty_navmesh
-from .settings import BakeSettings, voxel_config
+from .navmesh_check import MAX_COORDINATE
+from .settings import (
+    RASTER_BYTES_PER_SPAN,
+    BakeSettings,
+    SettingsError,
+    check_memory,
+    estimate_bake_bytes,
+    raster_span_bound,
+    voxel_config,
+)
 
 ProgressCallback = Callable[[str, float], None]
 
@@ -25,45 +34,75 @@ class BakeInputError(ValueError):
     """The geometry given to a bake is unusable; the message says why."""
 
 
+# A triangle whose height is below this fraction of its longest edge has no area to bake.
+# Relative to the triangle's own size (computed from its own edge vectors), so the test
+# does not depend on how far from the origin the triangle sits.
+DEGENERATE_RATIO = 1.0e-9
+
+
+def _as_number_array(name: str, value, dtype, allow_bool: bool = False) -> np.ndarray:
+    """``value`` as a numeric array; BakeInputError naming ``name`` if it is not one."""
+    if isinstance(value, (str, bytes, dict)):
+        raise BakeInputError(f"{name}: expected an array of numbers, got a "
+                             f"{type(value).__name__}")
+    try:
+        raw = np.asarray(value)
+    except (TypeError, ValueError):
+        raise BakeInputError(f"{name}: not a regular array of numbers (rows of different "
+                             f"lengths?)") from None
+    if raw.dtype.kind not in "iuf" and not (raw.dtype.kind == "b" and allow_bool):
+        raise BakeInputError(f"{name}: expected numbers, got values of type "
+                             f"{raw.dtype.name}")
+    return raw if dtype is None else raw.astype(dtype)
+
+
 def validate_geometry(vertices, triangles, walkable=None):
     """Return clean (vertices float64 (N,3), triangles int32 (M,3), walkable bool (M,),
     degenerate_count, used vertices (K,3)) or raise BakeInputError."""
-    try:
-        v = np.asarray(vertices, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise BakeInputError("vertices: must be numbers, an (N, 3) array") from None
+    v = _as_number_array("vertices", vertices, np.float64)
     if v.ndim != 2 or v.shape[1] != 3:
         raise BakeInputError(f"vertices: expected an (N, 3) array, got shape {v.shape}")
-    t_raw = np.asarray(triangles)
+    t_raw = _as_number_array("triangles", triangles, None)
     if t_raw.ndim != 2 or t_raw.shape[1] != 3:
         raise BakeInputError(f"triangles: expected an (M, 3) array, got shape {t_raw.shape}")
     if t_raw.shape[0] == 0 or v.shape[0] == 0:
         raise BakeInputError("the scene is empty: no triangles to bake")
     if not np.issubdtype(t_raw.dtype, np.integer):
-        if not np.all(np.isfinite(t_raw)) or np.any(t_raw != np.round(t_raw)):
-            raise BakeInputError("triangles: indices must be whole numbers")
-    t = t_raw.astype(np.int64)
-    bad = (t < 0) | (t >= v.shape[0])
+        whole = np.isfinite(t_raw) & (t_raw == np.round(t_raw))
+        if not whole.all():
+            row, col = (int(i) for i in np.argwhere(~whole)[0])
+            raise BakeInputError(f"triangles: index {t_raw[row, col]!r} in triangle {row} is "
+                                 f"not a whole number")
+    n_verts = v.shape[0]
+    bad = (t_raw < 0) | (t_raw >= n_verts)
     if bad.any():
-        row = int(np.argwhere(bad)[0][0])
-        raise BakeInputError(f"triangles: index {int(t[row][bad[row]][0])} in triangle {row} "
-                             f"is out of range (0..{v.shape[0] - 1})")
-    t = t.astype(np.int32)
+        row, col = (int(i) for i in np.argwhere(bad)[0])
+        value = t_raw[row, col]
+        shown = int(value) if abs(float(value)) < 2**63 else f"{float(value):g}"
+        raise BakeInputError(f"triangles: index {shown} in triangle {row} is out of range "
+                             f"(0..{n_verts - 1})")
+    t = t_raw.astype(np.int64).astype(np.int32)
     used = v[np.unique(t)]
-    finite = np.isfinite(used)
-    if not finite.all():
+    if not np.isfinite(used).all():
         raise BakeInputError("vertices: NaN or infinite coordinates in a used vertex")
+    far = np.abs(used).max()
+    if far > MAX_COORDINATE:
+        raise BakeInputError(f"vertices: coordinate {far:g} m is beyond the +-{MAX_COORDINATE:g}"
+                             f" m a bake accepts; move the scene nearer the origin")
     if walkable is None:
         walk = np.ones(t.shape[0], np.bool_)
     else:
-        walk = np.asarray(walkable, dtype=np.bool_).reshape(-1)
+        w = _as_number_array("walkable", walkable, None, allow_bool=True)
+        walk = w.astype(np.bool_).reshape(-1)
         if walk.shape[0] != t.shape[0]:
             raise BakeInputError(f"walkable: expected {t.shape[0]} flags, got {walk.shape[0]}")
     a, b, c = v[t[:, 0]], v[t[:, 1]], v[t[:, 2]]
-    cross = np.cross(b - a, c - a)
-    area2 = np.einsum("ij,ij->i", cross, cross)
-    scale = np.maximum(np.abs(used).max(), 1.0)
-    degenerate = area2 <= (scale * 1e-12) ** 2
+    e0, e1, e2 = b - a, c - a, c - b
+    cross = np.cross(e0, e1)
+    area2 = np.einsum("ij,ij->i", cross, cross)  # (2 * area)^2
+    longest2 = np.maximum.reduce([np.einsum("ij,ij->i", e, e) for e in (e0, e1, e2)])
+    # height over the longest edge = 2 * area / longest; degenerate when below the ratio
+    degenerate = area2 <= (DEGENERATE_RATIO ** 2) * longest2 * longest2
     n_deg = int(degenerate.sum())
     if n_deg == t.shape[0]:
         raise BakeInputError("all triangles are degenerate (zero area): nothing to bake")
@@ -83,7 +122,12 @@ def bake(vertices, triangles, settings: BakeSettings | None = None,
     Raises SettingsError / BakeInputError (both ValueError) on bad input.
     """
     t_all = time.perf_counter()
-    settings = (settings or BakeSettings()).validate()
+    if settings is None:
+        settings = BakeSettings()
+    elif not isinstance(settings, BakeSettings):
+        raise TypeError(f"settings: expected a BakeSettings, got a {type(settings).__name__}"
+                        f" (BakeSettings.from_dict() converts a dict)")
+    settings = settings.validate()
     v, t, walk, n_deg, used = validate_geometry(vertices, triangles, walkable)
     timings: dict[str, float] = {}
     stats: dict = {"input_triangles": int(np.asarray(triangles).shape[0]),
@@ -107,10 +151,19 @@ def bake(vertices, triangles, settings: BakeSettings | None = None,
     def done(name, t0):
         timings[name] = (time.perf_counter() - t0) * 1000.0
 
+    grid = f"a {cfg.width:,} x {cfg.height:,} cell grid at cell_size {cfg.cs:g}"
+    bound = raster_span_bound(v, t, cfg.cs)
+    check_memory(settings, cfg.width * cfg.height * 4 + bound * RASTER_BYTES_PER_SPAN,
+                 f"rasterising {t.shape[0]:,} triangles (up to {bound:,} spans) into {grid}")
+
     t0 = stage("rasterize", 0)
-    hf = rasterize.rasterize_triangles(v, t, walk, cfg)
+    hf = _run("rasterize", settings, rasterize.rasterize_triangles, v, t, walk, cfg)
     done("rasterize", t0)
     stats["spans"] = int(hf.span_min.shape[0])
+    # The real span count is known now: check the rest of the bake fits before going on.
+    check_memory(settings, estimate_bake_bytes(cfg.width, cfg.height, t.shape[0],
+                                               stats["spans"], settings.links_enabled),
+                 f"{grid} with {stats['spans']:,} spans")
 
     t0 = stage("filter", 1)
     if settings.filter_low_hanging_obstacles:
@@ -122,7 +175,8 @@ def bake(vertices, triangles, settings: BakeSettings | None = None,
     done("filter", t0)
 
     t0 = stage("compact", 2)
-    chf = compact.build_compact_heightfield(hf, cfg.walkable_height, cfg.walkable_climb)
+    chf = _run("compact", settings, compact.build_compact_heightfield, hf,
+               cfg.walkable_height, cfg.walkable_climb)
     if not settings.links_enabled:
         del hf  # the solid heightfield is kept only for the links' collision tests
     done("compact", t0)
@@ -145,23 +199,27 @@ def bake(vertices, triangles, settings: BakeSettings | None = None,
         timings["stances"] += (time.perf_counter() - t0) * 1000.0
 
     t0 = stage("regions", 5)
-    regions.build_regions(chf, settings.partition, cfg.min_region_area, cfg.merge_region_area)
+    _run("regions", settings, regions.build_regions, chf, settings.partition,
+         cfg.min_region_area, cfg.merge_region_area)
     done("regions", t0)
     stats["regions"] = int(chf.max_region)
 
     t0 = stage("contours", 6)
-    cset = contours.build_contours(chf, cfg.max_simplification_error, cfg.max_edge_len)
+    cset = _run("contours", settings, contours.build_contours, chf,
+                cfg.max_simplification_error, cfg.max_edge_len)
     done("contours", t0)
     stats["contours"] = int(cset.reg.shape[0])
 
     t0 = stage("polygons", 7)
-    pmesh = polymesh.build_poly_mesh(cset, cfg.max_verts_per_poly, cfg.bmin, cfg.cs, cfg.ch)
+    pmesh = _run("polygons", settings, polymesh.build_poly_mesh, cset,
+                 cfg.max_verts_per_poly, cfg.bmin, cfg.cs, cfg.ch)
     done("polygons", t0)
 
     t0 = stage("detail", 8)
     if pmesh.polys.shape[0]:
-        dmeshes, dverts, dtris = detail.build_detail_mesh(
-            pmesh, chf, cfg.detail_sample_dist, cfg.detail_sample_max_error)
+        dmeshes, dverts, dtris = _run("detail", settings, detail.build_detail_mesh,
+                                      pmesh, chf, cfg.detail_sample_dist,
+                                      cfg.detail_sample_max_error)
     else:
         dmeshes = np.zeros((0, 4), np.int32)
         dverts = np.zeros((0, 3), np.float64)
@@ -189,6 +247,22 @@ def bake(vertices, triangles, settings: BakeSettings | None = None,
     stats.update(_mesh_stats(nm))
     nm.stats = stats
     return nm
+
+
+def _run(stage: str, settings: BakeSettings, fn, *args):
+    """Run one stage; an allocation that fails anyway (the estimate is not exact) becomes
+    a SettingsError naming the stage and the memory limit instead of a raw MemoryError."""
+    from .settings import memory_limit
+
+    try:
+        return fn(*args)
+    except MemoryError:
+        limit = memory_limit(settings)
+        raise SettingsError(
+            "cell_size",
+            f"out of memory in the {stage} stage ({limit.available / 1024**3:.2f} GiB left "
+            f"under the {limit.source}); raise cell_size, bake a smaller part of the scene, "
+            f"or allow more memory") from None
 
 
 def _assemble(pmesh, cfg, settings, dmeshes, dverts, dtris) -> NavMesh:

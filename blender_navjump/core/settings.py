@@ -7,7 +7,10 @@ World units are metres, Z up. Every conversion from world units to voxels happen
 from __future__ import annotations
 
 import math
+import os
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, fields
+from typing import NamedTuple
 
 import numpy as np
 
@@ -17,6 +20,10 @@ STANCES = ("stand", "crouch", "prone")
 # Largest grid we accept, in cells, whatever the memory: beyond this the int32 indices
 # used by the kernels are no longer safe.
 MAX_GRID_CELLS = 400_000_000
+# Most cell heights (voxel levels) a grid column may span. Span heights are int32 and the
+# filters, the compact heightfield and the link model add offsets of up to 2**30 to them
+# ("nothing above"); 2**28 levels keeps every sum inside int32 (53.7 km at cell_height 0.2).
+MAX_HEIGHT_LEVELS = 1 << 28
 
 
 class SettingsError(ValueError):
@@ -132,12 +139,13 @@ class BakeSettings:
                 if not isinstance(value, (bool, np.bool_)):
                     raise SettingsError(f.name, f"must be true or false, got {value!r}")
                 continue
-            if f.name == "min_link_width" and value < 0:
-                continue
-            if isinstance(value, bool) or not isinstance(value, (int, float, np.number)):
+            if isinstance(value, (bool, np.bool_)) or not isinstance(
+                    value, (int, float, np.integer, np.floating)):
                 raise SettingsError(f.name, f"must be a number, got {value!r}")
             if not math.isfinite(float(value)):
                 raise SettingsError(f.name, f"must be finite, got {value!r}")
+            if f.name == "min_link_width" and value < 0:
+                continue
             if f.type in ("int", int) and float(value) != int(value):
                 raise SettingsError(f.name, f"must be a whole number, got {value!r}")
             lo, hi, lo_inc, hi_inc = _LIMITS[f.name]
@@ -188,6 +196,9 @@ class BakeSettings:
 
     @classmethod
     def from_dict(cls, data: dict) -> BakeSettings:
+        if not isinstance(data, Mapping):
+            raise TypeError(f"settings: expected a mapping of setting names to values, got a "
+                            f"{type(data).__name__}")
         known = {f.name for f in fields(cls)}
         unknown = sorted(set(data) - known)
         if unknown:
@@ -249,23 +260,172 @@ class VoxelConfig:
     stance_heights: np.ndarray  # voxels; [stand, crouch, prone], 0 where disabled
 
 
-def estimate_bake_bytes(width: int, height: int, n_triangles: int) -> int:
-    """Rough peak memory of a bake for a grid, used to refuse absurd ones early."""
-    cells = width * height
-    # column heads + compact cells (~24 B/cell) and spans: assume ~1.5 spans per cell at
-    # ~64 B each across heightfield, compact heightfield, distance field and regions.
-    return int(cells * (24 + 1.5 * 64) + n_triangles * 64)
+# Peak bytes per solid span over the whole bake (heightfield, compact heightfield, distance
+# field, regions, contours), measured with scripts/bench_memory.py (10 stacked floors, the
+# worst case: every cell of every floor is a span); the link stage keeps the solid
+# heightfield and its own tables, hence the second figure.
+BYTES_PER_SPAN = 300
+BYTES_PER_SPAN_LINKS = 320
+# Rasterisation alone: span arrays (13 B) that grow by doubling, plus the column heads.
+RASTER_BYTES_PER_SPAN = 2 * 13
+BYTES_PER_CELL = 24
+BYTES_PER_TRIANGLE = 64
+
+
+class MemoryLimit(NamedTuple):
+    """How many bytes a bake may still allocate, and which limit says so."""
+
+    available: int
+    source: str
+
+
+def estimate_bake_bytes(width: int, height: int, n_triangles: int, n_spans: int = 0,
+                        links: bool = False) -> int:
+    """Peak memory of a bake with ``n_spans`` solid spans (known after rasterising). With
+    no spans it is a lower bound from the grid alone, which refuses absurd grids early."""
+    per_span = BYTES_PER_SPAN_LINKS if links else BYTES_PER_SPAN
+    return int(width * height * BYTES_PER_CELL + n_spans * per_span
+               + n_triangles * BYTES_PER_TRIANGLE)
+
+
+def raster_span_bound(vertices, triangles, cs: float) -> int:
+    """An upper bound of the spans rasterising makes before merging: the cells each
+    triangle's footprint can touch (its area plus its perimeter in cells, plus one)."""
+    a, b, c = (vertices[triangles[:, k], :2] for k in range(3))
+    area = 0.5 * np.abs((b[:, 0] - a[:, 0]) * (c[:, 1] - a[:, 1])
+                        - (b[:, 1] - a[:, 1]) * (c[:, 0] - a[:, 0]))
+    perim = (np.linalg.norm(b - a, axis=1) + np.linalg.norm(c - b, axis=1)
+             + np.linalg.norm(a - c, axis=1))
+    cells = area / (cs * cs) + 2.0 * perim / cs + 4.0
+    return int(min(cells.sum(), 2.0**62))
+
+
+def _read_int(path: str) -> int | None:
+    try:
+        with open(path) as fh:
+            text = fh.read().strip()
+    except OSError:
+        return None
+    if text == "max":
+        return None
+    try:
+        return int(text)
+    except ValueError:
+        return None
+
+
+def _status_bytes(key: str) -> int | None:
+    """A ``kB`` figure of /proc/self/status (VmSize, VmData) in bytes."""
+    try:
+        with open("/proc/self/status") as fh:
+            for line in fh:
+                if line.startswith(key + ":"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def cgroup_headroom(proc_cgroup: str = "/proc/self/cgroup",
+                    root: str = "/sys/fs/cgroup") -> MemoryLimit | None:
+    """Bytes left under the tightest container memory limit (cgroup v2 ``memory.max`` or
+    v1 ``memory.limit_in_bytes``) of this process's cgroup and its ancestors, if any."""
+    try:
+        with open(proc_cgroup) as fh:
+            lines = fh.read().splitlines()
+    except OSError:
+        return None
+    candidates = []  # (limit file, usage file, name)
+    for line in lines:
+        parts = line.split(":", 2)
+        if len(parts) != 3:
+            continue
+        _hid, controllers, rel = parts
+        rel = rel.strip("/")
+        if controllers == "":
+            base, limit, usage, name = root, "memory.max", "memory.current", "memory.max"
+        elif "memory" in controllers.split(","):
+            base = os.path.join(root, "memory")
+            limit, usage, name = ("memory.limit_in_bytes", "memory.usage_in_bytes",
+                                  "memory.limit_in_bytes")
+        else:
+            continue
+        # the process's own cgroup, its ancestors, and the root of the mount (inside a
+        # container the cgroup path is often not visible under the mount)
+        steps = rel.split("/") if rel else []
+        for k in range(len(steps), -1, -1):
+            folder = os.path.join(base, *steps[:k])
+            candidates.append((os.path.join(folder, limit), os.path.join(folder, usage),
+                               f"container memory limit ({os.path.join(folder, name)})"))
+    best = None
+    for limit_file, usage_file, name in candidates:
+        limit = _read_int(limit_file)
+        if limit is None or limit >= 1 << 60:  # v1 writes ~2**63 for "no limit"
+            continue
+        used = _read_int(usage_file) or 0
+        left = MemoryLimit(max(limit - used, 0), name)
+        if best is None or left.available < best.available:
+            best = left
+    return best
+
+
+def rlimit_headroom() -> MemoryLimit | None:
+    """Bytes left under the process's address-space / data limits (``ulimit -v`` / ``-d``)."""
+    try:
+        import resource
+    except ImportError:  # pragma: no cover - not on Windows
+        return None
+    best = None
+    for res, status_key, name in (("RLIMIT_AS", "VmSize", "ulimit -v"),
+                                  ("RLIMIT_DATA", "VmData", "ulimit -d")):
+        rid = getattr(resource, res, None)
+        if rid is None:
+            continue
+        soft, _hard = resource.getrlimit(rid)
+        if soft == resource.RLIM_INFINITY or soft < 0:
+            continue
+        used = _status_bytes(status_key) or 0
+        left = MemoryLimit(max(soft - used, 0), f"process memory limit ({name} = "
+                                                f"{soft / 1024**3:.2f} GiB)")
+        if best is None or left.available < best.available:
+            best = left
+    return best
 
 
 def available_memory_bytes() -> int:
+    """The machine's available memory (``MemAvailable``), else 8 GiB."""
     try:
         with open("/proc/meminfo") as fh:
             for line in fh:
                 if line.startswith("MemAvailable:"):
                     return int(line.split()[1]) * 1024
-    except OSError:
+    except (OSError, ValueError, IndexError):
         pass
     return 8 * 1024**3
+
+
+def memory_limit(settings: BakeSettings) -> MemoryLimit:
+    """What a bake may allocate: ``memory_limit_gb`` if set, else the available memory,
+    and never more than the process (rlimit) or container (cgroup) limit allows."""
+    if settings.memory_limit_gb > 0:
+        best = MemoryLimit(int(settings.memory_limit_gb * 1024**3), "memory_limit_gb")
+    else:
+        best = MemoryLimit(available_memory_bytes(), "available memory")
+    for hard in (rlimit_headroom(), cgroup_headroom()):
+        if hard is not None and hard.available < best.available:
+            best = hard
+    return best
+
+
+def check_memory(settings: BakeSettings, need: int, what: str) -> None:
+    """Raise SettingsError when ``need`` bytes exceed what the bake may allocate."""
+    limit = memory_limit(settings)
+    if need > limit.available:
+        raise SettingsError(
+            "cell_size",
+            f"{what} would need about {need / 1024**3:.2f} GiB, more than the "
+            f"{limit.available / 1024**3:.2f} GiB left under the {limit.source}; raise "
+            f"cell_size, bake a smaller part of the scene, or allow more memory")
 
 
 def voxel_config(settings: BakeSettings, bmin, bmax, n_triangles: int = 0) -> VoxelConfig:
@@ -277,14 +437,22 @@ def voxel_config(settings: BakeSettings, bmin, bmax, n_triangles: int = 0) -> Vo
     width = int((bmax[0] - bmin[0]) / cs + 0.5) + 1
     height = int((bmax[1] - bmin[1]) / cs + 0.5) + 1
     cells = width * height
-    need = estimate_bake_bytes(width, height, n_triangles)
-    limit = (s.memory_limit_gb * 1024**3) if s.memory_limit_gb > 0 else available_memory_bytes()
-    if cells > MAX_GRID_CELLS or need > limit:
+    if cells > MAX_GRID_CELLS:
         raise SettingsError(
             "cell_size",
-            f"a {width} x {height} cell grid at cell_size {cs:g} would need about "
-            f"{need / 1024**3:.1f} GiB, more than the {limit / 1024**3:.1f} GiB available "
-            f"(and at most {MAX_GRID_CELLS:,} cells); raise cell_size or bake a smaller scene")
+            f"a {width:,} x {height:,} cell grid at cell_size {cs:g} has {cells:,} cells, more "
+            f"than the {MAX_GRID_CELLS:,} a bake allows; raise cell_size (to at least "
+            f"{cs * math.sqrt(cells / MAX_GRID_CELLS):.3g}) or bake a smaller scene")
+    dz = float(bmax[2] - bmin[2])
+    levels = int(math.ceil(dz / ch)) + 1
+    if levels > MAX_HEIGHT_LEVELS:
+        raise SettingsError(
+            "cell_height",
+            f"the scene is {dz:g} m tall: {levels:,} cell heights at cell_height {ch:g}, more "
+            f"than the {MAX_HEIGHT_LEVELS:,} a grid column holds; raise cell_height (to at "
+            f"least {dz / (MAX_HEIGHT_LEVELS - 1):.3g}) or bake the levels separately")
+    check_memory(s, estimate_bake_bytes(width, height, n_triangles),
+                 f"a {width:,} x {height:,} cell grid at cell_size {cs:g}")
     walk_h = s.walkable_height_world()
     stance = np.zeros(3, dtype=np.int32)
     if s.multi_stance:

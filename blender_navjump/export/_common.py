@@ -62,6 +62,26 @@ def write_bytes_atomic(path, data: bytes) -> pathlib.Path:
     return atomic_write(path, lambda fh: fh.write(data))
 
 
+def check_float32_reach(nm, fmt: str) -> None:
+    """Refuse a navmesh too far from the origin for a format that stores float32 points.
+
+    float32 has 24 bits of mantissa: at 262 km from the origin its step is 3 cm, a tenth of
+    a default cell. Beyond ``FLOAT32_REACH`` the written points would be visibly snapped.
+    """
+    pts = [nm.vertices, nm.detail_vertices, nm.link_start.reshape(-1, 3),
+           nm.link_end.reshape(-1, 3)]
+    far = max((float(np.abs(p).max()) for p in pts if p.size), default=0.0)
+    if far > FLOAT32_REACH:
+        step = float(np.spacing(np.float32(far)))
+        raise ValueError(f"a point {far:.6g} m from the origin is beyond the "
+                         f"{FLOAT32_REACH:g} m {fmt} can hold (its 32-bit floats step by "
+                         f"{step:.3g} m there); move the level nearer the origin")
+
+
+# Largest coordinate (metres) written as float32 (Detour, glTF): float32 steps by 1/32 m here.
+FLOAT32_REACH = 2.0**18
+
+
 def z_up_to_y_up(points: np.ndarray) -> np.ndarray:
     """(x, y, z) Z-up -> (x, z, -y) Y-up: a rotation, so windings seen from above survive."""
     p = np.asarray(points, dtype=np.float64)

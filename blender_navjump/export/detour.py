@@ -29,6 +29,7 @@ radius and the link's direction, and its ``userId`` is the link index.
 
 from __future__ import annotations
 
+import math
 import pathlib
 import struct
 from dataclasses import dataclass
@@ -36,7 +37,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..core.navmesh import NavMesh
-from ._common import atomic_write, polygon_rows, z_up_to_y_up
+from ..core.navmesh_check import check_navmesh
+from ._common import atomic_write, check_float32_reach, polygon_rows, z_up_to_y_up
 
 
 def _fourcc(text: str) -> int:
@@ -57,6 +59,8 @@ DT_OFFMESH_CON_BIDIR = 1
 DT_DETAIL_EDGE_BOUNDARY = 0x01
 # Off-mesh connection "side" for an end point inside the same tile.
 DT_SIDE_INTERNAL = 0xFF
+# Each off-mesh connection is a polygon with two vertices: a tile's 16-bit indices bound them.
+MAX_OFFMESH_CONNECTIONS = 0xFFFF // 2
 
 STANCE_AREAS = (1, 2, 3)  # stand, crouch, prone
 STANCE_FLAGS = (0x01, 0x02, 0x04)
@@ -101,10 +105,9 @@ def _align4(n: int) -> int:
 
 def _setting(nm: NavMesh, name: str, default: float) -> float:
     value = nm.settings.get(name, default) if isinstance(nm.settings, dict) else default
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        return float(default)
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise ValueError(f"settings {name}: {value!r} is not a number")
+    return float(value)
 
 
 def _walkable_height(nm: NavMesh) -> float:
@@ -120,7 +123,12 @@ def _walkable_height(nm: NavMesh) -> float:
 def agent_radius(nm: NavMesh) -> float:
     """Radius of the off-mesh connections: the agent radius, or a cell if that is 0."""
     r = _setting(nm, "agent_radius", 0.6)
-    return r if r > 0 else _setting(nm, "cell_size", 0.3)
+    if r == 0:
+        r = _setting(nm, "cell_size", 0.3)
+    if not (math.isfinite(r) and r > 0):
+        raise ValueError(f"settings agent_radius {r!r} (or cell_size) is not a positive "
+                         f"number: off-mesh connections need a radius")
+    return r
 
 
 # --------------------------------------------------------------- off-mesh connections
@@ -151,7 +159,18 @@ def offmesh_connections(nm: NavMesh) -> OffMeshConnections:
     counts = np.ones(nm.link_count, dtype=np.int64)
     if nm.link_count:
         width = np.linalg.norm(nm.link_start[:, 1] - nm.link_start[:, 0], axis=1)
-        counts = np.maximum(1, np.rint(width / (2.0 * radius))).astype(np.int64)
+        with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+            want = np.maximum(1.0, np.rint(width / (2.0 * radius)))
+        # count before allocating: a tiny radius would ask for billions of connections
+        total = float(want.sum())
+        if not math.isfinite(total) or total > MAX_OFFMESH_CONNECTIONS:
+            i = int(np.argmax(want))
+            raise ValueError(
+                f"the links would become {total:.3g} off-mesh connections (link {i}: "
+                f"{width[i]:.3g} m wide at agent_radius {radius:.3g} m gives {want[i]:.3g}); "
+                f"a Detour tile holds at most {MAX_OFFMESH_CONNECTIONS}: bake with a larger "
+                f"agent_radius")
+        counts = want.astype(np.int64)
     link = np.repeat(np.arange(nm.link_count), counts)
     part = np.arange(link.size) - np.repeat(np.cumsum(counts) - counts, counts)
     t = ((part + 0.5) / np.repeat(counts, counts))[:, None]
@@ -277,6 +296,8 @@ def _build_bv_tree(item_min: np.ndarray, item_max: np.ndarray) -> np.ndarray:
 
 def build_detour_tile(nm: NavMesh) -> DetourTile:
     """Lay out ``nm`` as one Detour tile. Raises ValueError when Detour cannot hold it."""
+    nm = check_navmesh(nm)
+    check_float32_reach(nm, "Detour")
     rows = polygon_rows(nm)
     n_ground = len(rows)
     if n_ground == 0:

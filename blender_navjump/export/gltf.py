@@ -23,7 +23,14 @@ import numpy as np
 from ..core import kinds
 from ..core.kinds import srgb_to_linear
 from ..core.navmesh import LINK_KINDS, STANCE_NAMES, NavMesh
-from ._common import atomic_write, polygon_rows, y_up_to_z_up, z_up_to_y_up
+from ..core.navmesh_check import check_navmesh
+from ._common import (
+    atomic_write,
+    check_float32_reach,
+    polygon_rows,
+    y_up_to_z_up,
+    z_up_to_y_up,
+)
 
 GLB_MAGIC = b"glTF"
 GLB_VERSION = 2
@@ -96,6 +103,8 @@ def _links_extras(nm: NavMesh) -> list[dict]:
 
 def glb_bytes(nm: NavMesh, name: str = "navjump") -> bytes:
     """The .glb file for ``nm`` as bytes; the node and mesh are named ``<name>-navmesh``."""
+    nm = check_navmesh(nm)
+    check_float32_reach(nm, "glTF")
     rows = polygon_rows(nm)
     node_name = name if name.endswith("-navmesh") else f"{name}-navmesh"
     node: dict = {"name": node_name}

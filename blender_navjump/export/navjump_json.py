@@ -8,11 +8,14 @@ dtypes of :class:`~blender_navjump.core.navmesh.NavMesh`.
 from __future__ import annotations
 
 import json
+import os
 import pathlib
+import stat
 
 import numpy as np
 
 from ..core.navmesh import LINK_KINDS, STANCE_NAMES, NavMesh, empty_navmesh
+from ..core.navmesh_check import MAX_POLYGON_VERTICES, check_navmesh
 from ._common import atomic_write, polygon_rows
 
 FORMAT = "navjump"
@@ -39,6 +42,7 @@ def _plain(value):
 
 def navmesh_to_json_dict(nm: NavMesh) -> dict:
     """The NavJump JSON document for ``nm`` as plain Python objects."""
+    nm = check_navmesh(nm)
     rows = polygon_rows(nm)
     stance_names = []
     for s in nm.polygon_stance.tolist():
@@ -85,7 +89,10 @@ def navmesh_to_json_dict(nm: NavMesh) -> dict:
 
 def write_json(nm: NavMesh, path) -> pathlib.Path:
     """Write ``nm`` to ``path`` atomically (nothing is left behind if writing fails)."""
-    doc = navmesh_to_json_dict(nm)
+    try:
+        doc = navmesh_to_json_dict(nm)
+    except ValueError as exc:
+        raise ValueError(f"{path}: cannot write NavJump JSON: {exc}") from exc
 
     def dump(fh):
         # One top-level key per line, each encoded by json's fast C encoder. Streamed, so a
@@ -103,6 +110,12 @@ def write_json(nm: NavMesh, path) -> pathlib.Path:
 
 
 # ------------------------------------------------------------------------------- reading
+def _short(value) -> str:
+    """repr of a value from the file, cut short (a message must not echo megabytes)."""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
 class _Reader:
     """Validates one document; every error names the file and the offending key."""
 
@@ -114,14 +127,27 @@ class _Reader:
 
     def array(self, name: str, value, dtype, tail: tuple[int, ...]) -> np.ndarray:
         dtype = np.dtype(dtype)
+        if dtype.kind != "b" and isinstance(value, list):
+            # numpy turns true/false among numbers into 1/0 without a word
+            flat = value if not value or not isinstance(value[0], list) else \
+                [x for row in value if isinstance(row, list) for x in row]
+            for i, x in enumerate(flat):
+                if isinstance(x, bool):
+                    self.fail(f"'{name}' holds {str(x).lower()} (item {i}) where a number "
+                              f"belongs")
         try:
             raw = np.asarray(value)
-        except (ValueError, TypeError):
+        except (ValueError, TypeError, OverflowError):
             self.fail(f"'{name}' is not a regular array")
         if raw.dtype == object:
+            big = [x for x in np.ravel(raw) if isinstance(x, int) and not isinstance(x, bool)]
+            if big:
+                self.fail(f"'{name}' holds {_short(big[0])}, too large a number")
             self.fail(f"'{name}' is not a regular array of numbers")
+        if raw.ndim == 0:
+            self.fail(f"'{name}' must be a list, got {_short(value)}")
         if raw.size == 0:
-            if raw.ndim and raw.shape[0] != 0:
+            if raw.shape[0] != 0:
                 self.fail(f"'{name}' must be a list of {tail} items")
             return np.zeros((0, *tail), dtype)
         if raw.shape[1:] != tail:
@@ -135,16 +161,14 @@ class _Reader:
             if kind not in "iu":
                 self.fail(f"'{name}' must hold whole numbers, got {raw.dtype.name} values")
             info = np.iinfo(dtype)
-            if raw.min() < info.min or raw.max() > info.max:
-                self.fail(f"'{name}' has values outside {info.min}..{info.max}")
+            out = (raw < info.min) | (raw > info.max)
+            if out.any():
+                i = int(np.argwhere(out)[0][0])
+                self.fail(f"'{name}'[{i}] is {_short(raw[i].tolist())}, outside "
+                          f"{info.min}..{info.max}")
         elif kind not in "iuf":
             self.fail(f"'{name}' must hold numbers")
         return raw.astype(dtype)
-
-    def index_range(self, name: str, values: np.ndarray, lo: int, hi: int):
-        if values.size and (values.min() < lo or values.max() >= hi):
-            bad = values[(values < lo) | (values >= hi)].ravel()[0]
-            self.fail(f"'{name}' has index {int(bad)} outside {lo}..{hi - 1}")
 
     def names(self, name: str, values, allowed: tuple[str, ...]) -> np.ndarray:
         if not isinstance(values, list):
@@ -152,14 +176,24 @@ class _Reader:
         out = np.zeros(len(values), np.int8)
         for i, v in enumerate(values):
             if v not in allowed:
-                self.fail(f"'{name}'[{i}] is {v!r}, not one of {', '.join(allowed)}")
+                self.fail(f"'{name}'[{i}] is {_short(v)}, not one of {', '.join(allowed)}")
             out[i] = allowed.index(v)
         return out
 
 
 def read_json(path) -> NavMesh:
-    """Read a NavJump JSON file; raise ValueError naming the file and the problem."""
+    """Read a NavJump JSON file; raise ValueError naming the file and the problem.
+
+    This turns the document into arrays; what the arrays must satisfy is checked by
+    ``core.navmesh_check.check_navmesh``, as for every loaded navmesh.
+    """
     r = _Reader(path)
+    try:
+        mode = os.stat(path).st_mode
+    except OSError as exc:
+        r.fail(f"cannot read ({exc.strerror or exc})")
+    if not stat.S_ISREG(mode):
+        r.fail("not a regular file")
     try:
         with open(path, encoding="utf-8") as fh:
             doc = json.load(fh)
@@ -167,19 +201,23 @@ def read_json(path) -> NavMesh:
         r.fail(f"not valid JSON ({exc})")
     except UnicodeDecodeError as exc:
         r.fail(f"not a UTF-8 text file ({exc})")
+    except RecursionError:
+        r.fail("not a NavJump JSON file (nested too deeply)")
+    except OSError as exc:
+        r.fail(f"cannot read ({exc.strerror or exc})")
     if not isinstance(doc, dict):
         r.fail("not a NavJump JSON file (the top level is not an object)")
     if doc.get("format") != FORMAT:
-        r.fail(f"not a NavJump JSON file (format is {doc.get('format')!r}, "
+        r.fail(f"not a NavJump JSON file (format is {_short(doc.get('format'))}, "
                f"expected {FORMAT!r})")
-    if doc.get("version") != VERSION:
-        r.fail(f"NavJump JSON version {doc.get('version')!r} is not supported "
+    if doc.get("version") != VERSION or isinstance(doc.get("version"), bool):
+        r.fail(f"NavJump JSON version {_short(doc.get('version'))} is not supported "
                f"(this reader reads version {VERSION})")
     missing = [k for k in REQUIRED_KEYS if k not in doc]
     if missing:
         r.fail(f"missing key(s): {', '.join(missing)}")
     if doc["up"] != "z":
-        r.fail(f"'up' is {doc['up']!r}; NavJump JSON is always 'z'")
+        r.fail(f"'up' is {_short(doc['up'])}; NavJump JSON is always 'z'")
     for key in ("settings", "detail"):
         if not isinstance(doc[key], dict):
             r.fail(f"'{key}' must be an object")
@@ -192,7 +230,6 @@ def read_json(path) -> NavMesh:
 
     ref = empty_navmesh()
     vertices = r.array("vertices", doc["vertices"], ref.vertices.dtype, (3,))
-    n_verts = vertices.shape[0]
 
     polys, neis = doc["polygons"], doc["neighbours"]
     n_polys = len(polys)
@@ -200,8 +237,9 @@ def read_json(path) -> NavMesh:
         r.fail(f"'neighbours' has {len(neis)} rows but 'polygons' has {n_polys}")
     longest = max((len(p) if isinstance(p, list) else 0 for p in polys), default=3)
     nvp = doc.get("polygon_max_vertices", max(longest, 3))
-    if not isinstance(nvp, int) or isinstance(nvp, bool) or nvp < 3:
-        r.fail(f"'polygon_max_vertices' must be a whole number >= 3, got {nvp!r}")
+    if not isinstance(nvp, int) or isinstance(nvp, bool) or not 3 <= nvp <= MAX_POLYGON_VERTICES:
+        r.fail(f"'polygon_max_vertices' must be a whole number in 3..{MAX_POLYGON_VERTICES}, "
+               f"got {_short(nvp)}")
     for p in range(n_polys):
         row, nrow = polys[p], neis[p]
         if not isinstance(row, list) or not 3 <= len(row) <= nvp:
@@ -218,8 +256,6 @@ def read_json(path) -> NavMesh:
                                    polygons.dtype, ())
     neighbours[rows, cols] = r.array("neighbours", [i for row in neis for i in row],
                                      neighbours.dtype, ())
-    r.index_range("polygons", polygons[polygons != -1], 0, n_verts)
-    r.index_range("neighbours", neighbours, -1, n_polys)
 
     per_poly = {}
     for name in ("polygon_area", "polygon_region"):
@@ -237,23 +273,6 @@ def read_json(path) -> NavMesh:
     d_meshes = r.array("detail.meshes", detail["meshes"], ref.detail_meshes.dtype, (4,))
     d_verts = r.array("detail.vertices", detail["vertices"], ref.detail_vertices.dtype, (3,))
     d_tris = r.array("detail.triangles", detail["triangles"], ref.detail_triangles.dtype, (4,))
-    if d_meshes.shape[0] not in (0, n_polys):
-        r.fail(f"'detail.meshes' has {d_meshes.shape[0]} rows; expected one per polygon "
-               f"({n_polys}) or none")
-    if d_meshes.size:
-        vb, nv, tb, nt = d_meshes.T.astype(np.int64)
-        if (d_meshes < 0).any():
-            r.fail("'detail.meshes' has negative entries")
-        if (vb + nv).max() > d_verts.shape[0] or (tb + nt).max() > d_tris.shape[0]:
-            r.fail("'detail.meshes' points past the end of 'detail.vertices' or "
-                   "'detail.triangles'")
-        owner = np.repeat(np.arange(n_polys), nt)
-        local = np.concatenate([np.arange(b, b + n) for b, n in zip(tb, nt, strict=True)]
-                               + [np.zeros(0, np.int64)])
-        tri_idx = d_tris[local, :3]
-        if tri_idx.size and ((tri_idx < 0).any() or (tri_idx >= nv[owner][:, None]).any()):
-            r.fail("'detail.triangles' has a vertex index outside its polygon's detail "
-                   "vertices")
 
     links = doc["links"]
     n_links = len(links)
@@ -282,10 +301,8 @@ def read_json(path) -> NavMesh:
         "link_length": r.array("links[].length", fields["length"], ref.link_length.dtype, ()),
         "link_cost": r.array("links[].cost", fields["cost"], ref.link_cost.dtype, ()),
     }
-    r.index_range("links[].start_polygon", link_arrays["link_start_poly"], -1, n_polys)
-    r.index_range("links[].end_polygon", link_arrays["link_end_poly"], -1, n_polys)
-
-    return NavMesh(
+    nm = NavMesh(
         vertices=vertices, polygons=polygons, neighbours=neighbours,
         detail_meshes=d_meshes, detail_vertices=d_verts, detail_triangles=d_tris,
         settings=doc["settings"], stats=stats, **per_poly, **link_arrays)
+    return check_navmesh(nm, str(path))

@@ -10,12 +10,15 @@ a rotation, so faces stay counter-clockwise seen from above either way.
 
 from __future__ import annotations
 
+import math
 import pathlib
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from ..core.navmesh import LINK_KINDS, STANCE_NAMES, NavMesh
+from ..core.navmesh_check import check_navmesh
+from ..core.objio import obj_lines, open_obj_file
 from ._common import atomic_write, polygon_rows, y_up_to_z_up, z_up_to_y_up
 
 UP_AXES = ("z", "y")
@@ -27,13 +30,17 @@ def _check_up(up: str) -> None:
 
 
 def _fmt(points: np.ndarray) -> list[str]:
-    # 9 significant digits: float32-exact, and millimetre-exact far beyond any level size.
-    return [f"v {x:.9g} {y:.9g} {z:.9g}\n" for x, y, z in points.tolist()]
+    # 9 significant digits (float32-exact, 0.1 mm up to 100 km from the origin), more
+    # beyond, so that a level far from the origin keeps its sub-millimetre precision.
+    far = float(np.abs(points).max()) if points.size else 0.0
+    digits = 9 if far < 1e5 else min(17, 9 + math.ceil(math.log10(far / 1e5)))
+    return [f"v {x:.{digits}g} {y:.{digits}g} {z:.{digits}g}\n" for x, y, z in points.tolist()]
 
 
 def write_obj(nm: NavMesh, path, up: str = "z") -> pathlib.Path:
     """Write polygons (faces) and links (lines) to ``path`` atomically."""
     _check_up(up)
+    nm = check_navmesh(nm)
     rows = polygon_rows(nm)
     conv = z_up_to_y_up if up == "y" else (lambda p: np.asarray(p, np.float64))
     n_verts = nm.vertices.shape[0]
@@ -103,12 +110,12 @@ def read_obj_polygons(path, up: str = "z") -> ObjPolygons:
                              f"(only {len(verts)} vertices so far)")
         return j
 
-    with open(path, encoding="utf-8") as fh:
-        for lineno, raw in enumerate(fh, 1):
-            parts = raw.split()
-            if not parts or parts[0].startswith("#"):
+    with open_obj_file(path) as fh:
+        for lineno, parts in obj_lines(fh):
+            if parts[0].startswith("#"):
                 continue
             tag, args = parts[0], parts[1:]
+            raw = " ".join(parts)[:80]
             if tag == "v":
                 try:
                     verts.append([float(a) for a in args[:3]])

@@ -56,7 +56,10 @@ def test_stance_order_is_checked():
 
 def test_huge_grid_is_refused_with_an_estimate():
     s = BakeSettings(cell_size=0.01, memory_limit_gb=1.0).validate()
-    with pytest.raises(SettingsError, match=r"cell_size: .* GiB"):
+    with pytest.raises(SettingsError, match=r"cell_size: .* cells, more than the 400,000,000"):
+        voxel_config(s, np.zeros(3), np.array([5000.0, 5000.0, 10.0]))
+    s = BakeSettings(cell_size=0.3, memory_limit_gb=1.0).validate()
+    with pytest.raises(SettingsError, match=r"cell_size: .* would need about \d+\.\d+ GiB"):
         voxel_config(s, np.zeros(3), np.array([5000.0, 5000.0, 10.0]))
 
 

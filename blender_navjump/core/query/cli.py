@@ -1,8 +1,9 @@
 """``python -m blender_navjump path NAVMESH --start X Y Z --goal X Y Z ...``.
 
 Prints the path as JSON (found, status, length, cost, points, flags, stances, corridor,
-links). Exit code 0 when a path was computed (found or partial), 1 for bad input or an
-unreadable navmesh (the message goes to stderr), 2 for bad arguments.
+links). Exit code 0 when a path was computed (found or partial); 2, with one line
+``error: ...`` on stderr, for bad arguments, bad input or an unreadable or invalid navmesh
+(as ``bake``).
 """
 
 from __future__ import annotations
@@ -68,7 +69,7 @@ def path_command(args: list[str]) -> int:
         result = query.find_path(ns.start, ns.goal, agent)
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
-        return 1
+        return 2
     print(json.dumps(result.to_dict(), indent=ns.indent))
     return 0
 

@@ -47,28 +47,6 @@ def surface_triangles(navmesh: NavMesh):
     return navmesh.surface_triangles()
 
 
-def _check_detail(navmesh: NavMesh, n_poly: int) -> None:
-    """Refuse detail meshes whose ranges or indices point outside their arrays."""
-    dm = np.asarray(navmesh.detail_meshes, np.int64).reshape(-1, 4)
-    n_dv = navmesh.detail_vertices.shape[0]
-    n_dt = navmesh.detail_triangles.shape[0]
-    if n_dt == 0:
-        return
-    if dm.shape[0] != n_poly:
-        raise ValueError(f"navmesh detail_meshes has {dm.shape[0]} rows for {n_poly} polygons")
-    if not np.isfinite(navmesh.detail_vertices).all():
-        raise ValueError("navmesh detail_vertices contain NaN or infinite coordinates")
-    vb, nv, tb, nt = dm.T
-    if (dm < 0).any() or (vb + nv > n_dv).any() or (tb + nt > n_dt).any():
-        raise ValueError("navmesh detail_meshes ranges point outside the detail arrays")
-    owner = np.repeat(np.arange(n_poly), nt)
-    rows = np.concatenate([np.arange(b, b + n) for b, n in zip(tb, nt, strict=True)]) \
-        if n_poly else np.zeros(0, np.int64)
-    tri = np.asarray(navmesh.detail_triangles, np.int64)[rows, :3]
-    if tri.size and ((tri < 0).any() or (tri >= nv[owner][:, None]).any()):
-        raise ValueError("navmesh detail_triangles index vertices outside their detail mesh")
-
-
 def _portal_entries(polys: np.ndarray, neighbours: np.ndarray, nv: np.ndarray):
     """One row (p, q, va, vb) per shared edge, edge va->vb counter-clockwise in p."""
     n_poly, nvp = polys.shape
@@ -90,26 +68,16 @@ def _portal_entries(polys: np.ndarray, neighbours: np.ndarray, nv: np.ndarray):
 
 
 def build_query_data(navmesh: NavMesh) -> QueryData:
-    """Flatten a NavMesh into the arrays the query kernels read."""
+    """Flatten a NavMesh into the arrays the query kernels read.
+
+    The NavMesh must have passed ``core.navmesh_check.check_navmesh`` (NavQuery does it).
+    """
     verts = np.ascontiguousarray(navmesh.vertices, np.float64).reshape(-1, 3)
     polys = np.ascontiguousarray(navmesh.polygons, np.int64)
-    if polys.ndim != 2:
-        raise ValueError("navmesh polygons must be a (P, nvp) array")
     n_poly = polys.shape[0]
     neighbours = np.asarray(navmesh.neighbours, np.int64)
-    if neighbours.shape != polys.shape:
-        raise ValueError(f"navmesh neighbours shape {neighbours.shape} does not match "
-                         f"polygons {polys.shape}")
     nv = (polys >= 0).sum(axis=1).astype(np.int64)
-    if n_poly and (nv.min() < 3 or polys.max() >= verts.shape[0]):
-        raise ValueError("navmesh polygons must have at least 3 valid vertex indices")
     stance = np.asarray(navmesh.polygon_stance, np.int64).reshape(-1)
-    if stance.shape[0] != n_poly or (n_poly and (stance.min() < 0 or stance.max() > 2)):
-        raise ValueError("navmesh polygon_stance must hold one stance index (0..2) per polygon")
-
-    if not np.isfinite(verts).all():
-        raise ValueError("navmesh vertices contain NaN or infinite coordinates")
-    _check_detail(navmesh, n_poly)
     surf_start, surf_tris = surface_triangles(navmesh)
     bmin = np.full((n_poly, 3), np.inf)
     bmax = np.full((n_poly, 3), -np.inf)
@@ -133,7 +101,7 @@ def build_query_data(navmesh: NavMesh) -> QueryData:
     node_link = [np.full(n_portal, -1, np.int64)]
     node_side = [np.zeros(n_portal, np.int64)]
 
-    # --- link nodes (links whose end polygons are missing are left out of the graph)
+    # --- link nodes
     n_link = navmesh.link_count
     kind = np.asarray(navmesh.link_kind, np.int64).reshape(-1)
     lstart = np.ascontiguousarray(navmesh.link_start, np.float64).reshape(-1, 2, 3)
@@ -142,17 +110,7 @@ def build_query_data(navmesh: NavMesh) -> QueryData:
     lep = np.asarray(navmesh.link_end_poly, np.int64).reshape(-1)
     lcost = np.asarray(navmesh.link_cost, np.float64).reshape(-1)
     lbid = np.asarray(navmesh.link_bidirectional, np.bool_).reshape(-1)
-    for name, arr in (("link_start", lstart), ("link_end", lend), ("link_start_poly", lsp),
-                      ("link_end_poly", lep), ("link_cost", lcost),
-                      ("link_bidirectional", lbid)):
-        if arr.shape[0] != n_link:
-            raise ValueError(f"navmesh {name} has {arr.shape[0]} rows for {n_link} links")
-    if n_link and (kind.min() < 0 or kind.max() > 2):
-        raise ValueError("navmesh link_kind must be 0 (drop), 1 (jump_across) or 2 (jump_up)")
-    usable = ((lsp >= 0) & (lsp < n_poly) & (lep >= 0) & (lep < n_poly)
-              & np.isfinite(lstart).all(axis=(1, 2)) & np.isfinite(lend).all(axis=(1, 2))
-              & np.isfinite(lcost) & (lcost >= 0))
-    used = np.nonzero(usable)[0]
+    used = np.arange(n_link)
     link_node_start = np.full(n_link, -1, np.int64)
     link_node_end = np.full(n_link, -1, np.int64)
     link_node_start[used] = n_portal + 2 * np.arange(used.shape[0])

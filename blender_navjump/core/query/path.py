@@ -13,6 +13,7 @@ from functools import cached_property
 import numpy as np
 
 from ..navmesh import LINK_KINDS, STANCE_NAMES, NavMesh
+from ..navmesh_check import check_navmesh
 from .astar import usable_ports
 from .filter import AgentFilter
 from .graph import QueryData, build_query_data
@@ -225,6 +226,7 @@ class NavQuery:
     """Path queries on one NavMesh. Not thread-safe (scratch memory is reused)."""
 
     def __init__(self, navmesh: NavMesh, extents=None):
+        navmesh = check_navmesh(navmesh)
         self.navmesh = navmesh
         self.extents = _extents(extents)
         self.data: QueryData = build_query_data(navmesh)
