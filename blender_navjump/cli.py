@@ -133,7 +133,7 @@ def main(argv: list[str] | None = None) -> int:
         if command == "bake":
             return bake_command(rest)
         if command == "path":
-            from .core.query.cli import path_command
+            from .path_cli import path_command
 
             return path_command(rest)
         raise CliError(f"unknown command {command!r}; use bake or path")

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .navmesh import LINK_KINDS, STANCE_NAMES
+from .kinds import LINK_KINDS, STANCE_NAMES
 
 # Coordinates beyond this (metres) are refused, here and by the bake: their float64 spacing
 # (0.1 mm at 1e12 m) is still far below a cell, and their differences never overflow.

@@ -18,8 +18,8 @@ from export_navmeshes import bump_square, mixed_navmesh, two_platforms
 from blender_navjump.core.navmesh import NavMesh
 from blender_navjump.core.navmesh_check import NavMeshError, check_navmesh
 from blender_navjump.core.query import find_path
-from blender_navjump.core.query.cli import path_command
 from blender_navjump.export import detour, gltf, navjump_json, obj
+from blender_navjump.path_cli import path_command
 
 PATH_ARGS = ["--start", "1", "1", "0", "--goal", "3", "1", "0.2"]
 

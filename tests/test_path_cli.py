@@ -8,8 +8,8 @@ import math
 import pytest
 
 from blender_navjump.core.query import navmesh_from_polygons, with_links
-from blender_navjump.core.query.cli import path_command
 from blender_navjump.export.navjump_json import write_json
+from blender_navjump.path_cli import path_command
 
 
 def two_floors():

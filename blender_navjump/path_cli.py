@@ -12,7 +12,7 @@ import argparse
 import json
 import sys
 
-from ..navmesh import LINK_KINDS, STANCE_NAMES
+from .core.navmesh import LINK_KINDS, STANCE_NAMES
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -39,11 +39,11 @@ def _parser() -> argparse.ArgumentParser:
 
 def load_navmesh(path: str):
     """A NavMesh from a NavJump JSON file or a NavMesh.save archive; ValueError if unusable."""
-    from ..navmesh import NavMesh
+    from .core.navmesh import NavMesh
 
     if str(path).lower().endswith(".npz"):
         return NavMesh.load(path)
-    from ...export.navjump_json import read_json
+    from .export.navjump_json import read_json
 
     return read_json(path)
 
@@ -55,8 +55,8 @@ def path_command(args: list[str]) -> int:
         ns = ap.parse_args(args)
     except SystemExit as exc:  # argparse has printed the usage error
         return int(exc.code or 0)
-    from .filter import AgentFilter
-    from .path import NavQuery
+    from .core.query.filter import AgentFilter
+    from .core.query.path import NavQuery
 
     try:
         agent = AgentFilter(stances=ns.stances, links=() if ns.no_links else ns.links,
@@ -72,11 +72,3 @@ def path_command(args: list[str]) -> int:
         return 2
     print(json.dumps(result.to_dict(), indent=ns.indent))
     return 0
-
-
-def main() -> int:  # pragma: no cover - convenience for ``python -m ...query.cli``
-    return path_command(sys.argv[1:])
-
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
