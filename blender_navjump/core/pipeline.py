@@ -81,8 +81,10 @@ def validate_geometry(vertices, triangles, walkable=None):
         shown = int(value) if abs(float(value)) < 2**63 else f"{float(value):g}"
         raise BakeInputError(f"triangles: index {shown} in triangle {row} is out of range "
                              f"(0..{n_verts - 1})")
-    t = t_raw.astype(np.int64).astype(np.int32)
-    used = v[np.unique(t)]
+    from .geometry import degenerate_triangles, used_vertices
+
+    t = np.ascontiguousarray(t_raw.astype(np.int64).astype(np.int32))
+    used = v[used_vertices(n_verts, t)]
     if not np.isfinite(used).all():
         raise BakeInputError("vertices: NaN or infinite coordinates in a used vertex")
     far = np.abs(used).max()
@@ -96,13 +98,8 @@ def validate_geometry(vertices, triangles, walkable=None):
         walk = w.astype(np.bool_).reshape(-1)
         if walk.shape[0] != t.shape[0]:
             raise BakeInputError(f"walkable: expected {t.shape[0]} flags, got {walk.shape[0]}")
-    a, b, c = v[t[:, 0]], v[t[:, 1]], v[t[:, 2]]
-    e0, e1, e2 = b - a, c - a, c - b
-    cross = np.cross(e0, e1)
-    area2 = np.einsum("ij,ij->i", cross, cross)  # (2 * area)^2
-    longest2 = np.maximum.reduce([np.einsum("ij,ij->i", e, e) for e in (e0, e1, e2)])
     # height over the longest edge = 2 * area / longest; degenerate when below the ratio
-    degenerate = area2 <= (DEGENERATE_RATIO ** 2) * longest2 * longest2
+    degenerate = degenerate_triangles(np.ascontiguousarray(v), t, DEGENERATE_RATIO)
     n_deg = int(degenerate.sum())
     if n_deg == t.shape[0]:
         raise BakeInputError("all triangles are degenerate (zero area): nothing to bake")

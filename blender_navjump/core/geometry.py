@@ -1,0 +1,48 @@
+"""Checks over the input triangles in one pass each, with no per-triangle temporaries
+(a 1 M-triangle scene would otherwise allocate ~170 MB of edge and normal arrays)."""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+
+@njit(cache=True, nogil=True)
+def degenerate_triangles(vertices, triangles, ratio):
+    """True where a triangle's height over its longest edge is at most ``ratio`` times that
+    edge: no area to bake. Relative to each triangle's own size (its own edge vectors), so
+    it does not depend on how far from the origin the triangle sits."""
+    m = triangles.shape[0]
+    out = np.empty(m, np.bool_)
+    r2 = ratio * ratio
+    for i in range(m):
+        a = triangles[i, 0]
+        b = triangles[i, 1]
+        c = triangles[i, 2]
+        e0x = vertices[b, 0] - vertices[a, 0]
+        e0y = vertices[b, 1] - vertices[a, 1]
+        e0z = vertices[b, 2] - vertices[a, 2]
+        e1x = vertices[c, 0] - vertices[a, 0]
+        e1y = vertices[c, 1] - vertices[a, 1]
+        e1z = vertices[c, 2] - vertices[a, 2]
+        e2x = vertices[c, 0] - vertices[b, 0]
+        e2y = vertices[c, 1] - vertices[b, 1]
+        e2z = vertices[c, 2] - vertices[b, 2]
+        nx = e0y * e1z - e0z * e1y
+        ny = e0z * e1x - e0x * e1z
+        nz = e0x * e1y - e0y * e1x
+        area2 = nx * nx + ny * ny + nz * nz  # (2 * area)^2
+        longest2 = max(e0x * e0x + e0y * e0y + e0z * e0z, e1x * e1x + e1y * e1y + e1z * e1z,
+                       e2x * e2x + e2y * e2y + e2z * e2z)
+        out[i] = area2 <= r2 * longest2 * longest2
+    return out
+
+
+@njit(cache=True, nogil=True)
+def used_vertices(n_vertices, triangles):
+    """Mask of the vertices some triangle uses."""
+    used = np.zeros(n_vertices, np.bool_)
+    for i in range(triangles.shape[0]):
+        for k in range(3):
+            used[triangles[i, k]] = True
+    return used
