@@ -76,7 +76,8 @@ class StagedFiles:
                 moved += 1
         except BaseException:
             # Put back what was moved (newest first); nothing else has changed.
-            for (_, target, _), backup in reversed(list(zip(self.entries[:moved], backups))):
+            for i in reversed(range(moved)):
+                target, backup = self.entries[i][1], backups[i]
                 with contextlib.suppress(OSError):
                     if backup is not None:
                         os.replace(backup, target)
@@ -87,7 +88,7 @@ class StagedFiles:
                     _unlink(backup)
             self.discard()
             raise
-        for (_, _, keep), backup in zip(self.entries, backups):
+        for (_, _, keep), backup in zip(self.entries, backups, strict=True):
             if backup is None:
                 continue
             if keep is not None:
@@ -147,10 +148,10 @@ def all_or_nothing():
     stage.commit()
 
 
-def staged_temp_name(path) -> pathlib.Path:
-    """A fresh temporary name beside ``path`` (the file exists, empty)."""
+def staged_temp_name(path, suffix: str = ".tmp") -> pathlib.Path:
+    """A fresh temporary name beside ``path`` (reserved: the file exists, empty)."""
     path = pathlib.Path(path)
-    fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=suffix)
     os.close(fd)
     return pathlib.Path(tmp_name)
 

@@ -1,0 +1,63 @@
+"""Outputs written all together or not at all, and checked before anything is written
+(issue 12, "data lost"): real files, real failures (a folder where a file goes, a value
+JSON cannot encode, an interrupt)."""
+
+import pytest
+from export_navmeshes import mixed_navmesh
+
+from blender_navjump.export import check_outputs, write_formats
+from blender_navjump.export._common import all_or_nothing, atomic_write
+
+
+def snapshot(folder):
+    """Every file in ``folder`` (hidden temporaries included) with its bytes."""
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if p.is_file()}
+
+
+def test_a_failing_later_format_replaces_no_earlier_one(tmp_path):
+    """json and obj are moved into place before the glb move fails (its target is a
+    folder): both come back as they were, and no temporary is left."""
+    old = {"a.json": b"old json", "a.obj": b"old obj"}
+    for name, data in old.items():
+        (tmp_path / name).write_bytes(data)
+    (tmp_path / "a.glb").mkdir()
+    (tmp_path / "a.glb" / "keep").write_text("x")
+    with pytest.raises(OSError):
+        write_formats(mixed_navmesh(), tmp_path / "a.json", ["json", "obj", "gltf"])
+    assert snapshot(tmp_path) == old
+    assert (tmp_path / "a.glb" / "keep").read_text() == "x"
+
+
+def test_a_format_that_cannot_be_encoded_leaves_the_others_unwritten(tmp_path):
+    nm = mixed_navmesh()
+    nm.stats = {"bad": float("nan")}  # JSON refuses NaN; obj (written first) would not
+    (tmp_path / "a.obj").write_bytes(b"old obj")
+    with pytest.raises(ValueError, match="a.json"):
+        write_formats(nm, tmp_path / "a.json", ["obj", "json", "detour"])
+    assert snapshot(tmp_path) == {"a.obj": b"old obj"}
+
+
+def test_interrupt_inside_a_staged_block_touches_nothing(tmp_path):
+    (tmp_path / "a.bin").write_bytes(b"old")
+    with pytest.raises(KeyboardInterrupt), all_or_nothing():
+        atomic_write(tmp_path / "a.bin", lambda fh: fh.write(b"new"))
+        atomic_write(tmp_path / "b.bin", lambda fh: fh.write(b"new"))
+        assert (tmp_path / "a.bin").read_bytes() == b"old"  # not yet moved
+        raise KeyboardInterrupt
+    assert snapshot(tmp_path) == {"a.bin": b"old"}
+
+
+def test_a_staged_block_keeps_the_old_file_when_asked(tmp_path):
+    (tmp_path / "level.blend").write_bytes(b"v1")
+    with all_or_nothing() as staged:
+        tmp = tmp_path / ".level.tmp"
+        tmp.write_bytes(b"v2")
+        staged.add(tmp, tmp_path / "level.blend", keep_old_as=tmp_path / "level.blend1")
+    assert snapshot(tmp_path) == {"level.blend": b"v2", "level.blend1": b"v1"}
+
+
+def test_check_outputs_lists_what_would_be_written(tmp_path):
+    paths = check_outputs(tmp_path / "x.json", ["detour", "json", "detour"],
+                          inputs=[tmp_path / "level.obj"])
+    assert [p.name for p in paths] == ["x.detour.bin", "x.json"]
+    assert list(tmp_path.iterdir()) == []
