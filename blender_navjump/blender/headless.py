@@ -910,6 +910,7 @@ def save_blend_copy(path: Path) -> Path:
     from ..export._common import staged_temp_name
 
     tmp = staged_temp_name(path.resolve(), suffix=".blend")
+    tmp.unlink()  # a fresh name: over an existing file Blender would keep a ".blend1" of it
     try:
         try:
             bpy.ops.wm.save_as_mainfile(filepath=str(tmp), copy=True)
@@ -932,7 +933,8 @@ def save_blend_copy(path: Path) -> Path:
                              f"{problem} (disk full or a file-size limit?); {path.name} "
                              f"and the outputs were left as they were")
     except BaseException:
-        for leftover in (tmp, tmp.with_name(tmp.name + "@")):  # Blender writes "<name>@"
+        for leftover in (tmp, tmp.with_name(tmp.name + "@"),  # Blender writes "<name>@"
+                         tmp.with_name(tmp.name + "1")):
             with contextlib.suppress(OSError):
                 leftover.unlink()
         raise
