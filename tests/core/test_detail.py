@@ -481,8 +481,7 @@ RECAST_AREA = {"dungeon.obj": 1636.0, "nav_test.obj": 4097.0}
 
 @pytest.mark.parametrize("name", sorted(RECAST_AREA))
 def test_recast_sample_detail_mesh(recast_data, name):
-    pipeline = pytest.importorskip("blender_navjump.core.pipeline")
-    from blender_navjump.core import BakeSettings
+    from blender_navjump.core import BakeSettings, pipeline
     from blender_navjump.core.objio import read_obj
 
     v, t = read_obj(recast_data / name, up="y")
