@@ -168,3 +168,23 @@ def test_summary_flags_only_empty_successes():
     assert headless.summary_line(failed) == "FAILED c.blend: boom"
     report = headless.build_report([ok, empty, failed], headless.BakeOptions(), 1, 1.0)
     assert (report["succeeded"], report["empty"], report["failed"]) == (2, 1, 1)
+
+
+# ----------------------------------------------------------- README: panel defaults
+def test_readme_states_the_panel_defaults(bpy, navjump):
+    """The README's command line equivalent of a new file's panel gives exactly the
+    settings the panel bakes with (and they differ from BakeSettings())."""
+    import re
+
+    from blender_navjump.cli import _bake_parser, build_settings
+    from blender_navjump.core.settings import BakeSettings
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    flags = re.search(r"same bake from the command line needs\s+`([^`]*)`", readme)
+    assert flags, "README: the panel defaults' command line equivalent is missing"
+    args = _bake_parser().parse_args(["x.obj", "--out", "x.json", *flags.group(1).split()])
+    documented = build_settings(args)
+    bpy.ops.wm.read_homefile(use_empty=True)
+    panel = navjump.props.to_bake_settings(bpy.context.scene.navjump)
+    assert panel.to_dict() == documented.to_dict()
+    assert panel.to_dict() != BakeSettings().to_dict()
