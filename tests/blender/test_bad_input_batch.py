@@ -188,3 +188,36 @@ def test_readme_states_the_panel_defaults(bpy, navjump):
     panel = navjump.props.to_bake_settings(bpy.context.scene.navjump)
     assert panel.to_dict() == documented.to_dict()
     assert panel.to_dict() != BakeSettings().to_dict()
+
+
+# ----------------------------------------------------------- Esc in Blender
+def test_cancelled_bake_keeps_the_previous_result(bpy, navjump, demo_scene):
+    """Esc sets the job's cancel flag; the operator's finishing step (run by its modal
+    handler, which needs a window) must then leave the stored result untouched. The job
+    here is a real bake really cancelled at a stage; only ``report`` is collected."""
+    from types import SimpleNamespace
+
+    assert bpy.ops.navjump.bake() == {'FINISHED'}
+    stored = navjump.storage.load_navmesh(demo_scene)
+    navmesh_obj = navjump.storage.result_object(demo_scene, navjump.storage.KIND_NAVMESH)
+    kept_id = navmesh_obj.data["navjump_bake_id"]
+
+    demo_scene.navjump.agent_max_climb = 0.3  # a different bake, were it stored
+    gathered = navjump.gather.gather_from_context(bpy.context)
+    settings = navjump.props.to_bake_settings(demo_scene.navjump)
+    job = navjump.ops_bake.BakeJob(navjump.pipeline, gathered, settings,
+                                   on_progress=lambda stage, _f: stage == "regions"
+                                   and job.cancel())
+    job.start()
+    assert job.wait(timeout=300) and job.error is None, job.error_traceback
+    assert job.cancelled and job.result is None
+
+    reports = []
+    operator = SimpleNamespace(report=lambda kind, text: reports.append((kind, text)))
+    result = navjump.ops_bake.NAVJUMP_OT_bake._finish(operator, bpy.context, demo_scene,
+                                                      job)
+    assert result == {'CANCELLED'}
+    assert reports == [({'WARNING'}, "NavJump bake cancelled; the previous result is kept")]
+    navmesh_obj = navjump.storage.result_object(demo_scene, navjump.storage.KIND_NAVMESH)
+    assert navmesh_obj.data["navjump_bake_id"] == kept_id
+    assert navjump.storage.load_navmesh(demo_scene).equals(stored)
