@@ -96,17 +96,20 @@ def _file_size_limit(limit):
 
 
 def test_file_size_limit_mid_export_keeps_every_old_output(level, tmp_path):
-    """Under a real file-size limit the larger outputs cannot be written: exit 2, one
-    line naming the error, and every output of the previous bake is still there."""
+    """Under a real file-size limit the small OBJ (written first) fits and the JSON does
+    not: exit 2, one line naming the error, and every output of the previous bake is still
+    there byte for byte (before the fix the new OBJ had already replaced the old one)."""
     out = tmp_path / "out"
     out.mkdir()
-    proc = run("bake", level, "--out", out / "nav.json", "--format", "json,obj,gltf,detour")
+    formats = "obj,json,gltf,detour"
+    proc = run("bake", level, "--out", out / "nav.json", "--format", formats)
     assert proc.returncode == 0, proc.stderr
     before = snapshot(out)
-    sizes = sorted(len(b) for b in before.values())
-    limit = sizes[0] + 1  # the smallest output fits, the others do not
-    proc = run("bake", level, "--out", out / "nav.json", "--format", "json,obj,gltf,detour",
-               "--links", preexec_fn=_file_size_limit(limit))
+    limit = 1024
+    assert len(before["nav.obj"]) < limit // 2 and len(before["nav.json"]) > 2 * limit
+    proc = run("bake", level, "--out", out / "nav.json", "--format", formats,
+               "--set", "agent_radius=0.3",  # other polygons: a replaced file would show
+               preexec_fn=_file_size_limit(limit))
     assert proc.returncode == 2
     assert error_line(proc).startswith("error: ")
     assert snapshot(out) == before
