@@ -571,20 +571,44 @@ def script_main(argv, emit=print) -> int:
     with stdout_to_stderr():
         import bpy  # noqa: F401 - one Blender per process (it prints to stdout on import)
 
+    done = []
+
     def show(result):
+        done.append(result)
         emit(summary_line(result))
 
-    if args.jobs > 1 and len(args.files) > 1:
-        with stdout_to_stderr():
-            repo_dir, repo_module = stage_source_extension()
-        setup = {"repo_dir": str(repo_dir), "repo_module": repo_module}
-        results = run_pool(args.files, options, args.jobs, setup, on_result=show)
-    else:
-        with stdout_to_stderr():
-            module = attach_extension()
-        results = run_sequential(args.files, options, extension_headless(module).bake_file,
-                                 on_result=show)
+    try:
+        if args.jobs > 1 and len(args.files) > 1:
+            with stdout_to_stderr():
+                repo_dir, repo_module = stage_source_extension()
+            setup = {"repo_dir": str(repo_dir), "repo_module": repo_module}
+            results = run_pool(args.files, options, args.jobs, setup, on_result=show)
+        else:
+            with stdout_to_stderr():
+                module = attach_extension()
+            results = run_sequential(args.files, options,
+                                     extension_headless(module).bake_file, on_result=show)
+    except KeyboardInterrupt:
+        return interrupted(done, len(args.files))
     return finish(results, options, args.jobs, t_start, args.report, emit)
+
+
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, what shells report for a Ctrl-C
+
+
+def interrupted(done: list[dict], total: int) -> int:
+    """Ctrl-C: one line on stderr, exit 130. The file being baked keeps its old outputs
+    (they are replaced only after its bake, all together); no report is written."""
+    import threading
+
+    print(f"navjump: interrupted (Ctrl-C) after {len(done)} of {total} file"
+          f"{'s' if total != 1 else ''}; the file being baked was left as it was",
+          file=sys.stderr)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    if any(t.name == "navjump-bake" and t.is_alive() for t in threading.enumerate()):
+        os._exit(EXIT_INTERRUPTED)  # a numba kernel cannot be stopped: do not wait for it
+    return EXIT_INTERRUPTED
 
 
 def blender_script_main(argv, emit=print) -> int:
@@ -758,6 +782,7 @@ def _open(path: Path, reuse_open: bool):
 def _bake_into(result: dict, path: Path, opts: BakeOptions, reuse_open: bool):
     import bpy
 
+    from ..cli import run_interruptibly
     from ..core.settings import SettingsError
     from ..export import check_outputs, write_formats
     from . import gather as gather_mod
@@ -812,8 +837,9 @@ def _bake_into(result: dict, path: Path, opts: BakeOptions, reuse_open: bool):
     t = time.perf_counter()
     pipeline = numba_env.import_pipeline()
     try:
-        navmesh = pipeline.bake(gathered.vertices, gathered.triangles, settings,
-                                walkable=gathered.walkable)
+        # off the main thread: Ctrl-C must not land inside a numba kernel (see cli.py)
+        navmesh = run_interruptibly(pipeline.bake, gathered.vertices, gathered.triangles,
+                                    settings, walkable=gathered.walkable)
     except SettingsError as exc:
         raise BatchError(ops_bake.settings_error_message(exc)) from None
     except ValueError as exc:
