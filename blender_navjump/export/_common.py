@@ -107,8 +107,9 @@ def _unlink(path) -> None:
 
 
 def _backup(target: pathlib.Path) -> pathlib.Path | None:
-    """A second name for the file at ``target`` (a hard link, else a copy); None if none."""
-    if not target.exists():
+    """A second name for the file at ``target`` (a hard link, else a copy); None if there
+    is no file (nothing, or a folder, which the move itself then refuses)."""
+    if not target.is_file():
         return None
     fd, name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".old")
     os.close(fd)

@@ -4,6 +4,8 @@ JSON cannot encode, an interrupt)."""
 
 import pytest
 from export_navmeshes import mixed_navmesh
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from blender_navjump.export import check_outputs, write_formats
 from blender_navjump.export._common import all_or_nothing, atomic_write
@@ -61,3 +63,42 @@ def test_check_outputs_lists_what_would_be_written(tmp_path):
                           inputs=[tmp_path / "level.obj"])
     assert [p.name for p in paths] == ["x.detour.bin", "x.json"]
     assert list(tmp_path.iterdir()) == []
+
+
+# ----------------------------------------------------------- property: all or nothing
+_TARGET = st.fixed_dictionaries({
+    "old": st.one_of(st.none(), st.binary(max_size=8)),  # None: no file there yet
+    "new": st.binary(max_size=8),
+    "blocked": st.booleans(),  # a folder where the file goes: its move fails
+})
+
+
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(targets=st.lists(_TARGET, min_size=1, max_size=5))
+def test_staged_files_replace_all_or_none(tmp_path_factory, targets):
+    """Whatever mix of existing, new and unwritable targets: after the block either every
+    target holds its new bytes (no target blocked) or every one is as before; no
+    temporary or backup file is left either way."""
+    folder = tmp_path_factory.mktemp("stage")
+    for i, t in enumerate(targets):
+        path = folder / f"f{i}"
+        if t["blocked"]:
+            path.mkdir()
+        elif t["old"] is not None:
+            path.write_bytes(t["old"])
+    before = snapshot(folder)
+    any_blocked = any(t["blocked"] for t in targets)
+    try:
+        with all_or_nothing():
+            for i, t in enumerate(targets):
+                atomic_write(folder / f"f{i}", lambda fh, d=t["new"]: fh.write(d))
+    except OSError:
+        assert any_blocked
+        assert snapshot(folder) == before
+    else:
+        assert not any_blocked
+        assert snapshot(folder) == {f"f{i}": t["new"] for i, t in enumerate(targets)}
+    assert sorted(p.name for p in folder.iterdir()) == sorted(
+        f"f{i}" for i, t in enumerate(targets) if t["blocked"] or t["old"] is not None
+        or not any_blocked)
