@@ -2,6 +2,8 @@
 (issue 12, "data lost"): real files, real failures (a folder where a file goes, a value
 JSON cannot encode, an interrupt)."""
 
+import os
+
 import pytest
 from export_navmeshes import mixed_navmesh
 from hypothesis import HealthCheck, given, settings
@@ -102,3 +104,37 @@ def test_staged_files_replace_all_or_none(tmp_path_factory, targets):
     assert sorted(p.name for p in folder.iterdir()) == sorted(
         f"f{i}" for i, t in enumerate(targets) if t["blocked"] or t["old"] is not None
         or not any_blocked)
+
+
+_NAMES = ["level.obj", "level.json", "level.glb", "level", "level.detour.bin", "other.json"]
+
+
+@settings(max_examples=80, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(source=st.sampled_from(_NAMES), out=st.sampled_from(_NAMES),
+       formats=st.lists(st.sampled_from(["json", "obj", "gltf", "detour"]), min_size=1,
+                        max_size=4), alias=st.sampled_from(["none", "symlink", "hardlink"]))
+def test_check_outputs_refuses_exactly_the_outputs_that_are_inputs(
+        tmp_path_factory, source, out, formats, alias):
+    """An input reached under its own name, a symlink or a hard link in the output
+    folder: refused exactly when one of the format paths is that file; nothing is
+    written either way."""
+    from blender_navjump.export import format_path
+
+    folder = tmp_path_factory.mktemp("io")
+    src = folder / "in" / source
+    src.parent.mkdir()
+    src.write_bytes(b"input")
+    out_dir = folder / "in" if alias == "none" else folder / "out"
+    out_dir.mkdir(exist_ok=True)
+    if alias != "none":
+        (os.symlink if alias == "symlink" else os.link)(src, out_dir / source)
+    before = {p: p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+    clash = any(format_path(out_dir / out, f).name == source for f in formats)
+    try:
+        check_outputs(out_dir / out, formats, inputs=[src])
+    except ValueError as exc:
+        assert clash and "would overwrite the input" in str(exc)
+    else:
+        assert not clash
+    assert {p: p.read_bytes() for p in folder.rglob("*") if p.is_file()} == before
