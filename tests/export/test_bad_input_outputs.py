@@ -68,6 +68,8 @@ def test_check_outputs_lists_what_would_be_written(tmp_path):
 
 
 # ----------------------------------------------------------- property: all or nothing
+# CI runs a few dozen examples; a long fuzz run sets NAVJUMP_HYPOTHESIS_EXAMPLES.
+EXAMPLES = int(os.environ.get("NAVJUMP_HYPOTHESIS_EXAMPLES", "0")) or None
 _TARGET = st.fixed_dictionaries({
     "old": st.one_of(st.none(), st.binary(max_size=8)),  # None: no file there yet
     "new": st.binary(max_size=8),
@@ -75,7 +77,7 @@ _TARGET = st.fixed_dictionaries({
 })
 
 
-@settings(max_examples=60, deadline=None,
+@settings(max_examples=EXAMPLES or 60, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(targets=st.lists(_TARGET, min_size=1, max_size=5))
 def test_staged_files_replace_all_or_none(tmp_path_factory, targets):
@@ -109,7 +111,7 @@ def test_staged_files_replace_all_or_none(tmp_path_factory, targets):
 _NAMES = ["level.obj", "level.json", "level.glb", "level", "level.detour.bin", "other.json"]
 
 
-@settings(max_examples=80, deadline=None,
+@settings(max_examples=EXAMPLES or 80, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(source=st.sampled_from(_NAMES), out=st.sampled_from(_NAMES),
        formats=st.lists(st.sampled_from(["json", "obj", "gltf", "detour"]), min_size=1,
