@@ -116,8 +116,10 @@ class _BakeThread(threading.Thread):
     GIL) and the main thread waits in short, interruptible joins.
     """
 
+    NAME = "navjump-bake"
+
     def __init__(self, fn, *args, **kwargs):
-        super().__init__(name="navjump-bake", daemon=True)
+        super().__init__(name=self.NAME, daemon=True)
         self._call = (fn, args, kwargs)
         self.value = None
         self.error: BaseException | None = None
@@ -196,17 +198,23 @@ def missing_dependency_message() -> str | None:
 _written: list = []  # outputs already in place, for the Ctrl-C message
 
 
+def exit_interrupted(message: str) -> int:
+    """After Ctrl-C: print ``message`` (one line) on stderr; EXIT_INTERRUPTED to return,
+    or, while a bake thread still runs, end the process at once with that status (a numba
+    kernel cannot be stopped; nothing of it reaches a file: outputs are written only after
+    the bake returns)."""
+    print(message, file=sys.stderr)
+    sys.stderr.flush()
+    sys.stdout.flush()
+    if any(t.name == _BakeThread.NAME and t.is_alive() for t in threading.enumerate()):
+        os._exit(EXIT_INTERRUPTED)
+    return EXIT_INTERRUPTED
+
+
 def _interrupted() -> int:
     done = (f"{', '.join(map(str, _written))} had already been written" if _written
             else "no output file was written")
-    print(f"navjump: interrupted (Ctrl-C); {done}", file=sys.stderr)
-    sys.stderr.flush()
-    sys.stdout.flush()
-    if any(t.name == "navjump-bake" and t.is_alive() for t in threading.enumerate()):
-        # A numba kernel cannot be stopped; leave without waiting for it (nothing of it
-        # reaches a file: outputs are written only after the bake returns).
-        os._exit(EXIT_INTERRUPTED)
-    return EXIT_INTERRUPTED
+    return exit_interrupted(f"navjump: interrupted (Ctrl-C); {done}")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -234,7 +234,7 @@ def build_report(results: list[dict], options: BakeOptions, jobs: int, seconds: 
         "empty": sum(1 for r in results if is_empty(r)),
         "failed": len(results) - ok,
         "seconds": seconds,
-        "files": results,
+        "files": [dict(r, empty=is_empty(r)) for r in results],
     }
 
 
@@ -593,22 +593,14 @@ def script_main(argv, emit=print) -> int:
     return finish(results, options, args.jobs, t_start, args.report, emit)
 
 
-EXIT_INTERRUPTED = 130  # 128 + SIGINT, what shells report for a Ctrl-C
-
-
 def interrupted(done: list[dict], total: int) -> int:
     """Ctrl-C: one line on stderr, exit 130. The file being baked keeps its old outputs
     (they are replaced only after its bake, all together); no report is written."""
-    import threading
+    from ..cli import exit_interrupted
 
-    print(f"navjump: interrupted (Ctrl-C) after {len(done)} of {total} file"
-          f"{'s' if total != 1 else ''}; the file being baked was left as it was",
-          file=sys.stderr)
-    sys.stdout.flush()
-    sys.stderr.flush()
-    if any(t.name == "navjump-bake" and t.is_alive() for t in threading.enumerate()):
-        os._exit(EXIT_INTERRUPTED)  # a numba kernel cannot be stopped: do not wait for it
-    return EXIT_INTERRUPTED
+    return exit_interrupted(
+        f"navjump: interrupted (Ctrl-C) after {len(done)} of {total} file"
+        f"{'s' if total != 1 else ''}; the file being baked was left as it was")
 
 
 def blender_script_main(argv, emit=print) -> int:

@@ -201,6 +201,7 @@ def test_summary_flags_only_empty_successes():
     assert headless.summary_line(failed) == "FAILED c.blend: boom"
     report = headless.build_report([ok, empty, failed], headless.BakeOptions(), 1, 1.0)
     assert (report["succeeded"], report["empty"], report["failed"]) == (2, 1, 1)
+    assert [f["empty"] for f in report["files"]] == [False, True, False]
 
 
 # ----------------------------------------------------------- README: panel defaults
