@@ -154,6 +154,7 @@ def empty_result_warning(source) -> str:
 
 
 def bake_command(argv: list[str]) -> int:
+    _written.clear()
     args = _bake_parser().parse_args(argv)
     from .core import bake
     from .core.objio import read_obj
