@@ -1,14 +1,23 @@
 """Command line without Blender: ``bake`` an OBJ, query a ``path`` on a baked navmesh.
 
 Every failure the user can fix prints one line ``error: ...`` on stderr and exits 2;
-no output file is left behind.
+no output file is left behind. Ctrl-C prints one line and exits 130, with nothing written.
+A bake that gives no polygon writes its (empty) files, prints a ``warning: ...`` line
+naming the likely causes and exits 0.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
+import os
 import sys
+import threading
 import time
+
+EXIT_BAD_INPUT = 2
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, what shells report for a Ctrl-C
+REQUIRED_MODULES = ("numpy", "numba")
 
 # Flags that map straight onto BakeSettings fields (beside the generic --set NAME=VALUE).
 _FLAG_FIELDS = {
@@ -98,19 +107,74 @@ def build_settings(args):
     return BakeSettings.from_dict({**BakeSettings().to_dict(), **values}).validate()
 
 
+class _BakeThread(threading.Thread):
+    """Runs ``fn`` off the main thread, so the main thread can take Ctrl-C at any moment.
+
+    A signal handler runs only on the main thread and only between bytecodes; with a
+    numba kernel on the main thread, Ctrl-C either waits for the kernel or breaks it
+    (a crash or a SystemError). Here the kernel runs in this thread (numba releases the
+    GIL) and the main thread waits in short, interruptible joins.
+    """
+
+    NAME = "navjump-bake"
+
+    def __init__(self, fn, *args, **kwargs):
+        super().__init__(name=self.NAME, daemon=True)
+        self._call = (fn, args, kwargs)
+        self.value = None
+        self.error: BaseException | None = None
+
+    def run(self):
+        fn, args, kwargs = self._call
+        try:
+            self.value = fn(*args, **kwargs)
+        except BaseException as exc:  # handed to the main thread
+            self.error = exc
+
+    def wait(self):
+        self.start()
+        while self.is_alive():
+            self.join(0.05)
+        if self.error is not None:
+            raise self.error
+        return self.value
+
+
+def run_interruptibly(fn, *args, **kwargs):
+    """``fn(*args, **kwargs)`` in a worker thread; KeyboardInterrupt reaches the caller at
+    once (the worker, a daemon, is abandoned: the process must exit soon after)."""
+    return _BakeThread(fn, *args, **kwargs).wait()
+
+
+def empty_result_warning(source) -> str:
+    return (f"warning: {source}: the navmesh has 0 polygons (nothing walkable survived); "
+            f"check the up axis (--up y for Y-up files such as Recast's), that floors face "
+            f"up, agent_max_slope, and the agent size (agent_radius, agent_height, "
+            f"cell_size) against the level")
+
+
 def bake_command(argv: list[str]) -> int:
+    _written.clear()
     args = _bake_parser().parse_args(argv)
     from .core import bake
     from .core.objio import read_obj
-    from .export import write_formats
+    from .export import check_outputs, write_formats
 
     formats = [f.strip() for f in args.format.split(",") if f.strip()]
+    if not formats:
+        raise CliError("--format: no output format given; allowed formats are json, obj, "
+                       "gltf, detour")
     settings = build_settings(args)
+    # Everything about the outputs is checked before the (possibly long) bake.
+    check_outputs(args.out, formats, inputs=[args.input])
     vertices, triangles = read_obj(args.input, up=args.up)
     t0 = time.perf_counter()
-    nm = bake(vertices, triangles, settings)
+    nm = run_interruptibly(bake, vertices, triangles, settings)
     wall = time.perf_counter() - t0
     paths = write_formats(nm, args.out, formats)
+    _written.extend(paths)
+    if nm.polygon_count == 0:
+        print(empty_result_warning(args.input), file=sys.stderr)
     if not args.quiet:
         s = nm.stats
         by = s.get("polygons_by_stance", {})
@@ -121,14 +185,60 @@ def bake_command(argv: list[str]) -> int:
     return 0
 
 
+def missing_dependency_message() -> str | None:
+    """A one-line hint when this Python lacks numpy or numba (e.g. the system Python)."""
+    missing = [m for m in REQUIRED_MODULES if importlib.util.find_spec(m) is None]
+    if not missing:
+        return None
+    return (f"{' and '.join(missing)} {'is' if len(missing) == 1 else 'are'} not installed "
+            f"for {sys.executable}; run NavJump with the project's environment: "
+            f".venv/bin/python -m blender_navjump ... (bash scripts/setup_env.sh creates "
+            f".venv)")
+
+
+_written: list = []  # outputs already in place, for the Ctrl-C message
+
+
+def exit_interrupted(message: str) -> int:
+    """After Ctrl-C: print ``message`` (one line) on stderr; EXIT_INTERRUPTED to return,
+    or, while a bake thread still runs, end the process at once with that status (a numba
+    kernel cannot be stopped; nothing of it reaches a file: outputs are written only after
+    the bake returns)."""
+    print(message, file=sys.stderr)
+    sys.stderr.flush()
+    sys.stdout.flush()
+    if any(t.name == _BakeThread.NAME and t.is_alive() for t in threading.enumerate()):
+        os._exit(EXIT_INTERRUPTED)
+    return EXIT_INTERRUPTED
+
+
+def _interrupted() -> int:
+    done = (f"{', '.join(map(str, _written))} had already been written" if _written
+            else "no output file was written")
+    return exit_interrupted(f"navjump: interrupted (Ctrl-C); {done}")
+
+
 def main(argv: list[str] | None = None) -> int:
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:
+        return _interrupted()
+
+
+def _main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv or argv[0] in ("-h", "--help"):
         print("usage: python -m blender_navjump {bake,path} ...\n"
-              "  bake IN.obj --out OUT.json [--up y|z] [--set NAME=VALUE ...]\n"
+              "  bake IN.obj --out OUT.json [--up y|z] [--format json,obj,gltf,detour] "
+              "[--set NAME=VALUE ...]\n"
               "  path NAVMESH.json --start X Y Z --goal X Y Z [--stances ...] [--no-links]")
         return 0 if argv else 2
     command, rest = argv[0], argv[1:]
+    if command in ("bake", "path") and not {"-h", "--help"} & set(rest):
+        missing = missing_dependency_message()
+        if missing:
+            print(f"error: {missing}", file=sys.stderr)
+            return EXIT_BAD_INPUT
     try:
         if command == "bake":
             return bake_command(rest)
@@ -140,5 +250,5 @@ def main(argv: list[str] | None = None) -> int:
     except (CliError, ValueError, OSError) as exc:
         msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         print(f"error: {msg}", file=sys.stderr)
-        return 2
+        return EXIT_BAD_INPUT
 

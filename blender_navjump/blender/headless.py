@@ -140,8 +140,15 @@ def output_target(blend_path, out_dir=None) -> Path:
     return folder / (blend_path.stem + OUTPUT_SUFFIX)
 
 
-def check_output_collisions(files, out_dir) -> str | None:
-    """A message when two inputs would write the same outputs (same name, one folder)."""
+def check_output_collisions(files, out_dir, report=None,
+                            formats=DEFAULT_FORMATS) -> str | None:
+    """A message when the outputs cannot be written as asked (checked before any bake):
+    two inputs would write the same outputs (same name, one folder), ``--out`` is a file,
+    or the ``--report`` file is one of the inputs or outputs."""
+    from ..export import format_path
+
+    if out_dir and Path(out_dir).exists() and not Path(out_dir).is_dir():
+        return f"--out {out_dir} is a file, not a folder"
     seen = {}
     for f in files:
         key = os.path.normcase(str(output_target(f, out_dir).resolve()))
@@ -149,12 +156,38 @@ def check_output_collisions(files, out_dir) -> str | None:
             return (f"{seen[key]} and {f} would write the same output files; bake them "
                     f"in separate runs or without --out")
         seen[key] = f
+    if report:
+        report_key = _file_key(report)
+        for f in files:
+            taken = [Path(f)] + [format_path(output_target(f, out_dir), fmt)
+                                 for fmt in formats]
+            for other in taken:
+                if _file_key(other) == report_key:
+                    return (f"--report {report} would overwrite {other}; choose another "
+                            f"report file")
     return None
 
 
+def _file_key(path) -> tuple:
+    """Identity of a file: its inode when it exists, else its normalised absolute path."""
+    path = Path(path)
+    try:
+        st = path.stat()
+        return ("inode", st.st_dev, st.st_ino)
+    except OSError:
+        return ("path", os.path.normcase(str(path.resolve())))
+
+
 # ---------------------------------------------------------------- summaries and report
+def is_empty(result: dict) -> bool:
+    """A bake that succeeded but gave no polygon (its files are written, it counts as
+    baked; the summary line says ``EMPTY`` and the report ``"empty": true``)."""
+    return bool(result.get("ok")) and not result.get("stats", {}).get("polygons", 0)
+
+
 def summary_line(result: dict) -> str:
-    """One line per file: ``OK     level.blend: ...`` or ``FAILED level.blend: reason``."""
+    """One line per file: ``OK     level.blend: ...``, ``EMPTY  level.blend: 0 polygons ...``
+    or ``FAILED level.blend: reason``."""
     name = result["file"]
     if not result.get("ok"):
         return f"FAILED {name}: {result.get('error') or 'unknown error'}"
@@ -162,7 +195,8 @@ def summary_line(result: dict) -> str:
     stances = ", ".join(f"{k} {v}" for k, v in s.get("polygons_by_stance", {}).items() if v)
     kinds = ", ".join(f"{k} {v}" for k, v in s.get("links_by_kind", {}).items() if v)
     outputs = [Path(p).name for p in result.get("outputs", [])]
-    text = (f"OK     {name}: {s.get('polygons', 0)} polygons"
+    status = "EMPTY " if is_empty(result) else "OK    "
+    text = (f"{status} {name}: {s.get('polygons', 0)} polygons"
             + (f" ({stances})" if stances else "")
             + f", {s.get('links', 0)} links" + (f" ({kinds})" if kinds else "")
             + f", {s.get('triangles', 0)} triangles, {result.get('seconds', 0.0):.2f} s")
@@ -197,9 +231,10 @@ def build_report(results: list[dict], options: BakeOptions, jobs: int, seconds: 
         "options": options.to_dict(),
         "files_total": len(results),
         "succeeded": ok,
+        "empty": sum(1 for r in results if is_empty(r)),
         "failed": len(results) - ok,
         "seconds": seconds,
-        "files": results,
+        "files": [dict(r, empty=is_empty(r)) for r in results],
     }
 
 
@@ -218,8 +253,9 @@ def finish(results: list[dict], options: BakeOptions, jobs: int, t_start: float,
     """Print the total line, write the report; exit code 0 only if every file baked."""
     seconds = time.perf_counter() - t_start
     report = build_report(results, options, jobs, seconds)
+    empty = f" ({report['empty']} with 0 polygons)" if report["empty"] else ""
     emit(f"navjump: {report['succeeded']} of {len(results)} file"
-         f"{'s' if len(results) != 1 else ''} baked, {report['failed']} failed "
+         f"{'s' if len(results) != 1 else ''} baked{empty}, {report['failed']} failed "
          f"({seconds:.1f} s, jobs {jobs})")
     if report_path:
         emit(f"navjump: report written to {write_report(report_path, report)}")
@@ -528,26 +564,43 @@ def script_main(argv, emit=print) -> int:
     options = options_from_args(args, parser)
     if not args.files:
         parser.error("no .blend files given")
-    collision = check_output_collisions(args.files, options.out)
+    collision = check_output_collisions(args.files, options.out, args.report,
+                                        options.formats)
     if collision:
         parser.error(collision)
     with stdout_to_stderr():
         import bpy  # noqa: F401 - one Blender per process (it prints to stdout on import)
 
+    done = []
+
     def show(result):
+        done.append(result)
         emit(summary_line(result))
 
-    if args.jobs > 1 and len(args.files) > 1:
-        with stdout_to_stderr():
-            repo_dir, repo_module = stage_source_extension()
-        setup = {"repo_dir": str(repo_dir), "repo_module": repo_module}
-        results = run_pool(args.files, options, args.jobs, setup, on_result=show)
-    else:
-        with stdout_to_stderr():
-            module = attach_extension()
-        results = run_sequential(args.files, options, extension_headless(module).bake_file,
-                                 on_result=show)
+    try:
+        if args.jobs > 1 and len(args.files) > 1:
+            with stdout_to_stderr():
+                repo_dir, repo_module = stage_source_extension()
+            setup = {"repo_dir": str(repo_dir), "repo_module": repo_module}
+            results = run_pool(args.files, options, args.jobs, setup, on_result=show)
+        else:
+            with stdout_to_stderr():
+                module = attach_extension()
+            results = run_sequential(args.files, options,
+                                     extension_headless(module).bake_file, on_result=show)
+    except KeyboardInterrupt:
+        return interrupted(done, len(args.files))
     return finish(results, options, args.jobs, t_start, args.report, emit)
+
+
+def interrupted(done: list[dict], total: int) -> int:
+    """Ctrl-C: one line on stderr, exit 130. The file being baked keeps its old outputs
+    (they are replaced only after its bake, all together); no report is written."""
+    from ..cli import exit_interrupted
+
+    return exit_interrupted(
+        f"navjump: interrupted (Ctrl-C) after {len(done)} of {total} file"
+        f"{'s' if total != 1 else ''}; the file being baked was left as it was")
 
 
 def blender_script_main(argv, emit=print) -> int:
@@ -572,7 +625,7 @@ def blender_script_main(argv, emit=print) -> int:
         if not bpy.data.filepath:
             parser.error("no .blend file is open and none was given after --")
         files, reuse_first = [bpy.data.filepath], True
-    collision = check_output_collisions(files, options.out)
+    collision = check_output_collisions(files, options.out, args.report, options.formats)
     if collision:
         parser.error(collision)
     with stdout_to_stderr():
@@ -612,7 +665,8 @@ def command_main(argv, emit=print) -> int:
             bake_parser.error("--jobs above 1 is not available in 'blender -c navjump'; run "
                               "several Blender processes, or python scripts/bake.py --jobs N "
                               "with the bpy module")
-        collision = check_output_collisions(args.files, options.out)
+        collision = check_output_collisions(args.files, options.out, args.report,
+                                            options.formats)
         if collision:
             bake_parser.error(collision)
     except SystemExit as exc:  # --help or an argument error: argparse already printed it
@@ -720,8 +774,9 @@ def _open(path: Path, reuse_open: bool):
 def _bake_into(result: dict, path: Path, opts: BakeOptions, reuse_open: bool):
     import bpy
 
+    from ..cli import run_interruptibly
     from ..core.settings import SettingsError
-    from ..export import write_formats
+    from ..export import check_outputs, write_formats
     from . import gather as gather_mod
     from . import numba_env, ops_bake, props, storage
 
@@ -751,6 +806,15 @@ def _bake_into(result: dict, path: Path, opts: BakeOptions, reuse_open: bool):
         raise BatchError(ops_bake.settings_error_message(exc)) from None
     result["settings"] = settings.to_dict()
     target = output_target(path, opts.out)
+    # The outputs too: a folder that cannot be written fails now, not after the bake.
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        check_outputs(target, opts.formats, inputs=[path])
+    except OSError as exc:
+        raise BatchError(f"cannot create the output folder {target.parent}: "
+                         f"{exc.strerror or exc}") from None
+    except ValueError as exc:
+        raise BatchError(str(exc)) from None
 
     t = time.perf_counter()
     try:
@@ -765,8 +829,9 @@ def _bake_into(result: dict, path: Path, opts: BakeOptions, reuse_open: bool):
     t = time.perf_counter()
     pipeline = numba_env.import_pipeline()
     try:
-        navmesh = pipeline.bake(gathered.vertices, gathered.triangles, settings,
-                                walkable=gathered.walkable)
+        # off the main thread: Ctrl-C must not land inside a numba kernel (see cli.py)
+        navmesh = run_interruptibly(pipeline.bake, gathered.vertices, gathered.triangles,
+                                    settings, walkable=gathered.walkable)
     except SettingsError as exc:
         raise BatchError(ops_bake.settings_error_message(exc)) from None
     except ValueError as exc:
@@ -787,15 +852,108 @@ def _bake_into(result: dict, path: Path, opts: BakeOptions, reuse_open: bool):
     result["stats"] = stats
     result["warnings"] = warnings
 
-    t = time.perf_counter()
-    target.parent.mkdir(parents=True, exist_ok=True)
-    result["outputs"] = [str(p) for p in write_formats(navmesh, target, opts.formats)]
-    phases["write"] = time.perf_counter() - t
+    # The outputs and the saved .blend change together or not at all: every file goes to
+    # a temporary beside its target first; they replace the targets only when all of them
+    # (the verified .blend included) are complete.
+    from ..export._common import all_or_nothing
 
+    t = time.perf_counter()
+    with all_or_nothing() as staged:
+        outputs = write_formats(navmesh, target, opts.formats)
+        phases["write"] = time.perf_counter() - t
+        if opts.save:
+            t = time.perf_counter()
+            storage.write_result(scene, navmesh, gather_info, warnings)
+            _write_back(settings_pg, settings, opts.overrides)
+            staged.add(save_blend_copy(path), path, keep_old_as=backup_blend_path(path))
     if opts.save:
-        t = time.perf_counter()
-        storage.write_result(scene, navmesh, gather_info, warnings)
-        _write_back(settings_pg, settings, opts.overrides)
-        bpy.ops.wm.save_mainfile(filepath=str(path.resolve()))
-        result["saved"] = True
         phases["save"] = time.perf_counter() - t
+    result["outputs"] = [str(p) for p in outputs]
+    result["saved"] = opts.save
+
+
+def backup_blend_path(path: Path) -> Path:
+    """Where the previous version goes when a file is saved (Blender's ``.blend1``)."""
+    return path.with_name(path.name + "1")
+
+
+# The end of a complete .blend: uncompressed files end with an ``ENDB`` block; zstd ones
+# (Blender's default since 3.0) with the seek table frame, whose last 4 bytes are its magic.
+BLEND_MAGIC = b"BLENDER"
+ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
+ZSTD_SEEK_TABLE_FOOTER = b"\xb1\xea\x92\x8f"
+
+
+def blend_file_problem(path) -> str | None:
+    """Why ``path`` is not a complete .blend file (None when it is): the header, the end
+    marker, and Blender's own reader listing its data blocks."""
+    import bpy
+
+    path = Path(path)
+    try:
+        size = path.stat().st_size
+        with open(path, "rb") as fh:
+            head = fh.read(12)
+            fh.seek(max(0, size - 64))
+            tail = fh.read()
+    except OSError as exc:
+        return f"cannot read it back ({exc.strerror or exc})"
+    if head.startswith(BLEND_MAGIC):
+        if b"ENDB" not in tail:
+            return f"it is cut short ({size:,} bytes, no end block)"
+    elif head.startswith(ZSTD_MAGIC):
+        if not tail.endswith(ZSTD_SEEK_TABLE_FOOTER):
+            return f"it is cut short ({size:,} bytes, no zstd seek table)"
+    else:
+        return f"it does not start like a .blend file ({size:,} bytes)"
+    try:
+        with bpy.data.libraries.load(str(path)) as (data_from, _):
+            if not list(data_from.scenes):
+                return "Blender reads no scene in it"
+    except (OSError, RuntimeError) as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        return f"Blender cannot read it back: {first.removeprefix('Error: ')}"
+    return None
+
+
+def save_blend_copy(path: Path) -> Path:
+    """Save the open file as a verified copy in ``path``'s folder; the copy's path.
+
+    Blender reports success even when the disk fills up or a file-size limit cuts the
+    file short, so the copy is synced, then checked (:func:`blend_file_problem`) before
+    the caller moves it over ``path``. BatchError (the copy removed) when it is not whole.
+    """
+    import bpy
+
+    from ..export._common import staged_temp_name
+
+    tmp = staged_temp_name(path.resolve(), suffix=".blend")
+    tmp.unlink()  # a fresh name: over an existing file Blender would keep a ".blend1" of it
+    try:
+        try:
+            bpy.ops.wm.save_as_mainfile(filepath=str(tmp), copy=True)
+        except RuntimeError as exc:
+            first = str(exc).strip().splitlines()[0] if str(exc).strip() else "unknown error"
+            raise BatchError(f"--save: cannot save {path.name}: "
+                             f"{first.removeprefix('Error: ')}; nothing was written") from None
+        try:
+            fd = os.open(tmp, os.O_RDONLY)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+        except OSError as exc:
+            raise BatchError(f"--save: cannot save {path.name}: {exc}; nothing was "
+                             f"written") from None
+        problem = blend_file_problem(tmp)
+        if problem:
+            raise BatchError(f"--save: the saved copy of {path.name} is not whole: "
+                             f"{problem} (disk full or a file-size limit?); {path.name} "
+                             f"and the outputs were left as they were")
+    except BaseException:
+        for leftover in (tmp, tmp.with_name(tmp.name + "@"),  # Blender writes "<name>@"
+                         tmp.with_name(tmp.name + "1")):
+            with contextlib.suppress(OSError):
+                leftover.unlink()
+        raise
+    return tmp

@@ -40,6 +40,21 @@ def _plain(value):
     raise TypeError(f"{type(value).__name__} value {value!r} cannot be written to JSON")
 
 
+# Stats that differ between two runs of the same bake; never written, so equal bakes give
+# byte-identical files (the CLI prints the timings, the batch report keeps them).
+RUN_DEPENDENT_STATS = ("timings_ms",)
+
+
+def deterministic_stats(stats) -> dict:
+    """``stats`` without the run-dependent entries (at any depth)."""
+    def strip(value):
+        if isinstance(value, dict):
+            return {k: strip(v) for k, v in value.items() if k not in RUN_DEPENDENT_STATS}
+        return value
+
+    return strip(dict(stats or {}))
+
+
 def navmesh_to_json_dict(nm: NavMesh) -> dict:
     """The NavJump JSON document for ``nm`` as plain Python objects."""
     nm = check_navmesh(nm)
@@ -83,7 +98,7 @@ def navmesh_to_json_dict(nm: NavMesh) -> dict:
             "triangles": nm.detail_triangles.tolist(),
         },
         "links": links,
-        "stats": nm.stats,
+        "stats": deterministic_stats(nm.stats),
     }
 
 

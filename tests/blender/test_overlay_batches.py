@@ -1,6 +1,5 @@
 """Overlay geometry builders (plain numpy: no bpy needed)."""
 
-import time
 import types
 
 import numpy as np
@@ -290,7 +289,8 @@ def test_path_layer_without_points_still_marks_the_ends():
 
 
 # --------------------------------------------------------------------- scale
-def test_large_navmesh_builds_quickly():
+def test_large_navmesh_builds_every_polygon():
+    # its time is a benchmark target: scripts/bench_overlay.py (5 s for this size)
     nm = _grid_navmesh(400, 250)  # 100,000 polygons
     rng = np.random.default_rng(3)
     n = 10_000
@@ -300,15 +300,9 @@ def test_large_navmesh_builds_quickly():
     nm = _with_links(nm, rng.integers(0, 3, n), starts, ends, bidir=rng.random(n) < 0.3,
                      start_poly=rng.integers(-1, 100_000, n),
                      end_poly=rng.integers(0, 100_000, n), apex=rng.uniform(0, 1, n))
-    ob.build_overlay(_grid_navmesh(2, 2))  # warm-up
-    t0 = time.perf_counter()
     geo = ob.build_overlay(nm)
-    seconds = time.perf_counter() - t0
-    print(f"\nbuild_overlay 100k polygons + 10k links: {seconds * 1000:.0f} ms, "
-          f"{sum(g.vertex_count for g in geo.layers.values()):,} vertices")
     assert sum(geo.layers[f"stance_{s}"].tri_positions.shape[0]
                for s in ("stand", "crouch", "prone")) == 100_000 * 2 * 3
-    assert seconds < 5.0
 
 
 # --------------------------------------------------------------------- camera and PNG

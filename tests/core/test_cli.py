@@ -45,7 +45,7 @@ def test_bake_writes_documented_json(level, tmp_path):
         area2 = sum(pts[i][0] * pts[(i + 1) % len(pts)][1] - pts[(i + 1) % len(pts)][0]
                     * pts[i][1] for i in range(len(pts)))
         assert area2 > 0  # counter-clockwise from above
-    assert "rasterize" in doc["stats"]["timings_ms"]
+    assert "timings_ms" not in doc["stats"]  # run-dependent: printed, never written
     assert doc["stats"]["polygons"] == len(doc["polygons"])
 
 

@@ -481,8 +481,7 @@ RECAST_AREA = {"dungeon.obj": 1636.0, "nav_test.obj": 4097.0}
 
 @pytest.mark.parametrize("name", sorted(RECAST_AREA))
 def test_recast_sample_detail_mesh(recast_data, name):
-    pipeline = pytest.importorskip("blender_navjump.core.pipeline")
-    from blender_navjump.core import BakeSettings
+    from blender_navjump.core import BakeSettings, pipeline
     from blender_navjump.core.objio import read_obj
 
     v, t = read_obj(recast_data / name, up="y")
@@ -496,3 +495,25 @@ def test_recast_sample_detail_mesh(recast_data, name):
     check_navmesh_detail(fine)
     assert fine.detail_meshes[:, 1].max() <= MAX_DETAIL_VERTS
     assert fine.detail_meshes[:, 3].max() <= MAX_DETAIL_TRIS
+
+
+def test_detail_starts_with_the_polygon_vertices_at_their_heights():
+    """docs/navjump-json.md: a polygon's first detail vertices are its own vertices, same
+    order, same heights (not refined per polygon)."""
+    from scenes import Scene
+
+    from blender_navjump.core import BakeSettings, bake
+
+    v, t = Scene().floor(0, 0, 8, 8).ramp(8, 0, 14, 8, 0.0, 15.0).stairs(
+        0, 8, 12, 0.0, 0.2, 0.4, 5).arrays()
+    nm = bake(v, t, BakeSettings(agent_radius=0.3))
+    assert nm.polygon_count >= 2
+    heights = set()
+    for p in range(nm.polygon_count):
+        own = nm.polygons[p][nm.polygons[p] >= 0]
+        base, count = nm.detail_meshes[p, 0], nm.detail_meshes[p, 1]
+        assert count >= len(own)
+        np.testing.assert_array_equal(nm.detail_vertices[base:base + len(own)],
+                                      nm.vertices[own])
+        heights.update(np.round(nm.vertices[own, 2], 3).tolist())
+    assert len(heights) > 2  # the scene has polygons at several heights

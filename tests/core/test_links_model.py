@@ -104,12 +104,13 @@ def test_arc_blocked_matches_a_dense_sweep(seed):
         got, _ = arc_blocked(*args, prm, vox)
         if _reference(*args, prm, lo, hi, shrink=0.0):
             assert got, f"missed a contact: {args}"
+            checked += 1
         elif not _reference(*args, prm, lo, hi, shrink=-0.002):
             # clear even for a body 2 mm larger: arc_blocked must be clear too
             assert not got, f"refused a clear flight: {args}"
-        checked += 1
+            checked += 1
         blocked_seen += got
-    assert checked == 25
+    assert checked >= 20  # borderline flights (neither branch) are few: the test checks
     assert 0 < blocked_seen < 25  # the scene exercises both outcomes
 
 

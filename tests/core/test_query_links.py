@@ -6,14 +6,8 @@ import numpy as np
 import pytest
 from scenes import Scene
 
+from blender_navjump.core import BakeSettings, bake
 from blender_navjump.core.query import AgentFilter, NavQuery
-
-try:
-    from blender_navjump.core import BakeSettings, bake
-    from blender_navjump.core import links as _links  # noqa: F401
-except ImportError as exc:  # pragma: no cover - depends on the build state
-    pytest.skip(f"the bake's link stage is not importable yet ({exc})",
-                allow_module_level=True)
 
 
 @pytest.fixture(scope="module")
@@ -52,6 +46,15 @@ def test_baked_jump_link_is_taken_and_refused_without_links(gap_navmesh):
     assert d0 < 1e-6 and d1 < 1e-6
     assert t0 == pytest.approx(t1, abs=1e-6)
     assert res.cost > res.length  # the link adds its cost
+    # docs/path-queries.md: walking costs length x stance multiplier, a link segment
+    # max(link_cost x kind multiplier, its straight length)
+    seg = np.linalg.norm(np.diff(res.points, axis=0), axis=1)
+    mult = np.asarray(AgentFilter().stance_cost)[res.stances[:-1]]
+    on_link = res.point_links[:-1] >= 0
+    link_cost = nm.link_cost[res.point_links[:-1][on_link]]
+    expected = (seg[~on_link] * mult[~on_link]).sum() + np.maximum(link_cost,
+                                                                   seg[on_link]).sum()
+    assert res.cost == pytest.approx(expected, rel=1e-9)
 
     walk_only = q.find_path((2.0, 3.0, 0.0), (10.0, 2.0, 0.0), AgentFilter(links=()))
     assert not walk_only.found

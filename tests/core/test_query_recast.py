@@ -5,15 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from blender_navjump.core import BakeSettings, bake
+from blender_navjump.core.objio import read_obj
 from blender_navjump.core.query import AgentFilter, NavQuery, random_navmesh_points
-
-try:  # the bake pipeline is written alongside the queries
-    from blender_navjump.core import BakeSettings, bake
-    from blender_navjump.core import pipeline as _pipeline  # noqa: F401
-    from blender_navjump.core.objio import read_obj
-except ImportError as exc:  # pragma: no cover - depends on the build state
-    pytest.skip(f"blender_navjump.core.pipeline is not importable yet ({exc}); these "
-                f"tests need the bake", allow_module_level=True)
 
 
 def recast_queries(path):
