@@ -245,7 +245,8 @@ def _main(argv: list[str] | None = None) -> int:
         if command == "path":
             from .path_cli import path_command
 
-            return path_command(rest)
+            # in a worker thread, as the bake: Ctrl-C never lands inside a query kernel
+            return run_interruptibly(path_command, rest)
         raise CliError(f"unknown command {command!r}; use bake or path")
     except (CliError, ValueError, OSError) as exc:
         msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
