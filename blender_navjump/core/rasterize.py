@@ -292,16 +292,43 @@ def rasterize_triangles(vertices, triangles, walkable_mask, cfg, threads=None) -
                                 lo, hi)
 
     parts = map_banded(run_band, list(range(len(bounds) - 1)))
-    heads, mins, maxs, areas, nexts = [], [], [], [], []
-    offset = 0
-    for head, smin, smax, sarea, snext, n in parts:
-        heads.append(np.where(head >= 0, head + offset, -1).astype(np.int32))
-        nexts.append(np.where(snext[:n] >= 0, snext[:n] + offset, -1).astype(np.int32))
-        mins.append(smin[:n])
-        maxs.append(smax[:n])
-        areas.append(sarea[:n])
-        offset += n
+    # Join the bands into one heightfield whose spans lie column by column (the filters,
+    # the compact heightfield and the links then walk memory in order).
+    total = sum(int(p[5]) for p in parts)
+    head = np.full(cfg.width * cfg.height, -1, np.int32)
+    smin = np.empty(total, np.int32)
+    smax = np.empty(total, np.int32)
+    sarea = np.empty(total, np.uint8)
+    snext = np.empty(total, np.int32)
+    filled = 0
+    for k in range(len(parts)):
+        bhead, bmin, bmax, barea, bnext, _n = parts[k]
+        parts[k] = None  # each band's buffers go as soon as they are copied
+        filled = _gather_columns(bhead, bmin, bmax, barea, bnext, int(bounds[k]) * cfg.width,
+                                 head, smin, smax, sarea, snext, filled)
     return Heightfield(width=cfg.width, height=cfg.height, bmin=cfg.bmin, cs=cfg.cs, ch=cfg.ch,
-                       column_head=np.concatenate(heads), span_min=np.concatenate(mins),
-                       span_max=np.concatenate(maxs), span_area=np.concatenate(areas),
-                       span_next=np.concatenate(nexts))
+                       column_head=head, span_min=smin, span_max=smax, span_area=sarea,
+                       span_next=snext)
+
+
+@njit(cache=True, nogil=True)
+def _gather_columns(bhead, bmin, bmax, barea, bnext, first_column, head, smin, smax, sarea,
+                    snext, filled):
+    """Copy one band's spans into the joined arrays, column by column from ``filled`` on
+    (a column's spans contiguous and bottom-up, ``snext`` the next slot or -1); returns the
+    new fill."""
+    k = filled
+    for c in range(bhead.shape[0]):
+        s = bhead[c]
+        if s == -1:
+            continue
+        head[first_column + c] = k
+        while s != -1:
+            smin[k] = bmin[s]
+            smax[k] = bmax[s]
+            sarea[k] = barea[s]
+            snext[k] = k + 1
+            k += 1
+            s = bnext[s]
+        snext[k - 1] = -1
+    return k

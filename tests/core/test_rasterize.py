@@ -73,3 +73,9 @@ def test_row_bands_match_single_thread(seed, monkeypatch):
     many = rasterize.rasterize_triangles(v, t, walk, cfg, threads=3)
     assert len(t) >= 1000  # large enough to be banded
     assert columns(one) == columns(many)
+    # the joined bands lie column by column: each column's spans contiguous, bottom-up
+    heads = many.column_head[many.column_head >= 0]
+    assert np.all(np.diff(heads) > 0) and heads[0] == 0
+    inner = many.span_next >= 0
+    np.testing.assert_array_equal(many.span_next[inner], np.nonzero(inner)[0] + 1)
+    assert np.all(many.span_min[:-1][inner[:-1]] <= many.span_min[1:][inner[:-1]])
