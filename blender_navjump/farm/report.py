@@ -157,8 +157,16 @@ def without_timings(report: dict) -> dict:
     for entry in out.get("files", []):
         for key in ENTRY_TIMING_KEYS:
             entry.pop(key, None)
-        stats = entry.get("stats")
-        if isinstance(stats, dict):
-            for key in STATS_TIMING_KEYS:
-                stats.pop(key, None)
+        if isinstance(entry.get("stats"), dict):
+            entry["stats"] = drop_timing_keys(entry["stats"])
     return out
+
+
+def drop_timing_keys(data):
+    """A copy of nested dicts/lists without any ``timings_ms`` (a bake's own timings, which
+    the core also nests in sub-summaries such as the link generator's)."""
+    if isinstance(data, dict):
+        return {k: drop_timing_keys(v) for k, v in data.items() if k not in STATS_TIMING_KEYS}
+    if isinstance(data, list):
+        return [drop_timing_keys(v) for v in data]
+    return data

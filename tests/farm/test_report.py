@@ -16,7 +16,8 @@ from blender_navjump.farm import report as rep
 def _entry(path, ok=True, seconds=1.5, polygons=10):
     e = headless.new_result(path)
     e.update(ok=ok, error=None if ok else "cannot open the file: junk", seconds=seconds,
-             stats={"polygons": polygons, "timings_ms": {"total": seconds * 1000}},
+             stats={"polygons": polygons, "timings_ms": {"total": seconds * 1000},
+                    "links_info": {"samples": 3, "timings_ms": {"samples": seconds}}},
              phases_s={"open": 0.1, "bake": seconds}, worker=1234)
     return e
 
@@ -70,7 +71,7 @@ def test_without_timings_drops_exactly_the_run_dependent_fields(tmp_path):
     assert rep.without_timings(one) == rep.without_timings(two)
     stripped = rep.without_timings(one)["files"][0]
     assert "seconds" not in stripped and "phases_s" not in stripped and "worker" not in stripped
-    assert stripped["stats"] == {"polygons": 10}
+    assert stripped["stats"] == {"polygons": 10, "links_info": {"samples": 3}}
     assert one["files"][0]["stats"]["timings_ms"]  # the input is left alone
     # A real difference survives.
     three = rep.merge_reports([path], [_file_report(path, polygons=11)], runner="openjd")
