@@ -21,7 +21,9 @@ One Dask task per file. On a worker:
   is reported the same way. Every other file goes on.
 
 On the submitting side an address that does not answer fails within ``connect_timeout``
-seconds with a message naming it, and so does a scheduler without workers.
+seconds with a message naming it, and so does a scheduler without workers. Paths (files,
+``--out``) are made absolute before they are sent: workers see them as the submitting
+machine does (a shared file system, as on any render farm).
 """
 
 from __future__ import annotations
@@ -188,6 +190,8 @@ def run_on_client(client, files, options, on_result=None, on_start=None) -> list
     distributed = import_distributed()
     run_id = uuid.uuid4().hex[:12]
     opts = options.to_dict()
+    if opts.get("out"):  # workers may run elsewhere: paths as the submitter means them
+        opts["out"] = os.path.abspath(opts["out"])
     files = [str(f) for f in files]
 
     seen = set()
@@ -202,7 +206,8 @@ def run_on_client(client, files, options, on_result=None, on_start=None) -> list
             on_start(msg)
 
     client.subscribe_topic(EVENT_TOPIC, started)
-    futures = [client.submit(bake_on_worker, path, opts, run_id, i, pure=False, retries=0,
+    futures = [client.submit(bake_on_worker, os.path.abspath(path), opts, run_id, i,
+                             pure=False, retries=0,
                              key=f"navjump-bake-{Path(path).stem}-{run_id}-{i}")
                for i, path in enumerate(files)]
     index_of = {f.key: i for i, f in enumerate(futures)}
@@ -217,6 +222,7 @@ def run_on_client(client, files, options, on_result=None, on_start=None) -> list
             except Exception as exc:  # noqa: BLE001 - a task that could not run
                 result = _failed(files[i], f"the Dask task failed: {type(exc).__name__}: "
                                            f"{exc}")
+            result["file"] = files[i]  # the spelling the caller gave
             results[i] = result
             if on_result is not None:
                 on_result(result)
