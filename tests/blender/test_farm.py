@@ -216,3 +216,19 @@ def test_scheduler_that_does_not_answer_fails_within_seconds(tmp_path):
     assert elapsed < 60  # a hang would hit the subprocess timeout instead
     assert not (tmp_path / "out").exists()
     assert rep.load_report(tmp_path / "r.json")["failed"] == 1
+
+
+def test_openjd_output_folder_not_writable_stops_the_job_writing_nothing(levels, tmp_path):
+    blocker = tmp_path / "a_file"
+    blocker.write_text("not a folder")
+    out = blocker / "out"
+    proc = subprocess.run(
+        [str(OPENJD), "run", str(TEMPLATE), "-p", f"NavJumpDir={ROOT}",
+         "-p", f"Python={sys.executable}", "-p", f"OutputDir={out}",
+         "-p", f"Files={json.dumps(levels[:1])}"],
+        capture_output=True, text=True, timeout=300, env=ENV, cwd=str(ROOT))
+    log = proc.stdout + proc.stderr
+    assert proc.returncode == 1, log
+    assert f"FAILED {levels[0]}: output folder {out} is not writable" in log
+    assert "exited with code: 3" in log and "Running step 'Merge'" not in log
+    assert blocker.read_text() == "not a folder"
