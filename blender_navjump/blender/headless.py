@@ -580,6 +580,8 @@ def blender_script_main(argv, emit=print) -> int:
     if args.jobs > 1:
         parser.error("--jobs needs python scripts/bake.py (bpy module); inside Blender the "
                      "files are baked one after another")
+    if args.scheduler:
+        parser.error("--scheduler needs python scripts/bake.py (plain Python), not Blender")
     files = list(args.files)
     reuse_first = False
     if not files:
