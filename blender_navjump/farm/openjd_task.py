@@ -9,6 +9,10 @@ fail the same way again. The task exits non-zero only when it could not record a
 2 for bad arguments, 3 when the output folder is not writable, and whatever the process
 died of (a crash, a kill, out of memory) -- the cases a farm's task retry may cure.
 
+``params FILE... --out DIR [...] --json params.json``: run before submitting; writes the
+job parameters (absolute paths, ``@list.txt`` expanded, output-name clashes refused) for
+``openjd run TEMPLATE --job-param file://params.json``.
+
 ``merge --out DIR FILE...``: the *Merge* step. Merges the per-file reports, in the order of
 the file list, into ``<DIR>/navjump-batch-report.json``, prints one summary line per file
 and exits 0 only if every file baked (1 otherwise), which is what fails the job.
@@ -17,8 +21,11 @@ and exits 0 only if every file baked (1 otherwise), which is what fails the job.
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import shlex
 import sys
+from pathlib import Path
 
 from . import report as report_mod
 
@@ -101,7 +108,58 @@ def merge_main(argv, emit=print) -> int:
     return 0 if merged["failed"] == 0 else 1
 
 
-COMMANDS = {"bake-one": bake_one_main, "merge": merge_main}
+def params_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="navjump_task.py params",
+        description="Write the job parameters of navjump-bake.openjd.yaml as JSON, for "
+                    "openjd run ... --job-param file://params.json. Paths become absolute; "
+                    "files that would write the same outputs are refused.")
+    p.add_argument("files", nargs="+", metavar="FILE.blend|@LIST.txt",
+                   help="levels, or @file listing one level per line")
+    p.add_argument("--out", required=True, metavar="DIR", help="OutputDir")
+    p.add_argument("--format", default="json", metavar="LIST", help="Formats")
+    p.add_argument("--preset", default="", metavar="NAME", help="Preset")
+    p.add_argument("--settings", default="", metavar="'NAME=VALUE ...'", help="Settings")
+    p.add_argument("--python", default=sys.executable,
+                   help="Python with bpy on the workers (default: this one)")
+    p.add_argument("--navjump-dir", default=str(Path(__file__).resolve().parents[2]),
+                   help="NavJump checkout on the workers (default: this one)")
+    p.add_argument("--json", metavar="PATH", help="write here instead of stdout")
+    return p
+
+
+def params_main(argv, emit=print) -> int:
+    from . import filelist
+
+    parser = params_parser()
+    args = parser.parse_args(argv)
+    try:
+        files = filelist.absolute_files(args.files)
+    except filelist.FileListError as exc:
+        parser.error(str(exc))
+    if not files:
+        parser.error("the file list is empty")
+    clashes = filelist.same_output_names(files)
+    if clashes:
+        a, b = clashes[0]
+        parser.error(f"{a} and {b} would write the same output files; bake them in "
+                     f"separate jobs")
+    for f in files:
+        if not Path(f).is_file():
+            print(f"navjump: warning: {f} does not exist (its task will fail)",
+                  file=sys.stderr)
+    params = {"Files": files, "OutputDir": os.path.abspath(args.out),
+              "Formats": args.format, "Preset": args.preset, "Settings": args.settings,
+              "Python": args.python, "NavJumpDir": os.path.abspath(args.navjump_dir)}
+    text = json.dumps(params, indent=2)
+    if args.json:
+        Path(args.json).write_text(text + "\n", encoding="utf-8")
+    else:
+        emit(text)
+    return 0
+
+
+COMMANDS = {"bake-one": bake_one_main, "merge": merge_main, "params": params_main}
 
 
 def main(argv=None) -> int:

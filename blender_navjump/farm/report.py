@@ -135,8 +135,18 @@ def merge_reports(files, reports, runner: str) -> dict:
 
 def merge_report_files(files, out_dir, runner: str = "openjd") -> dict:
     """Read ``<out>/<level>.navjump-report.json`` of every file and merge them."""
+    from .filelist import same_output_names
+
+    clash = {}
+    for first, second in same_output_names(files):
+        clash.setdefault(second, f"{first} and {second} write the same output files in "
+                                 f"{out_dir}; bake them in separate jobs")
+        clash.setdefault(first, clash[second])
     reports: list = []
     for path in files:
+        if str(path) in clash:
+            reports.append(clash[str(path)])
+            continue
         report_path = file_report_path(path, out_dir)
         try:
             reports.append(load_report(report_path))

@@ -4,6 +4,8 @@
     python navjump_task.py bake-one LEVEL.blend --out DIR [--format LIST] [--preset NAME]
         [--settings 'NAME=VALUE ...']
     python navjump_task.py merge --out DIR LEVEL.blend [...]
+    python navjump_task.py params LEVEL.blend|@levels.txt [...] --out DIR [--format LIST]
+        [--preset NAME] [--settings '...'] [--json params.json]
 
 Run with a Python that has the bpy module (``pip install bpy==5.0.1`` on Python 3.11).
 Exit codes and the per-file report: see blender_navjump/farm/openjd_task.py and

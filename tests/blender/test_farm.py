@@ -24,6 +24,7 @@ from blender_navjump.farm import report as rep
 ROOT = Path(__file__).resolve().parents[2]
 TEMPLATE = ROOT / "scripts" / "openjd" / "navjump-bake.openjd.yaml"
 BAKE = ROOT / "scripts" / "bake.py"
+TASK = ROOT / "scripts" / "openjd" / "navjump_task.py"
 HOST = Path(__file__).with_name("dask_cluster_host.py")
 DEMO = ROOT / "assets" / "demo_level.blend"
 OPENJD = Path(sys.executable).with_name("openjd")
@@ -49,10 +50,18 @@ def levels(tmp_path_factory, navjump):
 @pytest.fixture(scope="module")
 def openjd_run(levels, tmp_path_factory):
     out = tmp_path_factory.mktemp("openjd_out")
+    # As a pipeline would: a list file, the params command, then openjd run with the file.
+    listing = out.parent / "levels.txt"
+    listing.write_text("\n".join(levels) + "\n", encoding="utf-8")
+    params = out.parent / "params.json"
+    made = subprocess.run(
+        [sys.executable, str(TASK), "params", f"@{listing}", "--out", str(out),
+         "--format", FORMATS, "--json", str(params)],
+        capture_output=True, text=True, timeout=120, env=ENV, cwd=str(ROOT))
+    assert made.returncode == 0, made.stderr
+    assert "gone.blend does not exist" in made.stderr
     proc = subprocess.run(
-        [str(OPENJD), "run", str(TEMPLATE), "-p", f"NavJumpDir={ROOT}",
-         "-p", f"Python={sys.executable}", "-p", f"OutputDir={out}",
-         "-p", f"Files={json.dumps(levels)}", "-p", f"Formats={FORMATS}"],
+        [str(OPENJD), "run", str(TEMPLATE), "--job-param", f"file://{params}"],
         capture_output=True, text=True, timeout=900, env=ENV, cwd=str(ROOT))
     return proc, out
 

@@ -5,11 +5,12 @@ argument handling."""
 import json
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from blender_navjump.blender import headless
-from blender_navjump.farm import openjd_task
+from blender_navjump.farm import filelist, openjd_task
 from blender_navjump.farm import report as rep
 
 
@@ -134,3 +135,53 @@ def test_task_command_usage_and_settings_split():
     assert openjd_task._split_settings("agent_radius=0.5  links_enabled=false") == [
         "agent_radius=0.5", "links_enabled=false"]
     assert openjd_task._split_settings("") == []
+
+
+def test_file_lists_expand_relative_to_the_list(tmp_path):
+    (tmp_path / "lists").mkdir()
+    listing = tmp_path / "lists" / "levels.txt"
+    listing.write_text("# the build's levels\n\nlevels/a.blend\n  /abs/b.blend  \n",
+                       encoding="utf-8")
+    got = filelist.expand_file_args(["first.blend", f"@{listing}", "last.blend"])
+    assert got == ["first.blend", str(tmp_path / "lists" / "levels" / "a.blend"),
+                   "/abs/b.blend", "last.blend"]
+    try:
+        filelist.expand_file_args([f"@{tmp_path / 'nope.txt'}"])
+    except filelist.FileListError as exc:
+        assert "nope.txt" in str(exc)
+    else:
+        raise AssertionError("a missing list file must be an error")
+    assert filelist.same_output_names(["x/a.blend", "y/b.blend", "z/a.blend"]) == [
+        ("x/a.blend", "z/a.blend")]
+
+
+def test_merge_fails_files_that_share_output_names(tmp_path):
+    files = [str(tmp_path / "x" / "a.blend"), str(tmp_path / "y" / "a.blend"),
+             str(tmp_path / "b.blend")]
+    for f in files:  # even with reports on disk: they overwrote each other
+        headless.write_report(rep.file_report_path(f, tmp_path), _file_report(f))
+    merged = rep.merge_report_files(files, tmp_path)
+    first, second, other = merged["files"]
+    assert not first["ok"] and not second["ok"] and other["ok"]
+    assert "write the same output files" in first["error"] == second["error"]
+
+
+def test_params_command_writes_the_job_parameters(tmp_path, capsys):
+    listing = tmp_path / "levels.txt"
+    listing.write_text("a.blend\nsub/b.blend\n", encoding="utf-8")
+    (tmp_path / "a.blend").write_bytes(b"x")
+    target = tmp_path / "params.json"
+    code = openjd_task.main(["params", f"@{listing}", "--out", str(tmp_path / "o"),
+                             "--format", "json,obj", "--settings", "agent_radius=0.5",
+                             "--json", str(target)])
+    assert code == 0
+    params = json.loads(target.read_text())
+    assert params["Files"] == [str(tmp_path / "a.blend"), str(tmp_path / "sub" / "b.blend")]
+    assert params["OutputDir"] == str(tmp_path / "o") and params["Formats"] == "json,obj"
+    assert params["Settings"] == "agent_radius=0.5" and params["Preset"] == ""
+    assert Path(params["NavJumpDir"], "scripts", "openjd", "navjump_task.py").is_file()
+    assert "sub/b.blend does not exist" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exc:
+        openjd_task.main(["params", "x/a.blend", "y/a.blend", "--out", "o"])
+    assert exc.value.code == 2
+    assert "would write the same output files" in capsys.readouterr().err
