@@ -7,9 +7,9 @@ sent by name, ``blender_navjump.farm.dask_runner.bake_on_worker``).
 One Dask task per file. On a worker:
 
 * the first task of a worker process imports bpy, enables the NavJump extension and loads
-  the numba kernels from the cache (a cluster-wide lock lets one worker compile a cold
-  cache while the others wait, then load what it wrote); later tasks of that process
-  reuse all of it;
+  the numba kernels from the cache (a cluster-wide lock sets up one worker at a time: the
+  first stages the source tree and compiles a cold cache, the others reuse what it
+  wrote); later tasks of that process reuse all of it;
 * bpy holds one open .blend per process, so a process-wide lock lets only one file be
   open at a time, whatever the worker's thread count (start workers with
   ``--nthreads 1`` so no task waits behind another on the same worker);
@@ -39,7 +39,7 @@ from . import report as report_mod
 
 EVENT_TOPIC = "navjump-bake"  # worker -> client "started FILE" messages
 DEFAULT_CONNECT_TIMEOUT = 10.0
-WARMUP_LOCK = "navjump-kernel-warmup"
+SETUP_LOCK = "navjump-worker-setup"
 DIED_MESSAGE = ("the worker process died while baking this file (crash, kill or out of "
                 "memory); it was not baked again")
 
@@ -95,17 +95,18 @@ def _load_worker_state() -> _WorkerState:
     try:
         from ..blender import headless
 
-        with headless.stdout_to_stderr():
-            import bpy  # noqa: F401 - one Blender per worker process
-            module = headless.attach_extension()
-        state.ext = headless.extension_headless(module)
         try:
             from distributed import Lock
 
-            lock = Lock(WARMUP_LOCK)
+            lock = Lock(SETUP_LOCK)
         except (ImportError, ValueError):  # not inside a Dask task: no cluster-wide lock
             lock = threading.Lock()
+        # One worker at a time: workers on one machine share the staged source folder
+        # and the kernel cache, so the first stages and compiles, the others reuse.
         with lock, headless.stdout_to_stderr():
+            import bpy  # noqa: F401 - one Blender per worker process
+            module = headless.attach_extension()
+            state.ext = headless.extension_headless(module)
             _warm_kernels(module)
     except BaseException as exc:  # noqa: BLE001 - every file on this worker reports it
         state.ext = None
