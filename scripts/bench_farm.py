@@ -14,7 +14,8 @@ Modes (each bakes the same ``--copies`` copies of assets/demo_level.blend):
 For each mode: wall time, per-file time (from the report: a file's own open + bake + write
 seconds; first, median, max), wall time per file, and ``cache_files_added``: how many files
 the run added to the numba cache folder (0 means no kernel was compiled, only loaded). One
-untimed bake warms the cache first. Needs the ``farm`` extra and bpy 5.0.1.
+untimed bake warms the cache first. Blender's user folder is one of this checkout's own
+(``$BLENDER_USER_RESOURCES`` if set). Needs the ``farm`` extra and bpy 5.0.1.
 """
 
 from __future__ import annotations
@@ -73,6 +74,17 @@ def result(mode: str, wall: float, proc, report_path: Path, copies: int, before)
             "cache_files_added": None if before is None or after is None else after - before}
 
 
+def private_blender_folder():
+    """A Blender user folder of this checkout's own: the extension is staged there as links
+    to this source tree, so the runs measure this checkout whatever else runs here."""
+    import getpass
+    import hashlib
+
+    key = hashlib.sha1(str(ROOT).encode()).hexdigest()[:8]
+    os.environ.setdefault("BLENDER_USER_RESOURCES", str(
+        Path(tempfile.gettempdir()) / f"navjump-bench-{getpass.getuser()}-{key}"))
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--copies", type=int, default=20)
@@ -82,6 +94,7 @@ def main(argv=None) -> int:
     ap.add_argument("--json", metavar="PATH", help="also write the results here")
     args = ap.parse_args(argv)
     modes = [m.strip() for m in args.modes.split(",") if m.strip()]
+    private_blender_folder()
 
     work = Path(tempfile.mkdtemp(prefix="navjump-bench-farm-"))
     try:
