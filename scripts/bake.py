@@ -5,7 +5,7 @@ Plain Python with the ``bpy`` module (``pip install bpy==5.0.1`` on Python 3.11)
 
     python scripts/bake.py level.blend [more.blend ...] [--out DIR]
         [--format json,obj,gltf,detour] [--preset NAME] [--set NAME=VALUE ...] [--save]
-        [--jobs N] [--report report.json]
+        [--jobs N | --scheduler ADDRESS [--connect-timeout SECONDS]] [--report report.json]
 
 Inside Blender (the file Blender opened is baked; ``--jobs`` is not available)::
 
@@ -18,6 +18,9 @@ its menu name, e.g. "Human"), then ``--set`` (any BakeSettings field). Outputs a
 in DIR, or beside each .blend. ``--save`` also stores the result in the .blend.
 
 ``--jobs N`` bakes N files at once in worker processes (bpy holds one file per process).
+``--scheduler ADDRESS`` sends one task per file to a Dask cluster instead (the ``farm``
+extra; see blender_navjump/farm/dask_runner.py). For render farms that run Open Job
+Description jobs: scripts/openjd/navjump-bake.openjd.yaml. Report format: docs/batch-report.md.
 stdout gets one line per file (``OK ...`` / ``FAILED file: reason``) and a total line;
 Blender's log goes to stderr. Exit code 0 only if every file baked; 2 for bad arguments.
 

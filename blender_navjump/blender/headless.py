@@ -553,6 +553,13 @@ def _script_parser(prog: str, jobs_help: str | None = None) -> argparse.Argument
                "installed: blender -c navjump bake level.blend [options]. Exit code: 0 if "
                "every file baked, 1 if one failed, 2 for bad arguments.")
     add_bake_arguments(parser, jobs_help)
+    parser.add_argument("--scheduler", metavar="ADDRESS",
+                        help="bake on a Dask cluster: one task per file sent to the "
+                             "scheduler at ADDRESS (e.g. tcp://farm:8786); needs the 'farm' "
+                             "extra (dask[distributed]); --jobs is then ignored")
+    parser.add_argument("--connect-timeout", type=float, default=10.0, metavar="SECONDS",
+                        help="with --scheduler: give up when the scheduler does not answer, "
+                             "or has no workers, within this time (default 10)")
     return parser
 
 
@@ -568,14 +575,21 @@ def script_main(argv, emit=print) -> int:
                                         options.formats)
     if collision:
         parser.error(collision)
-    with stdout_to_stderr():
-        import bpy  # noqa: F401 - one Blender per process (it prints to stdout on import)
 
     done = []
 
     def show(result):
         done.append(result)
         emit(summary_line(result))
+
+    if args.scheduler:  # no bpy here: the Dask workers bake
+        from ..farm import dask_runner
+
+        results, workers = dask_runner.script_run(args.files, options, args.scheduler,
+                                                  args.connect_timeout, show)
+        return finish(results, options, workers, t_start, args.report, emit)
+    with stdout_to_stderr():
+        import bpy  # noqa: F401 - one Blender per process (it prints to stdout on import)
 
     try:
         if args.jobs > 1 and len(args.files) > 1:
@@ -619,6 +633,8 @@ def blender_script_main(argv, emit=print) -> int:
     if args.jobs > 1:
         parser.error("--jobs needs python scripts/bake.py (bpy module); inside Blender the "
                      "files are baked one after another")
+    if args.scheduler:
+        parser.error("--scheduler needs python scripts/bake.py (plain Python), not Blender")
     files = list(args.files)
     reuse_first = False
     if not files:

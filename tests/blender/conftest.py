@@ -6,6 +6,7 @@ with a reason instead of failing. The whole ``tests/`` folder can run in one pro
 """
 
 import getpass
+import hashlib
 import importlib
 import os
 import pathlib
@@ -22,10 +23,15 @@ REPO_MODULE = "navjump_tests"
 # A private Blender user folder (preferences, presets, extension data, numba cache): tests
 # never touch the developer's own. It is stable across runs so compiled kernels stay
 # cached. Blender reads it when bpy is imported, so it must be set first.
+# One folder per checkout: the extension is staged there as links to this checkout's
+# source, and test subprocesses (bake.py, farm workers) load it from there, so two
+# checkouts tested at once must not share it.
 if "bpy" not in sys.modules:
+    _checkout = hashlib.sha1(str(ROOT).encode()).hexdigest()[:8]
     os.environ.setdefault(
         "BLENDER_USER_RESOURCES",
-        str(pathlib.Path(tempfile.gettempdir()) / f"navjump-blender-tests-{getpass.getuser()}"))
+        str(pathlib.Path(tempfile.gettempdir())
+            / f"navjump-blender-tests-{getpass.getuser()}-{_checkout}"))
 
 
 @pytest.fixture(scope="session")
