@@ -537,7 +537,15 @@ def script_main(argv, emit=print) -> int:
     def show(result):
         emit(summary_line(result))
 
+    from ..core import kernel_cache
+
+    notice = kernel_cache.compile_notice()
+    if notice:
+        print(notice, file=sys.stderr, flush=True)
     if args.jobs > 1 and len(args.files) > 1:
+        if notice:
+            # Compile once here; the workers then load the kernels from the cache.
+            kernel_cache.warm_up()
         with stdout_to_stderr():
             repo_dir, repo_module = stage_source_extension()
         setup = {"repo_dir": str(repo_dir), "repo_module": repo_module}
@@ -547,6 +555,8 @@ def script_main(argv, emit=print) -> int:
             module = attach_extension()
         results = run_sequential(args.files, options, extension_headless(module).bake_file,
                                  on_result=show)
+        if notice and any(r.get("ok") for r in results):
+            kernel_cache.mark_warm()
     return finish(results, options, args.jobs, t_start, args.report, emit)
 
 
@@ -723,7 +733,7 @@ def _bake_into(result: dict, path: Path, opts: BakeOptions, reuse_open: bool):
     from ..core.settings import SettingsError
     from ..export import write_formats
     from . import gather as gather_mod
-    from . import numba_env, ops_bake, props, storage
+    from . import ops_bake, props, storage
 
     phases = result["phases_s"]
     t = time.perf_counter()
@@ -742,7 +752,6 @@ def _bake_into(result: dict, path: Path, opts: BakeOptions, reuse_open: bool):
     result["overrides"] = dict(opts.overrides)
 
     # Settings first: a bad value stops here, before anything is written.
-    numba_env.configure_numba_cache()
     try:
         settings = apply_overrides(props.to_bake_settings(settings_pg), opts.overrides,
                                    settings_pg.auto_cell_size, props.auto_voxel_size)
@@ -763,7 +772,8 @@ def _bake_into(result: dict, path: Path, opts: BakeOptions, reuse_open: bool):
                          "the NavJump source and the objects' roles)")
 
     t = time.perf_counter()
-    pipeline = numba_env.import_pipeline()
+    from ..core import pipeline
+
     try:
         navmesh = pipeline.bake(gathered.vertices, gathered.triangles, settings,
                                 walkable=gathered.walkable)
