@@ -84,17 +84,17 @@ def source_fingerprint(root: str = CORE_DIR) -> str:
     """Hex digest of the relative paths and contents of the .py files under root."""
     if root == CORE_DIR and _fingerprint_memo:
         return _fingerprint_memo[0]
+    sources = []
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = [d for d in dirs if d != "__pycache__"]
+        sources += [os.path.join(folder, name) for name in files if name.endswith(".py")]
     h = hashlib.sha1()
-    for folder, dirs, files in sorted(os.walk(root)):
-        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
-        for name in sorted(files):
-            if name.endswith(".py"):
-                path = os.path.join(folder, name)
-                rel = os.path.relpath(path, root).replace(os.sep, "/")
-                with open(path, "rb") as fh:
-                    data = fh.read()
-                h.update(f"{rel}:{len(data)}:".encode())
-                h.update(data)
+    for rel, path in sorted((os.path.relpath(p, root).replace(os.sep, "/"), p)
+                            for p in sources):
+        with open(path, "rb") as fh:
+            data = fh.read()
+        h.update(f"{rel}:{len(data)}:".encode())
+        h.update(data)
     digest = h.hexdigest()[:FINGERPRINT_LENGTH]
     if root == CORE_DIR:
         _fingerprint_memo.append(digest)

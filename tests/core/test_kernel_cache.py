@@ -97,7 +97,7 @@ def test_prune_by_age_keeps_recent_and_current_and_foreign_folders(tmp_path):
     assert removed == [str(old)]
     assert recent.exists() and current.exists() and notes.exists() and not old.exists()
     # another checkout running does not evict anything: only age or an explicit prune
-    assert kernel_cache.prune(str(tmp_path), 30) == []
+    assert kernel_cache.prune(str(tmp_path), 30, keep=str(current)) == []
     assert sorted(kernel_cache.prune(str(tmp_path), None, keep=str(current))) == [str(recent)]
     assert kernel_cache.prune(str(tmp_path), None) == [str(current)]
     assert notes.exists()
