@@ -80,8 +80,14 @@ _FOLDER = re.compile(rf"^numba[0-9A-Za-z.+_-]*-py\d+\.\d+-[0-9a-f]{{{FINGERPRINT
 
 
 # ---------------------------------------------------------------- keys and folders
+# Core files without kernels (the cache machinery itself, the warm-up scene): editing them
+# does not invalidate the compiled kernels.
+NOT_KERNEL_SOURCES = ("kernel_cache.py", "warmup_scene.py")
+
+
 def source_fingerprint(root: str = CORE_DIR) -> str:
-    """Hex digest of the relative paths and contents of the .py files under root."""
+    """Hex digest of the relative paths and contents of the .py files under root (but
+    :data:`NOT_KERNEL_SOURCES` at its top)."""
     if root == CORE_DIR and _fingerprint_memo:
         return _fingerprint_memo[0]
     sources = []
@@ -91,6 +97,8 @@ def source_fingerprint(root: str = CORE_DIR) -> str:
     h = hashlib.sha1()
     for rel, path in sorted((os.path.relpath(p, root).replace(os.sep, "/"), p)
                             for p in sources):
+        if rel in NOT_KERNEL_SOURCES:
+            continue
         with open(path, "rb") as fh:
             data = fh.read()
         h.update(f"{rel}:{len(data)}:".encode())
@@ -200,12 +208,15 @@ class KernelLocator:
     ``_CacheLocator``: numba calls exactly these methods)."""
 
     navjump_kernels = True  # marks NavJump locators of any loaded copy of the core
-    package = CORE_PACKAGE
 
     def __init__(self, py_func, folder: str):
         self._py_file = py_func.__code__.co_filename
         self._lineno = py_func.__code__.co_firstlineno
         self._folder = folder
+        # The core package the function was imported under (two copies of the core can
+        # share a process: the plain package and the extension in Blender's tests).
+        own = _CORE_NAME.match(getattr(py_func, "__module__", "") or "")
+        self.package = own.group(0) if own else CORE_PACKAGE
 
     @classmethod
     def from_function(cls, py_func, py_file):

@@ -53,7 +53,11 @@ def test_fingerprint_follows_content_not_mtime_or_place(tmp_path):
     (src / "__pycache__").mkdir()
     (src / "__pycache__" / "c.py").write_text("z\n")
     (src / "notes.txt").write_text("n\n")
+    # nor the cache machinery: it holds no kernels
+    (src / "kernel_cache.py").write_text("# cache code\n")
     assert kernel_cache.source_fingerprint(str(src)) == first
+    (src / "sub" / "kernel_cache.py").write_text("# a kernel module of that name\n")
+    assert kernel_cache.source_fingerprint(str(src)) != first
 
 
 def test_folder_is_per_user_numba_python_and_sources(tmp_path, monkeypatch):
