@@ -264,7 +264,14 @@ def _flush_c_stdout():
 
 def run_sequential(files, options: BakeOptions, bake_one, on_result=None,
                    reuse_open_first=False) -> list[dict]:
-    """Bake files one after another in this process with ``bake_one(path, options_dict)``."""
+    """Bake files one after another in this process with ``bake_one(path, options_dict)``.
+
+    The first bake that compiles the kernels says so in one line on stderr."""
+    from ..core import kernel_cache
+
+    notice = kernel_cache.compile_notice()
+    if notice:
+        print(notice, file=sys.stderr, flush=True)
     results = []
     for i, path in enumerate(files):
         try:
@@ -276,6 +283,9 @@ def run_sequential(files, options: BakeOptions, bake_one, on_result=None,
         results.append(result)
         if on_result is not None:
             on_result(result)
+        if notice and result.get("ok"):
+            kernel_cache.mark_warm()
+            notice = None
     return results
 
 
@@ -537,14 +547,13 @@ def script_main(argv, emit=print) -> int:
     def show(result):
         emit(summary_line(result))
 
-    from ..core import kernel_cache
-
-    notice = kernel_cache.compile_notice()
-    if notice:
-        print(notice, file=sys.stderr, flush=True)
     if args.jobs > 1 and len(args.files) > 1:
+        from ..core import kernel_cache
+
+        notice = kernel_cache.compile_notice()
         if notice:
             # Compile once here; the workers then load the kernels from the cache.
+            print(notice, file=sys.stderr, flush=True)
             kernel_cache.warm_up()
         with stdout_to_stderr():
             repo_dir, repo_module = stage_source_extension()
@@ -555,8 +564,6 @@ def script_main(argv, emit=print) -> int:
             module = attach_extension()
         results = run_sequential(args.files, options, extension_headless(module).bake_file,
                                  on_result=show)
-        if notice and any(r.get("ok") for r in results):
-            kernel_cache.mark_warm()
     return finish(results, options, args.jobs, t_start, args.report, emit)
 
 

@@ -302,12 +302,19 @@ def _index_class(caching):
                 return {}
             if version != self._version:
                 return {}
-            stamp, overloads = self._loads(data)
+            try:
+                stamp, overloads = self._loads(data)
+            except Exception:  # noqa: BLE001 - unreadable (e.g. a class since renamed):
+                return {}  # compiled again and rewritten, never a crash
             return overloads if stamp == self._source_stamp else {}
 
         def _load_data(self, name):
             with open(self._data_path(name), "rb") as f:
-                return self._loads(f.read())
+                data = f.read()
+            try:
+                return self._loads(data)
+            except Exception as exc:  # noqa: BLE001 - numba treats OSError as "not cached"
+                raise OSError(f"unreadable kernel cache file {name}: {exc}") from exc
 
         def load(self, key):
             found = super().load(key)

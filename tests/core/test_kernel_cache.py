@@ -241,3 +241,31 @@ def test_query_kernels_cache_in_the_user_folder_under_any_module_name(tmp_path):
                for m in second["modules"])
     in_tree = ROOT / "blender_navjump" / "core" / "query" / "__pycache__"
     assert not [p for p in in_tree.glob("*.nbi") if p.stat().st_mtime >= t0]
+
+
+# ---------------------------------------------------------------- the one status line
+def test_cli_says_once_that_it_compiles(tmp_path):
+    """The first bake into a kernel folder prints the one "compiling" line on stderr; the
+    next does not. (The folder starts as a copy of this session's kernels without the
+    "warm" mark, so the bake loads rather than compiles.)"""
+    session = pathlib.Path(kernel_cache.cache_dir())
+    folder = tmp_path / "root" / session.name
+    if session.is_dir():
+        shutil.copytree(session, folder, ignore=shutil.ignore_patterns(
+            kernel_cache.WARM_MARKER, kernel_cache.LAST_USED, "*.tmp.*"))
+    obj = tmp_path / "floor.obj"
+    obj.write_text("v 0 0 0\nv 6 0 0\nv 6 6 0\nv 0 6 0\nf 1 2 3\nf 1 3 4\n")
+    env = dict(os.environ, **{kernel_cache.ROOT_ENV: str(tmp_path / "root")})
+
+    def bake():
+        proc = subprocess.run([sys.executable, "-m", "blender_navjump", "bake", str(obj),
+                               "--out", str(tmp_path / "out.json"), "--quiet"], cwd=ROOT,
+                              env=env, capture_output=True, text=True, timeout=900)
+        assert proc.returncode == 0, proc.stderr
+        return proc.stderr
+
+    first = bake()
+    assert first.count("compiling NavJump kernels, first run only, ~") == 1
+    assert str(folder) in first
+    assert kernel_cache.is_warm(str(folder))
+    assert "compiling" not in bake()
