@@ -312,9 +312,15 @@ def _index_class(caching):
             with open(self._data_path(name), "rb") as f:
                 data = f.read()
             try:
-                return self._loads(data)
+                payload = self._loads(data)
             except Exception as exc:  # noqa: BLE001 - numba treats OSError as "not cached"
                 raise OSError(f"unreadable kernel cache file {name}: {exc}") from exc
+            # A compile result: (library, function descriptor, ...). numba imports the
+            # descriptor's module by name to make the callable.
+            fndesc = payload[1] if isinstance(payload, tuple) and len(payload) > 1 else None
+            if isinstance(getattr(fndesc, "modname", None), str):
+                fndesc.modname = local_name(fndesc.modname, self.navjump_package)
+            return payload
 
         def load(self, key):
             found = super().load(key)
@@ -339,7 +345,9 @@ def _cache_class(caching):
         def __init__(self, py_func):
             super().__init__(py_func)
             locator = self._impl.locator
-            if getattr(locator, "navjump_kernels", False):
+            # Only this copy's functions: another copy of the core in the process (the plain
+            # package beside the extension) has its own subclass in this chain.
+            if type(locator) is KernelLocator:
                 self._cache_file.__class__ = index_class
                 self._cache_file.navjump_package = locator.package
                 self._cache_file.navjump_portable = portable_magic()
@@ -539,7 +547,7 @@ def mark_warm(folder: str | None = None):
 
 def compile_notice() -> str | None:
     """The one line to show before a bake that will compile the kernels, else None."""
-    if is_warm():
+    if is_warm() or install_shipped(_active_dir()):
         return None
     return (f"compiling NavJump kernels, first run only, ~{COMPILE_SECONDS_ESTIMATE} s "
             f"(cache: {_active_dir()})")
