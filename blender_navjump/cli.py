@@ -168,9 +168,16 @@ def bake_command(argv: list[str]) -> int:
     # Everything about the outputs is checked before the (possibly long) bake.
     check_outputs(args.out, formats, inputs=[args.input])
     vertices, triangles = read_obj(args.input, up=args.up)
+    from .core import kernel_cache
+
+    notice = kernel_cache.compile_notice()
+    if notice:
+        print(notice, file=sys.stderr, flush=True)
     t0 = time.perf_counter()
     nm = run_interruptibly(bake, vertices, triangles, settings)
     wall = time.perf_counter() - t0
+    if notice:
+        kernel_cache.mark_warm()
     paths = write_formats(nm, args.out, formats)
     _written.extend(paths)
     if nm.polygon_count == 0:
@@ -218,6 +225,52 @@ def _interrupted() -> int:
     return exit_interrupted(f"navjump: interrupted (Ctrl-C); {done}")
 
 
+def cache_command(argv: list[str]) -> int:
+    p = argparse.ArgumentParser(
+        prog="python -m blender_navjump cache",
+        description="Show NavJump's compiled-kernel cache; remove old or all versions.")
+    group = p.add_mutually_exclusive_group()
+    group.add_argument("--prune", nargs="?", type=float, const=None, default=False,
+                       metavar="DAYS",
+                       help="remove the folders of other versions (only those unused for "
+                            "DAYS days when given)")
+    group.add_argument("--clear", action="store_true",
+                       help="remove every folder, this version's too (recompiled on next use)")
+    group.add_argument("--warm", action="store_true",
+                       help="compile (or load) every kernel now")
+    args = p.parse_args(argv)
+    from .core import kernel_cache
+
+    folder = kernel_cache.active_dir()
+    root = os.path.dirname(folder)
+    if args.clear:
+        removed = kernel_cache.prune(root, None)
+        print(f"removed {len(removed)} kernel folder(s) from {root}")
+    elif args.prune is not False:
+        if args.prune is not None and args.prune < 0:
+            raise CliError(f"--prune: DAYS must be 0 or more, got {args.prune:g}")
+        removed = kernel_cache.prune(root, args.prune, keep=folder)
+        print(f"removed {len(removed)} kernel folder(s) from {root}")
+    elif args.warm:
+        notice = kernel_cache.compile_notice()
+        if notice:
+            print(notice, file=sys.stderr, flush=True)
+        seconds = kernel_cache.warm_up()
+        print(f"kernels ready in {seconds:.1f} s: {folder}")
+    else:
+        names = sorted(n for n in (os.listdir(root) if os.path.isdir(root) else [])
+                       if kernel_cache.is_cache_folder(n))
+        print(f"kernel cache: {root}")
+        for name in names:
+            path = os.path.join(root, name)
+            mark = "*" if os.path.abspath(path) == os.path.abspath(folder) else " "
+            state = "warm" if kernel_cache.is_warm(path) else "partial"
+            print(f" {mark} {name}  {kernel_cache.folder_size(path) / 1e6:.1f} MB  {state}")
+        if not names:
+            print("  (empty)")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     try:
         return _main(argv)
@@ -228,10 +281,11 @@ def main(argv: list[str] | None = None) -> int:
 def _main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv or argv[0] in ("-h", "--help"):
-        print("usage: python -m blender_navjump {bake,path} ...\n"
+        print("usage: python -m blender_navjump {bake,path,cache} ...\n"
               "  bake IN.obj --out OUT.json [--up y|z] [--format json,obj,gltf,detour] "
               "[--set NAME=VALUE ...]\n"
-              "  path NAVMESH.json --start X Y Z --goal X Y Z [--stances ...] [--no-links]")
+              "  path NAVMESH.json --start X Y Z --goal X Y Z [--stances ...] [--no-links]\n"
+              "  cache [--prune [DAYS] | --clear | --warm]")
         return 0 if argv else 2
     command, rest = argv[0], argv[1:]
     if command in ("bake", "path") and not {"-h", "--help"} & set(rest):
@@ -247,7 +301,9 @@ def _main(argv: list[str] | None = None) -> int:
 
             # in a worker thread, as the bake: Ctrl-C never lands inside a query kernel
             return run_interruptibly(path_command, rest)
-        raise CliError(f"unknown command {command!r}; use bake or path")
+        if command == "cache":
+            return cache_command(rest)
+        raise CliError(f"unknown command {command!r}; use bake, path or cache")
     except (CliError, ValueError, OSError) as exc:
         msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         print(f"error: {msg}", file=sys.stderr)

@@ -3,7 +3,8 @@
 
     python scripts/build_extension.py [--platforms linux-x64,windows-x64,macos-arm64]
         [--python 3.11,3.13] [--out dist] [--wheels-cache build/wheels_cache]
-        [--stage build/extension] [--blender-ext PATH]
+        [--stage build/extension] [--blender-ext PATH] [--no-kernels]
+        [--kernels-cache build/kernels_cache]
 
 Steps:
 
@@ -13,7 +14,12 @@ Steps:
 2. stage ``<stage>/<id>/``: a copy of the ``blender_navjump`` package, the wheels in
    ``wheels/``, and ``blender_manifest.toml`` generated from the top-level manifest plus
    ``platforms`` and ``wheels``;
-3. run Blender's own extension tool, ``blender_ext.py`` from the installed ``bpy`` module
+3. compile every numba kernel for a portable CPU target (``NUMBA_CPU_NAME=generic``) in a
+   fresh process and ship them as ``kernels/<platform>/`` (this machine's platform and
+   Python only, e.g. linux-x64 / 3.11; see ``core/kernel_cache.py``): a new machine with the
+   same numba, llvmlite and Python loads them instead of compiling. Kept in
+   ``--kernels-cache`` between builds, so an unchanged core is not compiled again;
+4. run Blender's own extension tool, ``blender_ext.py`` from the installed ``bpy`` module
    (``bpy/<ver>/scripts/addons_core/bl_pkg/cli/``), with this Python: ``validate`` the
    staged folder, then ``build --split-platforms`` into ``--out``:
    ``<id>-<version>-linux_x64.zip`` and so on, each holding only its platform's wheels.
@@ -57,6 +63,8 @@ STAGE_IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc", "*.nbi", "*.nbc")
 # share one cache between clones).
 DEFAULT_WHEELS_CACHE = Path(os.environ.get("NAVJUMP_WHEELS_CACHE")
                             or ROOT / "build" / "wheels_cache")
+# Kernels compiled for the portable target, kept between builds.
+DEFAULT_KERNELS_CACHE = ROOT / "build" / "kernels_cache"
 
 
 class BuildError(Exception):
@@ -205,6 +213,42 @@ def stage(stage_root: Path, platforms, wheels, manifest: Path = MANIFEST,
     return ext_dir
 
 
+KERNELS_SCRIPT = r"""
+import json, sys
+sys.path.insert(0, sys.argv[1])
+from blender_navjump.core import kernel_cache
+seconds = kernel_cache.warm_up()
+from numba.core.registry import cpu_target
+magic = cpu_target.target_context.codegen().magic_tuple()
+stats = kernel_cache.kernel_stats()
+info = kernel_cache.write_shipped(kernel_cache.active_dir(), sys.argv[2], magic)
+print("NAVJUMP_KERNELS " + json.dumps(dict(info, seconds=seconds, compiled=stats["misses"],
+                                           loaded=stats["hits"])))
+"""
+
+
+def build_kernels(ext_dir: Path, cache: Path, log=print) -> dict:
+    """Compile every kernel for the portable CPU target into ``<ext_dir>/kernels/<platform>``
+    (this machine's platform and Python). ``cache`` keeps the compiled kernels between
+    builds: an unchanged core is only loaded again, not recompiled."""
+    import json
+
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("NUMBA_CACHE_DIR", "NUMBA_CPU_FEATURES", "NUMBA_DISABLE_JIT")}
+    env.update(NAVJUMP_KERNEL_CACHE=str(cache), NUMBA_CPU_NAME="generic")
+    log(f"compiling kernels for the portable target (cache {cache})")
+    proc = subprocess.run([sys.executable, "-c", KERNELS_SCRIPT, str(ROOT),
+                           str(ext_dir / "kernels")], capture_output=True, text=True, env=env)
+    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("NAVJUMP_KERNELS ")]
+    if proc.returncode != 0 or not lines:
+        tail = "\n".join((proc.stderr or proc.stdout).strip().splitlines()[-8:])
+        raise BuildError(f"compiling the kernels failed:\n{tail}")
+    info = json.loads(lines[-1].split(" ", 1)[1])
+    log(f"kernels for {info['platform']} / Python {info['python']}: {info['compiled']} "
+        f"compiled, {info['loaded']} loaded from {cache}, {info['seconds']:.1f} s")
+    return info
+
+
 def run_blender_ext(blender_ext: Path, *args: str, log=print) -> str:
     cmd = [sys.executable, str(blender_ext), *args]
     proc = subprocess.run(cmd, capture_output=True, text=True)
@@ -216,11 +260,27 @@ def run_blender_ext(blender_ext: Path, *args: str, log=print) -> str:
     return out
 
 
+def host_platform() -> str | None:
+    """The build platform this machine compiles kernels for, or None."""
+    import platform
+
+    machine = platform.machine().lower()
+    if sys.platform.startswith("linux") and machine in ("x86_64", "amd64"):
+        return "linux-x64"
+    if sys.platform == "win32" and machine in ("x86_64", "amd64"):
+        return "windows-x64"
+    if sys.platform == "darwin" and machine == "arm64":
+        return "macos-arm64"
+    return None
+
+
 def build(platforms=tuple(PLATFORMS), pythons=PYTHONS, out_dir: Path = ROOT / "dist",
           cache: Path = DEFAULT_WHEELS_CACHE,
           stage_root: Path = ROOT / "build" / "extension", blender_ext: Path | None = None,
-          log=print) -> list[Path]:
-    """Download, stage, validate and build; returns the zips written (one per platform)."""
+          log=print, kernels: bool = True,
+          kernels_cache: Path = DEFAULT_KERNELS_CACHE) -> list[Path]:
+    """Download, stage, compile the kernels, validate and build; returns the zips written
+    (one per platform)."""
     unknown = [p for p in platforms if p not in PLATFORMS]
     if unknown:
         raise BuildError(f"unknown platform {unknown[0]!r}; choose from "
@@ -229,6 +289,14 @@ def build(platforms=tuple(PLATFORMS), pythons=PYTHONS, out_dir: Path = ROOT / "d
     wheels = download_wheels(Path(cache), pinned_versions(), platforms, pythons, log=log)
     ext_dir = stage(Path(stage_root), platforms, wheels)
     log(f"staged {ext_dir}")
+    python_here = f"{sys.version_info[0]}.{sys.version_info[1]}"
+    if not kernels:
+        log("kernels not shipped (--no-kernels): every platform compiles on first use")
+    elif host_platform() in platforms and python_here in pythons:
+        build_kernels(ext_dir, Path(kernels_cache), log=log)
+    else:
+        log(f"no kernels shipped: this machine builds them for {host_platform()} / Python "
+            f"{python_here} only; the zips compile on first use")
     run_blender_ext(blender_ext, "validate", str(ext_dir), log=log)
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -265,10 +333,16 @@ def main(argv=None) -> int:
                         help="staging folder (default: build/extension)")
     parser.add_argument("--blender-ext", type=Path, default=None,
                         help="Blender's blender_ext.py (default: the one in the bpy module)")
+    parser.add_argument("--no-kernels", action="store_true",
+                        help="do not ship compiled kernels (they compile on first use)")
+    parser.add_argument("--kernels-cache", type=Path, default=DEFAULT_KERNELS_CACHE,
+                        help="compiled kernels are kept here between builds (default: "
+                             "build/kernels_cache)")
     args = parser.parse_args(argv)
     try:
         zips = build(_csv(args.platforms), _csv(args.python), args.out, args.wheels_cache,
-                     args.stage, args.blender_ext)
+                     args.stage, args.blender_ext, kernels=not args.no_kernels,
+                     kernels_cache=args.kernels_cache)
     except BuildError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1

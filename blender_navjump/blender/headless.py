@@ -300,7 +300,14 @@ def _flush_c_stdout():
 
 def run_sequential(files, options: BakeOptions, bake_one, on_result=None,
                    reuse_open_first=False) -> list[dict]:
-    """Bake files one after another in this process with ``bake_one(path, options_dict)``."""
+    """Bake files one after another in this process with ``bake_one(path, options_dict)``.
+
+    The first bake that compiles the kernels says so in one line on stderr."""
+    from ..core import kernel_cache
+
+    notice = kernel_cache.compile_notice()
+    if notice:
+        print(notice, file=sys.stderr, flush=True)
     results = []
     for i, path in enumerate(files):
         try:
@@ -312,6 +319,9 @@ def run_sequential(files, options: BakeOptions, bake_one, on_result=None,
         results.append(result)
         if on_result is not None:
             on_result(result)
+        if notice and result.get("ok"):
+            kernel_cache.mark_warm()
+            notice = None
     return results
 
 
@@ -593,6 +603,13 @@ def script_main(argv, emit=print) -> int:
 
     try:
         if args.jobs > 1 and len(args.files) > 1:
+            from ..core import kernel_cache
+
+            notice = kernel_cache.compile_notice()
+            if notice:
+                # Compile once here; the workers then load the kernels from the cache.
+                print(notice, file=sys.stderr, flush=True)
+                kernel_cache.warm_up()
             with stdout_to_stderr():
                 repo_dir, repo_module = stage_source_extension()
             setup = {"repo_dir": str(repo_dir), "repo_module": repo_module}
@@ -794,7 +811,7 @@ def _bake_into(result: dict, path: Path, opts: BakeOptions, reuse_open: bool):
     from ..core.settings import SettingsError
     from ..export import check_outputs, write_formats
     from . import gather as gather_mod
-    from . import numba_env, ops_bake, props, storage
+    from . import ops_bake, props, storage
 
     phases = result["phases_s"]
     t = time.perf_counter()
@@ -813,7 +830,6 @@ def _bake_into(result: dict, path: Path, opts: BakeOptions, reuse_open: bool):
     result["overrides"] = dict(opts.overrides)
 
     # Settings first: a bad value stops here, before anything is written.
-    numba_env.configure_numba_cache()
     try:
         settings = apply_overrides(props.to_bake_settings(settings_pg), opts.overrides,
                                    settings_pg.auto_cell_size, props.auto_voxel_size)
@@ -843,7 +859,8 @@ def _bake_into(result: dict, path: Path, opts: BakeOptions, reuse_open: bool):
                          "the NavJump source and the objects' roles)")
 
     t = time.perf_counter()
-    pipeline = numba_env.import_pipeline()
+    from ..core import pipeline
+
     try:
         # off the main thread: Ctrl-C must not land inside a numba kernel (see cli.py)
         navmesh = run_interruptibly(pipeline.bake, gathered.vertices, gathered.triangles,

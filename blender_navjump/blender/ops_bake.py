@@ -18,7 +18,7 @@ from bpy.app.handlers import persistent
 from bpy.types import Operator
 
 from . import gather as gather_mod
-from . import numba_env, props, storage, summary
+from . import props, storage, summary
 from .prefs import preferences
 
 log = logging.getLogger(__name__)
@@ -26,11 +26,28 @@ log = logging.getLogger(__name__)
 _active_job: BakeJob | None = None
 
 
+def _pipeline():
+    from ..core import pipeline
+
+    return pipeline
+
+
+# Shown beside the stage while the first bake after an install compiles the kernels.
+COMPILING = "compiling kernels, first bake only"
+
+
 class BakeJob:
-    """One core bake of already gathered triangles; runs in the caller or in a thread."""
+    """One core bake of already gathered triangles; runs in the caller or in a thread.
+
+    ``pipeline`` None: the core is imported by ``run`` (in the thread, so importing numba
+    and loading the kernels never holds up the UI). While the kernels are not yet cached
+    (the first bake after an install with no kernels for this machine), every stage name
+    says so (:data:`COMPILING`).
+    """
 
     def __init__(self, pipeline, gathered: gather_mod.GatherResult, settings, on_progress=None):
         self.pipeline = pipeline
+        self.compiling = False
         self.gathered = gathered
         self.settings = settings
         self.on_progress = on_progress
@@ -47,6 +64,8 @@ class BakeJob:
 
     # The core calls this before each stage; raising BakeCancelled stops the bake there.
     def progress(self, stage: str, fraction: float):
+        if self.compiling:
+            stage = f"{stage} ({COMPILING})"
         self.stage, self.fraction = stage, float(fraction)
         if self._cancel.is_set():
             raise self.pipeline.BakeCancelled()
@@ -57,13 +76,22 @@ class BakeJob:
         t0 = time.perf_counter()
         g = self.gathered
         try:
+            from ..core import kernel_cache
+
+            self.compiling = kernel_cache.compile_notice() is not None
+            if self.pipeline is None:
+                self.stage = "loading kernels"
+                self.pipeline = _pipeline()
             self.result = self.pipeline.bake(g.vertices, g.triangles, self.settings,
                                              self.progress, walkable=g.walkable)
-        except self.pipeline.BakeCancelled:
-            self.cancelled = True
+            if self.compiling:
+                kernel_cache.mark_warm()
         except Exception as exc:  # reported to the user by the operator
-            self.error = exc
-            self.error_traceback = traceback.format_exc()
+            if self.pipeline is not None and isinstance(exc, self.pipeline.BakeCancelled):
+                self.cancelled = True
+            else:
+                self.error = exc
+                self.error_traceback = traceback.format_exc()
         finally:
             self.seconds = time.perf_counter() - t0
             self._done.set()
@@ -110,7 +138,8 @@ class NAVJUMP_OT_bake(Operator):
     # ------------------------------------------------------------ shared steps
     def _prepare(self, context):
         """Validated settings and gathered triangles, or None after reporting why."""
-        core = numba_env.import_core()
+        from .. import core
+
         settings = props.to_bake_settings(context.scene.navjump)
         try:
             settings.validate()
@@ -130,7 +159,8 @@ class NAVJUMP_OT_bake(Operator):
 
     def _finish(self, context, scene, job: BakeJob):
         """Report the job's outcome; store the result only when it succeeded."""
-        core = numba_env.import_core()
+        from .. import core
+
         if job.cancelled:
             self.report({'WARNING'}, "NavJump bake cancelled; the previous result is kept")
             return {'CANCELLED'}
@@ -180,7 +210,7 @@ class NAVJUMP_OT_bake(Operator):
             if area is not None:
                 area.header_text_set(f"NavJump: {stage} ({fraction * 100:.0f}%)")
 
-        job = BakeJob(numba_env.import_pipeline(), gathered, settings,
+        job = BakeJob(_pipeline(), gathered, settings,
                       on_progress=None if bpy.app.background else show)
         wm.progress_begin(0, 1000)
         try:
@@ -203,7 +233,7 @@ class NAVJUMP_OT_bake(Operator):
             return {'CANCELLED'}
         settings, gathered = prepared
         self._scene_name = context.scene.name
-        self._job = BakeJob(numba_env.import_pipeline(), gathered, settings)
+        self._job = BakeJob(None, gathered, settings)
         _active_job = self._job
         self._job.start()
         wm = context.window_manager

@@ -1,37 +1,14 @@
 """The bake core: numpy + numba only, never imports bpy."""
 
-import os as _os
-import sys as _sys
+# numba's cache is set up before any kernel module imports numba (see kernel_cache.py):
+# every import of the core, from any front end, passes here first.
+from .kernel_cache import configure as _configure_kernels
+
+_configure_kernels()
 
 # navmesh and settings need only numpy; numba is first imported by the stage modules.
-from .navmesh import LINK_KINDS, STANCE_NAMES, NavMesh
-from .settings import BakeSettings, SettingsError
-
-
-def _configure_numba_cache():
-    """Outside Blender, keep numba's compiled kernels in a per-user cache folder.
-
-    numba's default in-tree cache (``__pycache__`` beside the sources) is shared with a
-    development copy of the extension that links these same files under another module
-    name (``bl_ext...``); an index written by one cannot be read by the other. Inside
-    Blender the extension sets its own folder (``blender/numba_env.py``). Either way the
-    kernels go in a subfolder per version of the sources (``kernel_cache``).
-    """
-    if __name__.startswith("bl_ext.") or _os.environ.get("NUMBA_CACHE_DIR"):
-        return
-    base = _os.environ.get("XDG_CACHE_HOME") or _os.path.join(_os.path.expanduser("~"),
-                                                               ".cache")
-    from .kernel_cache import versioned_cache_dir
-
-    folder = versioned_cache_dir(_os.path.join(base, "navjump", "numba"))
-    _os.environ["NUMBA_CACHE_DIR"] = folder
-    numba = _sys.modules.get("numba")
-    if numba is not None and not numba.config.CACHE_DIR:
-        numba.config.CACHE_DIR = folder
-
-
-_configure_numba_cache()
-
+from .navmesh import LINK_KINDS, STANCE_NAMES, NavMesh  # noqa: E402
+from .settings import BakeSettings, SettingsError  # noqa: E402
 
 
 def bake(vertices, triangles, settings=None, progress=None, *, walkable=None):

@@ -1,48 +1,612 @@
-"""Where numba keeps the compiled kernels: a folder per version of the core's sources.
+"""The one place that sets numba up for NavJump's kernels: where they are cached, how the
+cache is keyed, and the kernels shipped in the extension zip.
 
-numba checks a cached kernel against its own source file only. A kernel that inlines or
-calls functions from another file (``links_search`` calls ``links_model``) keeps running
-the old machine code after that other file changes. Keying the folder on every core source
-file's size and modification time makes any change start a fresh cache; older folders are
-removed. Imports neither numba nor bpy.
+Every front end (the CLI, ``scripts/bake.py``, the extension inside Blender) imports the
+core package, whose ``__init__`` calls :func:`configure`; nothing else touches numba's
+settings. The kernels then live in one folder per user and version::
+
+    <root>/<numba version>-py<X.Y>-<fingerprint>/            (e.g. numba0.68.1-py3.11-3f2a...)
+        core/*.nbi, *.nbc; query/*.nbi, *.nbc; last_used; warm
+
+- ``<root>``: ``$NAVJUMP_KERNEL_CACHE``, else ``$NUMBA_CACHE_DIR/navjump``, else the
+  user's cache folder (``$XDG_CACHE_HOME`` or ``~/.cache``, ``~/Library/Caches``,
+  ``%LOCALAPPDATA%``) + ``navjump/kernels``. The same folder for every checkout, the CLI
+  and Blender: a kernel is found by the CONTENT of the core's sources, not by their path,
+  their modification time or the name Python imported them under.
+- ``<fingerprint>``: a hash of the relative path and bytes of every ``.py`` file of the core
+  (a kernel that calls into another file is recompiled when that file changes). Folders of
+  other fingerprints stay; those unused for :data:`PRUNE_AFTER_DAYS` are removed, or all of
+  them by ``python -m blender_navjump cache --prune/--clear``.
+
+How numba is told: a cache *locator* (:class:`KernelLocator`, first in numba's list) gives
+the folder and the source stamp of every cached function defined under the core; numba's
+other locators serve everything else unchanged. numba pickles the name of a kernel's module
+(``blender_navjump.core.detail`` on the command line, ``bl_ext.<repo>.blender_navjump.core
+.detail`` inside Blender); reading an index or a kernel, NavJump's cache files map any such
+name to the core loaded in this process (``_KernelUnpickler``), so one compile serves all.
+
+numba reads its settings when it is imported; :func:`configure` installs the locator right
+away when numba is already imported, else the moment it is (a hook on ``import numba``),
+so importing the core stays cheap for code that needs only ``NavMesh`` or the settings.
+
+Shipped kernels: ``scripts/build_extension.py`` compiles every kernel (:func:`warm_up`) for
+a portable CPU (``NUMBA_CPU_NAME=generic``: plain x86-64, any such machine runs it) into
+``<extension>/kernels/<platform>/`` with a ``kernels.json`` saying for which numba,
+llvmlite, Python, fingerprint and target they are. On first use on a new machine they are
+copied into the user folder when all of those match; numba's index keys a kernel by the
+target CPU, so a lookup for this machine's CPU that misses tries the portable key too
+(:meth:`_KernelIndex.load`). Anything that does not match is compiled as usual, into the
+same user folder.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import importlib.abc
+import importlib.metadata
+import importlib.util
+import io
+import json
 import os
+import pickle
+import platform
+import re
 import shutil
+import sys
+import tempfile
+import time
 
-_CORE = os.path.dirname(os.path.abspath(__file__))
+CORE_DIR = os.path.dirname(os.path.abspath(__file__))
+CORE_PACKAGE = __package__ or "blender_navjump.core"
+EXTENSION_DIR = os.path.dirname(CORE_DIR)
+SHIPPED_DIR = os.path.join(EXTENSION_DIR, "kernels")
 FINGERPRINT_LENGTH = 16
+PRUNE_AFTER_DAYS = 30
+ROOT_ENV = "NAVJUMP_KERNEL_CACHE"
+# The portable target the extension's kernels are built for (numba's own name for "no
+# CPU-specific instructions"); NUMBA_CPU_FEATURES is empty for it.
+PORTABLE_CPU = "generic"
+SHIPPED_MANIFEST = "kernels.json"
+WARM_MARKER = "warm"
+LAST_USED = "last_used"
+# Rough first-compile time on a 2-core machine, for the one status line.
+COMPILE_SECONDS_ESTIMATE = 90
+# Names the core is imported under by the front ends: the package on the command line and
+# an extension module in Blender (any repository).
+_CORE_NAME = re.compile(r"^(?:blender_navjump|bl_ext\.[A-Za-z0-9_]+\.blender_navjump)"
+                        r"\.core(?=\.|$)")
+_FOLDER = re.compile(rf"^numba[0-9A-Za-z.+_-]*-py\d+\.\d+-[0-9a-f]{{{FINGERPRINT_LENGTH}}}$")
 
 
-def source_fingerprint(root: str = _CORE) -> str:
-    """Hex digest of the names, sizes and modification times of the .py files under root."""
+# ---------------------------------------------------------------- keys and folders
+# Core files without kernels (the cache machinery itself, the warm-up scene): editing them
+# does not invalidate the compiled kernels.
+NOT_KERNEL_SOURCES = ("kernel_cache.py", "warmup_scene.py")
+
+
+def source_fingerprint(root: str = CORE_DIR) -> str:
+    """Hex digest of the relative paths and contents of the .py files under root (but
+    :data:`NOT_KERNEL_SOURCES` at its top)."""
+    if root == CORE_DIR and _fingerprint_memo:
+        return _fingerprint_memo[0]
+    sources = []
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = [d for d in dirs if d != "__pycache__"]
+        sources += [os.path.join(folder, name) for name in files if name.endswith(".py")]
     h = hashlib.sha1()
-    for folder, dirs, files in sorted(os.walk(root)):
-        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
-        for name in sorted(files):
-            if name.endswith(".py"):
-                st = os.stat(os.path.join(folder, name))
-                rel = os.path.relpath(os.path.join(folder, name), root)
-                h.update(f"{rel}:{st.st_size}:{st.st_mtime_ns};".encode())
-    return h.hexdigest()[:FINGERPRINT_LENGTH]
+    for rel, path in sorted((os.path.relpath(p, root).replace(os.sep, "/"), p)
+                            for p in sources):
+        if rel in NOT_KERNEL_SOURCES:
+            continue
+        with open(path, "rb") as fh:
+            data = fh.read()
+        h.update(f"{rel}:{len(data)}:".encode())
+        h.update(data)
+    digest = h.hexdigest()[:FINGERPRINT_LENGTH]
+    if root == CORE_DIR:
+        _fingerprint_memo.append(digest)
+    return digest
 
 
-def _is_fingerprint(name: str) -> bool:
-    return len(name) == FINGERPRINT_LENGTH and all(c in "0123456789abcdef" for c in name)
+_fingerprint_memo: list[str] = []
 
 
-def versioned_cache_dir(base: str, fingerprint: str | None = None) -> str:
-    """``base/<fingerprint>``; other fingerprint folders in base are removed (best effort:
-    another process may still be using one, or the folder may be read-only)."""
-    fp = fingerprint or source_fingerprint()
-    folder = os.path.join(base, fp)
+def installed_version(dist: str) -> str:
+    """Version of an installed distribution without importing it ('' when absent)."""
+    module = sys.modules.get(dist)
+    if module is not None and getattr(module, "__version__", None):
+        return module.__version__
     try:
-        for name in os.listdir(base):
-            if name != fp and _is_fingerprint(name):
-                shutil.rmtree(os.path.join(base, name), ignore_errors=True)
+        return importlib.metadata.version(dist)
+    except importlib.metadata.PackageNotFoundError:
+        return ""
+
+
+def version_tag() -> str:
+    return (f"numba{installed_version('numba') or 'unknown'}-py{sys.version_info[0]}."
+            f"{sys.version_info[1]}")
+
+
+def default_root() -> str:
+    """The user's kernel cache root (see the module docstring)."""
+    if os.environ.get(ROOT_ENV):
+        return os.environ[ROOT_ENV]
+    if os.environ.get("NUMBA_CACHE_DIR"):
+        return os.path.join(os.environ["NUMBA_CACHE_DIR"], "navjump")
+    if sys.platform == "win32":
+        base = os.environ.get("LOCALAPPDATA") or os.path.join(os.path.expanduser("~"),
+                                                              "AppData", "Local")
+    elif sys.platform == "darwin":
+        base = os.path.join(os.path.expanduser("~"), "Library", "Caches")
+    else:
+        base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"),
+                                                                ".cache")
+    return os.path.join(base, "navjump", "kernels")
+
+
+def cache_dir(root: str | None = None) -> str:
+    """This version's folder: ``<root>/<numba version>-py<X.Y>-<fingerprint>``."""
+    return os.path.join(root or default_root(), f"{version_tag()}-{source_fingerprint()}")
+
+
+def is_cache_folder(name: str) -> bool:
+    return bool(_FOLDER.match(name))
+
+
+def prune(root: str | None = None, max_age_days: float | None = PRUNE_AFTER_DAYS,
+          keep: str | None = None) -> list[str]:
+    """Remove kernel folders under root not used for max_age_days (None: all of them),
+    except ``keep``; returns the folders removed. Best effort: a folder another process
+    holds open may stay."""
+    root = root or default_root()
+    removed = []
+    try:
+        names = os.listdir(root)
     except OSError:
-        pass
-    return folder
+        return removed
+    now = time.time()
+    for name in names:
+        folder = os.path.join(root, name)
+        if not is_cache_folder(name) or (keep and os.path.abspath(folder) ==
+                                         os.path.abspath(keep)):
+            continue
+        if max_age_days is not None:
+            marker = os.path.join(folder, LAST_USED)
+            try:
+                used = os.stat(marker if os.path.exists(marker) else folder).st_mtime
+            except OSError:
+                continue
+            if now - used < max_age_days * 86400:
+                continue
+        shutil.rmtree(folder, ignore_errors=True)
+        if not os.path.exists(folder):
+            removed.append(folder)
+    return removed
+
+
+def folder_size(folder: str) -> int:
+    total = 0
+    for base, _dirs, files in os.walk(folder):
+        for name in files:
+            with contextlib.suppress(OSError):
+                total += os.path.getsize(os.path.join(base, name))
+    return total
+
+
+# ---------------------------------------------------------------- the locator
+def _real(path: str) -> str:
+    return os.path.normcase(os.path.realpath(path))
+
+
+_CORE_REAL = _real(CORE_DIR)
+_CORE_PARENT_NAMES = (os.path.normcase(os.path.abspath(CORE_DIR)), _CORE_REAL)
+
+
+class KernelLocator:
+    """numba cache locator for functions defined under this core (duck-typed to numba's
+    ``_CacheLocator``: numba calls exactly these methods)."""
+
+    navjump_kernels = True  # marks NavJump locators of any loaded copy of the core
+
+    def __init__(self, py_func, folder: str):
+        self._py_file = py_func.__code__.co_filename
+        self._lineno = py_func.__code__.co_firstlineno
+        self._folder = folder
+        # The core package the function was imported under (two copies of the core can
+        # share a process: the plain package and the extension in Blender's tests).
+        own = _CORE_NAME.match(getattr(py_func, "__module__", "") or "")
+        self.package = own.group(0) if own else CORE_PACKAGE
+
+    @classmethod
+    def from_function(cls, py_func, py_file):
+        rel = _relative_to_core(py_file)
+        if rel is None:
+            return None
+        sub = os.path.dirname(rel)
+        self = cls(py_func, os.path.join(_active_dir(), "core", sub) if sub else
+                   os.path.join(_active_dir(), "core"))
+        try:
+            self.ensure_cache_path()
+        except OSError:
+            return None  # numba's own locators take over (in-tree or user-wide)
+        return self
+
+    def ensure_cache_path(self):
+        os.makedirs(self._folder, exist_ok=True)
+        tempfile.TemporaryFile(dir=self._folder).close()
+
+    def get_cache_path(self):
+        return self._folder
+
+    def get_source_stamp(self):
+        return source_fingerprint()
+
+    def get_disambiguator(self):
+        return str(self._lineno)
+
+
+def _relative_to_core(py_file: str) -> str | None:
+    path = os.path.normcase(os.path.abspath(py_file))
+    for base in _CORE_PARENT_NAMES:
+        if path.startswith(base + os.sep):
+            return os.path.relpath(path, base)
+    real = _real(py_file)
+    if real.startswith(_CORE_REAL + os.sep):
+        return os.path.relpath(real, _CORE_REAL)
+    return None
+
+
+# ---------------------------------------------------------------- foreign module names
+def local_name(module: str, package: str = CORE_PACKAGE) -> str:
+    """A core module name as written by another front end, in this process's package."""
+    return _CORE_NAME.sub(package, module, count=1)
+
+
+class _KernelUnpickler(pickle.Unpickler):
+    """Reads numba's cache files written under any of the core's module names."""
+
+    def __init__(self, data: bytes, package: str):
+        super().__init__(io.BytesIO(data))
+        self._package = package
+
+    def find_class(self, module, name):
+        found = super().find_class(local_name(module, self._package), name)
+        if module == "numba.core.environment" and name == "_rebuild_env":
+            package = self._package
+
+            def rebuild_env(modname, consts, env_name):
+                return found(local_name(modname, package) if modname else modname, consts,
+                             env_name)
+
+            return rebuild_env
+        return found
+
+
+def _index_class(caching):
+    """numba's index/data file reader, reading foreign module names and portable keys."""
+
+    class _KernelIndex(caching.IndexDataCacheFile):
+        navjump_package = CORE_PACKAGE
+        navjump_portable: tuple = ()
+
+        def _loads(self, data: bytes):
+            return _KernelUnpickler(data, self.navjump_package).load()
+
+        def _load_index(self):
+            try:
+                with open(self._index_path, "rb") as f:
+                    version = pickle.load(f)
+                    data = f.read()
+            except FileNotFoundError:
+                return {}
+            if version != self._version:
+                return {}
+            try:
+                stamp, overloads = self._loads(data)
+            except Exception:  # noqa: BLE001 - unreadable (e.g. a class since renamed):
+                return {}  # compiled again and rewritten, never a crash
+            return overloads if stamp == self._source_stamp else {}
+
+        def _load_data(self, name):
+            with open(self._data_path(name), "rb") as f:
+                data = f.read()
+            try:
+                payload = self._loads(data)
+            except Exception as exc:  # noqa: BLE001 - numba treats OSError as "not cached"
+                raise OSError(f"unreadable kernel cache file {name}: {exc}") from exc
+            # A compile result: (library, function descriptor, ...). numba imports the
+            # descriptor's module by name to make the callable.
+            fndesc = payload[1] if isinstance(payload, tuple) and len(payload) > 1 else None
+            if isinstance(getattr(fndesc, "modname", None), str):
+                fndesc.modname = local_name(fndesc.modname, self.navjump_package)
+            return payload
+
+        def load(self, key):
+            found = super().load(key)
+            if found is not None or not self.navjump_portable:
+                return found
+            sig, magic, code = key
+            if magic[0] != self.navjump_portable[0]:
+                return None
+            return super().load((sig, self.navjump_portable, code))
+
+    return _KernelIndex
+
+
+def _cache_class(caching):
+    index_class = _index_class(caching)
+
+    class KernelFunctionCache(caching.FunctionCache):
+        """numba's per-function cache; NavJump's functions get :class:`_KernelIndex`."""
+
+        navjump_kernels = True
+
+        def __init__(self, py_func):
+            super().__init__(py_func)
+            locator = self._impl.locator
+            # Only this copy's functions: another copy of the core in the process (the plain
+            # package beside the extension) has its own subclass in this chain.
+            if type(locator) is KernelLocator:
+                self._cache_file.__class__ = index_class
+                self._cache_file.navjump_package = locator.package
+                self._cache_file.navjump_portable = portable_magic()
+
+    return KernelFunctionCache
+
+
+# ---------------------------------------------------------------- shipped kernels
+def platform_tag() -> str:
+    machine = platform.machine().lower()
+    arch = {"x86_64": "x64", "amd64": "x64", "arm64": "arm64", "aarch64": "arm64"}.get(
+        machine, machine)
+    system = {"win32": "windows", "darwin": "macos"}.get(sys.platform, sys.platform)
+    return f"{system}-{arch}"
+
+
+def portable_magic() -> tuple:
+    """numba's target key of the shipped kernels when this machine can run them, else ()."""
+    if _state["portable"] is None:
+        info = shipped_info()
+        _state["portable"] = () if info is None else tuple(info["magic"])
+    return _state["portable"]
+
+
+def _shipped_manifest_path(shipped_dir: str = SHIPPED_DIR) -> str:
+    return os.path.join(shipped_dir, platform_tag(), SHIPPED_MANIFEST)
+
+
+def shipped_info(shipped_dir: str = SHIPPED_DIR, why: list | None = None) -> dict | None:
+    """The shipped kernels' manifest when they fit this machine and process, else None
+    (``why`` gets the reason)."""
+    path = _shipped_manifest_path(shipped_dir)
+    try:
+        with open(path, encoding="utf-8") as fh:
+            info = json.load(fh)
+    except (OSError, ValueError):
+        if why is not None:
+            why.append(f"no shipped kernels for {platform_tag()}")
+        return None
+    wanted = {"fingerprint": source_fingerprint(), "numba": installed_version("numba"),
+              "llvmlite": installed_version("llvmlite"),
+              "python": f"{sys.version_info[0]}.{sys.version_info[1]}",
+              "platform": platform_tag()}
+    for key, value in wanted.items():
+        if info.get(key) != value:
+            if why is not None:
+                why.append(f"shipped kernels are for {key} {info.get(key)!r}, this is "
+                           f"{value!r}")
+            return None
+    magic = info.get("magic")
+    if not (isinstance(magic, list) and len(magic) == 3 and magic[1] == PORTABLE_CPU):
+        if why is not None:
+            why.append(f"shipped kernels have an unknown target {magic!r}")
+        return None
+    return info
+
+
+def install_shipped(target: str | None = None, shipped_dir: str = SHIPPED_DIR) -> int:
+    """Copy the shipped kernels that fit into the user folder (files already there are
+    kept); the number of files copied."""
+    info = shipped_info(shipped_dir)
+    if info is None:
+        return 0
+    source = os.path.join(shipped_dir, platform_tag())
+    target = target or cache_dir()
+    copied = 0
+    for base, _dirs, files in os.walk(source):
+        rel = os.path.relpath(base, source)
+        for name in files:
+            if not name.endswith((".nbi", ".nbc")):
+                continue
+            dest_dir = os.path.normpath(os.path.join(target, rel))
+            dest = os.path.join(dest_dir, name)
+            if os.path.exists(dest):
+                continue
+            try:
+                os.makedirs(dest_dir, exist_ok=True)
+                tmp = f"{dest}.tmp.{os.getpid()}"
+                shutil.copyfile(os.path.join(base, name), tmp)
+                os.replace(tmp, dest)
+                copied += 1
+            except OSError:
+                return copied
+    if copied:
+        mark_warm(target)
+    return copied
+
+
+def write_shipped(source: str, dest: str, magic) -> dict:
+    """Pack a kernel folder compiled for the portable target as ``dest/<platform>/``."""
+    out = os.path.join(dest, platform_tag())
+    if os.path.exists(out):
+        shutil.rmtree(out)
+    shutil.copytree(os.path.join(source, "core"), os.path.join(out, "core"),
+                    ignore=shutil.ignore_patterns("*.tmp.*"))
+    info = {"fingerprint": source_fingerprint(), "numba": installed_version("numba"),
+            "llvmlite": installed_version("llvmlite"),
+            "python": f"{sys.version_info[0]}.{sys.version_info[1]}",
+            "platform": platform_tag(), "magic": list(magic)}
+    with open(os.path.join(out, SHIPPED_MANIFEST), "w", encoding="utf-8") as fh:
+        json.dump(info, fh, indent=1)
+    return info
+
+
+# ---------------------------------------------------------------- set-up
+_state = {"configured": False, "installed": False, "dir": None, "portable": None}
+
+
+def _active_dir() -> str:
+    if _state["dir"] is None:
+        _state["dir"] = cache_dir()
+    return _state["dir"]
+
+
+def active_dir() -> str:
+    """The folder NavJump's kernels are read from and written to in this process."""
+    return _active_dir()
+
+
+class _AfterNumbaImport(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Runs :func:`_install` right after ``import numba`` has executed numba's __init__."""
+
+    def __init__(self):
+        self._loader = None
+
+    def find_spec(self, name, path=None, target=None):
+        if name != "numba" or self._loader is not None:
+            return None
+        with contextlib.suppress(ValueError):
+            sys.meta_path.remove(self)
+        spec = importlib.util.find_spec("numba")
+        if spec is None or spec.loader is None:
+            return spec
+        self._loader = spec.loader
+        spec.loader = self
+        return spec
+
+    def create_module(self, spec):
+        return self._loader.create_module(spec)
+
+    def exec_module(self, module):
+        module.__spec__.loader = self._loader
+        module.__loader__ = self._loader
+        self._loader.exec_module(module)
+        _install()
+
+
+def configure() -> str:
+    """Set numba up for the core's kernels (idempotent); returns the kernel folder."""
+    if not _state["configured"]:
+        _state["configured"] = True
+        if "numba" in sys.modules:
+            _install()
+        else:
+            sys.meta_path.insert(0, _AfterNumbaImport())
+    return _active_dir()
+
+
+def _install():
+    if _state["installed"]:
+        return
+    _state["installed"] = True
+    try:
+        from numba.core import caching, dispatcher
+    except ImportError:
+        return  # no numba at all: the core says so when a kernel module is imported
+    classes = getattr(getattr(caching, "CacheImpl", None), "_locator_classes", None)
+    if not isinstance(classes, list) or not hasattr(caching, "IndexDataCacheFile"):
+        # A numba whose cache internals differ: its own default cache serves (slower
+        # to share, never wrong).
+        return
+    classes.insert(0, KernelLocator)
+    if not getattr(dispatcher.FunctionCache, "navjump_kernels", False) or \
+            dispatcher.FunctionCache.__module__ != __name__:
+        dispatcher.FunctionCache = _cache_class(caching)
+    folder = _active_dir()
+    with contextlib.suppress(OSError):
+        os.makedirs(folder, exist_ok=True)
+        if not is_warm(folder):
+            install_shipped(folder)
+        with open(os.path.join(folder, LAST_USED), "w") as fh:
+            fh.write(time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
+        prune(os.path.dirname(folder), PRUNE_AFTER_DAYS, keep=folder)
+
+
+# ---------------------------------------------------------------- warm or cold
+def is_warm(folder: str | None = None) -> bool:
+    """True once every kernel was compiled into (or copied to) the folder."""
+    return os.path.exists(os.path.join(folder or _active_dir(), WARM_MARKER))
+
+
+def mark_warm(folder: str | None = None):
+    with contextlib.suppress(OSError):
+        with open(os.path.join(folder or _active_dir(), WARM_MARKER), "w") as fh:
+            fh.write(version_tag())
+
+
+def compile_notice() -> str | None:
+    """The one line to show before a bake that will compile the kernels, else None."""
+    if is_warm() or install_shipped(_active_dir()):
+        return None
+    return (f"compiling NavJump kernels, first run only, ~{COMPILE_SECONDS_ESTIMATE} s "
+            f"(cache: {_active_dir()})")
+
+
+def warm_up(progress=None) -> float:
+    """Compile (or load) every kernel a bake and the path queries use; seconds taken.
+
+    Bakes a small scene with stances, links and detail for both partitions, then answers
+    path queries on it. ``progress(fraction)`` is called between steps.
+    """
+    from . import bake
+    from .query import AgentFilter, find_path, find_paths, query_for, random_navmesh_points
+    from .settings import BakeSettings
+    from .warmup_scene import warmup_scene
+
+    t0 = time.perf_counter()
+    vertices, triangles = warmup_scene()
+    steps = ("watershed", "monotone")
+    navmesh = None
+    for i, partition in enumerate(steps):
+        settings = BakeSettings(partition=partition, multi_stance=True, links_enabled=True,
+                                cell_size=0.25, cell_height=0.1).validate()
+        nm = bake(vertices, triangles, settings)
+        navmesh = navmesh if navmesh is not None else nm
+        if progress is not None:
+            progress((i + 1) / (len(steps) + 1))
+    query = query_for(navmesh)
+    pts = random_navmesh_points(navmesh, 8, rng=0)
+    find_paths(query, pts[:4], pts[4:], on_error="status")
+    find_paths(query, pts[:4], pts[4:], AgentFilter(), on_error="status")
+    with contextlib.suppress(ValueError):
+        find_path(query, pts[0], pts[-1])
+    mark_warm()
+    if progress is not None:
+        progress(1.0)
+    return time.perf_counter() - t0
+
+
+def kernel_stats(modules=None) -> dict:
+    """Cache hits and misses of every NavJump kernel compiled in this process:
+    ``{"hits": n, "misses": n, "kernels": {qualname: (hits, misses)}}`` (numba's own
+    dispatcher statistics; a miss is a compile)."""
+    from numba.core.registry import CPUDispatcher
+
+    prefix = CORE_PACKAGE + "."
+    seen, kernels = set(), {}
+    for name, module in list(sys.modules.items()):
+        if modules is not None and name not in modules:
+            continue
+        if module is None or not (name == CORE_PACKAGE or name.startswith(prefix)):
+            continue
+        for value in list(vars(module).values()):
+            if isinstance(value, CPUDispatcher) and id(value) not in seen:
+                seen.add(id(value))
+                stats = value.stats
+                hits, misses = sum(stats.cache_hits.values()), sum(stats.cache_misses.values())
+                if hits or misses:
+                    kernels[f"{value.py_func.__module__}.{value.py_func.__qualname__}"] = (
+                        hits, misses)
+    return {"hits": sum(h for h, _ in kernels.values()),
+            "misses": sum(m for _, m in kernels.values()), "kernels": kernels}

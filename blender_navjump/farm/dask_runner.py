@@ -75,18 +75,10 @@ _STATE_LOCK = threading.Lock()
 
 
 def _warm_kernels(ext_module: str):
-    """Bake a tiny two-level scene once so every kernel is loaded (or compiled) now."""
+    """Load (or compile, once per machine) every kernel a bake and the path queries use."""
     import importlib
 
-    import numpy as np
-
-    numba_env = importlib.import_module(f"{ext_module}.blender.numba_env")
-    core = numba_env.import_core()
-    floor = np.array([[0, 0, 0], [8, 0, 0], [8, 8, 0], [0, 8, 0]], dtype=np.float64)
-    box = floor * [0.5, 0.5, 0] + [4, 4, 1.0]
-    verts = np.vstack([floor, box])
-    tris = np.array([[0, 1, 2], [0, 2, 3], [4, 5, 6], [4, 6, 7]], dtype=np.int64)
-    core.bake(verts, tris, core.BakeSettings(multi_stance=True, links_enabled=True))
+    importlib.import_module(f"{ext_module}.core.kernel_cache").warm_up()
 
 
 def _load_worker_state() -> _WorkerState:

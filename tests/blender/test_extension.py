@@ -1,5 +1,6 @@
 """The package as a Blender extension: manifest, registration, properties."""
 
+import importlib
 import subprocess
 import sys
 from dataclasses import fields
@@ -77,15 +78,36 @@ def test_preferences_are_found_through_the_extension_package(bpy, navjump):
     assert prefs.use_background_thread is True
 
 
-def test_numba_cache_goes_to_the_extension_user_folder(bpy, navjump):
-    import os
+def test_viewport_query_kernels_cache_in_the_user_kernel_folder(bpy, navjump):
+    """The gizmo imports the query kernels directly; they still cache where the command
+    line does (one folder per user and version), found by numba's own dispatchers."""
+    import time
 
-    numba_env = sys.modules[f"{navjump.module}.blender.numba_env"]
-    folder = numba_env.numba_cache_dir()
-    base = bpy.utils.extension_path_user(navjump.module, path="numba_cache")
-    assert Path(folder).parent == Path(base)
-    assert os.path.isdir(base)
-    assert Path(folder).is_relative_to(Path(bpy.utils.resource_path('USER')))
+    import numpy as np
+    from numba.core.registry import CPUDispatcher
+
+    t0 = time.time() - 1
+    core = navjump.core
+    kernel_cache = sys.modules[f"{navjump.module}.core.kernel_cache"]
+    gizmo = importlib.import_module(f"{navjump.module}.blender.gizmo")
+    build = importlib.import_module(f"{navjump.module}.core.query.build")
+    verts = [(0, 0, 0), (4, 0, 0), (4, 4, 0), (0, 4, 0), (8, 0, 0), (8, 4, 0)]
+    nm = build.navmesh_from_polygons(verts, [[0, 1, 2, 3], [1, 4, 5, 2]])
+    a, b = gizmo.far_apart_points(nm, samples=6)
+    assert np.linalg.norm(np.subtract(a, b)) > 0
+    folder = Path(kernel_cache.active_dir())
+    assert folder.parent == Path(kernel_cache.default_root())
+    solve = sys.modules[f"{navjump.module}.core.query.solve"]
+    used = [d for d in vars(solve).values() if isinstance(d, CPUDispatcher) and
+            (sum(d.stats.cache_hits.values()) or sum(d.stats.cache_misses.values()))]
+    assert used
+    for dispatcher in used:
+        assert Path(dispatcher._cache.cache_path) == folder / "core" / "query"
+        index = Path(dispatcher._cache._cache_file._index_path)
+        assert index.is_file() and index.parent == folder / "core" / "query"
+    assert core.__name__ == f"{navjump.module}.core"
+    in_tree = Path(solve.__file__).parent / "__pycache__"
+    assert not [p for p in in_tree.glob("*.nbi") if p.stat().st_mtime >= t0]
 
 
 def test_every_bake_setting_has_a_slider(bpy, navjump, scene):

@@ -4,13 +4,17 @@ bpy module through a temporary extension repository, and bakes the demo level wi
 numba it bundles.
 
 Only linux-x64 / Python 3.11 is built here (about 64 MB; the wheels are downloaded once into
-build/wheels_cache, or $NAVJUMP_WHEELS_CACHE). The install runs in a fresh process whose
-import path has no numba of its own, so the bake can only use the wheels Blender unpacked
-from the zip. Its folders are stable between runs so numba's cache (keyed on source paths
-and contents) is reused.
+build/wheels_cache, or $NAVJUMP_WHEELS_CACHE). The zip ships the kernels compiled for the
+portable CPU target; the build keeps them in a stable folder, so only the first run of this
+module (or the first after a core change) compiles them (a few minutes on 2 cores), later
+runs load them (seconds). The install runs in a fresh process whose import path has no numba
+of its own and whose kernel cache is empty, so the bake can only use the wheels Blender
+unpacked from the zip and the kernels shipped in it: numba's own statistics must show that
+nothing was compiled.
 """
 
 import getpass
+import hashlib
 import importlib.util
 import json
 import os
@@ -29,7 +33,11 @@ from blender_navjump.export import navjump_json
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "assets" / "demo_level.blend"
-WORK = Path(tempfile.gettempdir()) / f"navjump-package-test-{getpass.getuser()}"
+# Stable between runs (the kernels and wheels stay), one per checkout (two checkouts on one
+# account must not rebuild each other's zip while a test installs it).
+WORK = Path(tempfile.gettempdir()) / (
+    f"navjump-package-test-{getpass.getuser()}-"
+    f"{hashlib.sha1(str(ROOT).encode()).hexdigest()[:8]}")
 REPO_MODULE = "navjump_pkg"
 
 
@@ -66,7 +74,8 @@ def linux_zip(blender_ext):
         zips = build_extension.build(
             platforms=["linux-x64"], pythons=["3.11"], out_dir=WORK / "dist",
             cache=build_extension.DEFAULT_WHEELS_CACHE, stage_root=WORK / "stage",
-            blender_ext=blender_ext, log=lambda *_: None)
+            blender_ext=blender_ext, log=lambda *_: None,
+            kernels_cache=WORK / "kernels_cache")
     except build_extension.BuildError as exc:
         if "pip download failed" in str(exc):
             pytest.skip(f"numba/llvmlite wheels could not be downloaded: {exc}")
@@ -143,7 +152,18 @@ def test_linux_zip_contents_and_validation(linux_zip, blender_ext, manifest_id):
     for path in ("__init__.py", "blender/headless.py", "blender/cli_command.py",
                  "core/pipeline.py", "export/detour.py", "presets/navjump/agent/Human.py"):
         assert path in names
-    assert not [n for n in names if "__pycache__" in n or n.endswith((".pyc", ".nbi", ".nbc"))]
+    assert not [n for n in names if "__pycache__" in n or n.endswith(".pyc")]
+    kernels = [n for n in names if n.endswith((".nbi", ".nbc"))]
+    assert kernels and all(n.startswith("kernels/linux-x64/core/") for n in kernels)
+    shipped = json.loads(zf_read(linux_zip, "kernels/linux-x64/kernels.json"))
+    assert shipped["magic"][1] == "generic" and shipped["python"] == "3.11"
+    assert shipped["numba"] == pins["numba"] and shipped["llvmlite"] == pins["llvmlite"]
+    from blender_navjump.core import kernel_cache
+
+    assert shipped["fingerprint"] == kernel_cache.source_fingerprint()
+    # one index per kernel of the bake and the path queries
+    assert any(n.startswith("kernels/linux-x64/core/query/solve.") for n in kernels)
+    assert any(n.startswith("kernels/linux-x64/core/rasterize.") for n in kernels)
     proc = subprocess.run([sys.executable, str(blender_ext), "validate", str(linux_zip)],
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stdout + proc.stderr
@@ -165,16 +185,39 @@ module = f"bl_ext.{repo_module}.{manifest_id}"
 enabled = module in prefs.addons
 cli = importlib.import_module(module + ".blender.cli_command")
 report = os.path.join(out_dir, "report.json")
+import time
+t = time.perf_counter()
 code = cli.execute(["bake", level, "--out", out_dir, "--format", "json,detour",
-                    "--set", "links_enabled=false", "--report", report])
+                    "--set", "links_enabled=true", "--report", report])
+bake_seconds = time.perf_counter() - t
+kernel_cache = importlib.import_module(module + ".core.kernel_cache")
+baked = kernel_cache.kernel_stats()
+json_io = importlib.import_module(module + ".export.navjump_json")
+query = importlib.import_module(module + ".core.query")
+nm = json_io.read_json(os.path.join(out_dir, "level.navjump.json"))
+pts = query.random_navmesh_points(nm, 2, rng=1)
+t = time.perf_counter()
+batch = query.find_paths(nm, pts[:1], pts[1:], on_error="status")
+path_seconds = time.perf_counter() - t
+after_path = kernel_cache.kernel_stats()
 import numba, llvmlite
 print("NAVJUMP_RESULT " + json.dumps({
     "numba_before": numba_before, "installed": sorted(installed), "enabled": enabled,
     "code": code, "numba": numba.__file__, "numba_version": numba.__version__,
     "llvmlite": llvmlite.__file__, "extension": sys.modules[module].__file__,
     "extensions_dir": bpy.utils.user_resource('EXTENSIONS'),
+    "kernel_dir": kernel_cache.active_dir(), "bake_misses": baked["misses"],
+    "bake_hits": baked["hits"], "path_misses": after_path["misses"],
+    "path_hits": after_path["hits"] - baked["hits"], "bake_seconds": bake_seconds,
+    "path_seconds": path_seconds, "path_status": int(batch.status[0]),
+    "compiled": sorted(k for k, (h, m) in after_path["kernels"].items() if m),
 }))
 """
+
+
+def zf_read(path, name) -> bytes:
+    with zipfile.ZipFile(path) as zf:
+        return zf.read(name)
 
 
 def _site_without_numba(dest: Path) -> Path:
@@ -213,8 +256,12 @@ def test_installed_zip_bakes_with_the_bundled_numba(linux_zip, manifest_id, tmp_
     shutil.copy2(DEMO, level)
     out = tmp_path / "out"
     out.mkdir()
-    env = {k: v for k, v in os.environ.items() if k not in ("NUMBA_CACHE_DIR", "PYTHONHOME")}
-    env.update(PYTHONPATH=str(pythonpath), BLENDER_USER_RESOURCES=str(user_dir))
+    # A new machine: no kernel cache at all (only the zip's kernels can serve).
+    kernel_root = tmp_path / "kernel_cache"
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("NUMBA_CACHE_DIR", "PYTHONHOME", "NUMBA_CPU_NAME", "NUMBA_CPU_FEATURES")}
+    env.update(PYTHONPATH=str(pythonpath), BLENDER_USER_RESOURCES=str(user_dir),
+               NAVJUMP_KERNEL_CACHE=str(kernel_root))
     proc = subprocess.run(
         [sys.executable, "-S", "-c", INSTALL_AND_BAKE, str(linux_zip), str(repo_dir),
          str(level), str(out), REPO_MODULE, ext_id],
@@ -240,3 +287,11 @@ def test_installed_zip_bakes_with_the_bundled_numba(linux_zip, manifest_id, tmp_
     nm = navjump_json.read_json(out / "level.navjump.json")
     assert nm.polygon_count == entry["stats"]["polygons"] > 0
     assert (out / "level.navjump.detour.bin").is_file()
+    assert nm.link_count > 0  # the jump-link kernels ran too
+
+    # Nothing was compiled: every kernel the bake and the path query ran came from the
+    # zip (numba's dispatcher statistics: a miss is a compile).
+    assert Path(result["kernel_dir"]).parent == kernel_root
+    assert result["bake_misses"] == 0 and result["bake_hits"] > 20, result["compiled"]
+    assert result["path_misses"] == 0 and result["path_hits"] > 0, result
+    assert result["path_status"] >= 0

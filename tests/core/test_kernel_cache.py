@@ -1,11 +1,23 @@
-"""The numba cache folder follows every change of the core's sources."""
+"""NavJump's kernel cache: keyed by the content of the core's sources, one folder per user
+and version, shared by every module name the core is imported under, pruned by age or on
+request, shipped kernels checked before use.
 
+The cross-process tests run the path-query kernels only (a few seconds once they are
+cached in the session's kernel root, which the query tests fill anyway)."""
+
+import json
 import os
 import pathlib
+import shutil
 import subprocess
 import sys
+import time
+
+import pytest
 
 from blender_navjump.core import kernel_cache
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 
 def _write(path, text, mtime_ns):
@@ -13,49 +25,247 @@ def _write(path, text, mtime_ns):
     os.utime(path, ns=(mtime_ns, mtime_ns))
 
 
-def test_fingerprint_changes_when_any_source_changes(tmp_path):
-    (tmp_path / "sub").mkdir()
-    _write(tmp_path / "a.py", "x = 1\n", 1_000_000_000)
-    _write(tmp_path / "sub" / "b.py", "y = 2\n", 1_000_000_000)
-    first = kernel_cache.source_fingerprint(str(tmp_path))
-    assert kernel_cache.source_fingerprint(str(tmp_path)) == first
-    # an edit in a file the caller only imports (the stale-kernel case)
-    _write(tmp_path / "sub" / "b.py", "y = 2\n", 2_000_000_000)
-    second = kernel_cache.source_fingerprint(str(tmp_path))
-    assert second != first
-    _write(tmp_path / "sub" / "b.py", "y = 22\n", 2_000_000_000)
-    assert kernel_cache.source_fingerprint(str(tmp_path)) != second
+# ---------------------------------------------------------------- the key
+def test_fingerprint_follows_content_not_mtime_or_place(tmp_path):
+    src = tmp_path / "a"
+    (src / "sub").mkdir(parents=True)
+    _write(src / "a.py", "x = 1\n", 1_000_000_000)
+    _write(src / "sub" / "b.py", "y = 2\n", 1_000_000_000)
+    first = kernel_cache.source_fingerprint(str(src))
+    assert len(first) == kernel_cache.FINGERPRINT_LENGTH
+    # a touched file (fresh clone, unzip) keeps the key
+    _write(src / "sub" / "b.py", "y = 2\n", 2_000_000_000)
+    assert kernel_cache.source_fingerprint(str(src)) == first
+    # the same tree elsewhere has the same key
+    other = tmp_path / "elsewhere" / "core"
+    shutil.copytree(src, other)
+    assert kernel_cache.source_fingerprint(str(other)) == first
+    # an edit in a file a kernel only calls into changes it
+    _write(src / "sub" / "b.py", "y = 3\n", 2_000_000_000)
+    assert kernel_cache.source_fingerprint(str(src)) != first
+    # moving code between files changes it too
+    _write(src / "sub" / "b.py", "y = 2\n", 2_000_000_000)
+    (src / "sub" / "b.py").rename(src / "c.py")
+    assert kernel_cache.source_fingerprint(str(src)) != first
     # caches and non-Python files do not count
-    (tmp_path / "__pycache__").mkdir()
-    _write(tmp_path / "__pycache__" / "c.py", "z\n", 3)
-    _write(tmp_path / "notes.txt", "n\n", 3)
-    assert len(kernel_cache.source_fingerprint(str(tmp_path))) == kernel_cache.FINGERPRINT_LENGTH
+    (src / "sub" / "b.py").write_text("y = 2\n")
+    (src / "c.py").unlink()
+    (src / "__pycache__").mkdir()
+    (src / "__pycache__" / "c.py").write_text("z\n")
+    (src / "notes.txt").write_text("n\n")
+    # nor the cache machinery: it holds no kernels
+    (src / "kernel_cache.py").write_text("# cache code\n")
+    assert kernel_cache.source_fingerprint(str(src)) == first
+    (src / "sub" / "kernel_cache.py").write_text("# a kernel module of that name\n")
+    assert kernel_cache.source_fingerprint(str(src)) != first
 
 
-def test_versioned_folder_replaces_older_versions_only(tmp_path):
-    old = tmp_path / "0123456789abcdef"
-    old.mkdir()
-    (old / "kernel.nbi").write_text("old")
-    keep = tmp_path / "user-notes"
-    keep.mkdir()
-    folder = kernel_cache.versioned_cache_dir(str(tmp_path), "fedcba9876543210")
-    assert folder == str(tmp_path / "fedcba9876543210")
-    assert not old.exists()
-    assert keep.exists()
+def test_folder_is_per_user_numba_python_and_sources(tmp_path, monkeypatch):
+    monkeypatch.delenv(kernel_cache.ROOT_ENV, raising=False)
+    monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    if sys.platform.startswith("linux"):
+        assert kernel_cache.default_root() == str(tmp_path / "navjump" / "kernels")
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "numba"))
+    assert kernel_cache.default_root() == str(tmp_path / "numba" / "navjump")
+    monkeypatch.setenv(kernel_cache.ROOT_ENV, str(tmp_path / "mine"))
+    folder = pathlib.Path(kernel_cache.cache_dir())
+    assert folder.parent == tmp_path / "mine"
+    import numba
+
+    assert folder.name == (f"numba{numba.__version__}-py{sys.version_info[0]}."
+                           f"{sys.version_info[1]}-{kernel_cache.source_fingerprint()}")
+    assert kernel_cache.is_cache_folder(folder.name)
 
 
-def test_missing_base_folder_is_not_an_error(tmp_path):
-    base = tmp_path / "not-yet"
-    folder = kernel_cache.versioned_cache_dir(str(base))
-    assert os.path.dirname(folder) == str(base)
+# ---------------------------------------------------------------- pruning
+def _folder(root, fingerprint, days_unused):
+    name = f"numba0.68.1-py3.11-{fingerprint}"
+    folder = root / name
+    (folder / "core").mkdir(parents=True)
+    (folder / "core" / "k.nbi").write_bytes(b"x")
+    marker = folder / kernel_cache.LAST_USED
+    marker.write_text("")
+    t = time.time() - days_unused * 86400
+    os.utime(marker, (t, t))
+    return folder
 
 
-def test_core_uses_a_versioned_folder_outside_blender(tmp_path):
-    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
-    env["XDG_CACHE_HOME"] = str(tmp_path)
-    root = pathlib.Path(__file__).resolve().parents[2]
-    out = subprocess.run([sys.executable, "-c", "import os, blender_navjump.core; "
-                          "print(os.environ['NUMBA_CACHE_DIR'])"], cwd=root, env=env,
-                         capture_output=True, text=True, check=True).stdout.strip()
-    expected = tmp_path / "navjump" / "numba" / kernel_cache.source_fingerprint()
-    assert out == str(expected)
+def test_prune_by_age_keeps_recent_and_current_and_foreign_folders(tmp_path):
+    old = _folder(tmp_path, "0" * 16, 40)
+    recent = _folder(tmp_path, "1" * 16, 2)
+    current = _folder(tmp_path, "2" * 16, 90)
+    notes = tmp_path / "user-notes"
+    notes.mkdir()
+    removed = kernel_cache.prune(str(tmp_path), 30, keep=str(current))
+    assert removed == [str(old)]
+    assert recent.exists() and current.exists() and notes.exists() and not old.exists()
+    # another checkout running does not evict anything: only age or an explicit prune
+    assert kernel_cache.prune(str(tmp_path), 30, keep=str(current)) == []
+    assert sorted(kernel_cache.prune(str(tmp_path), None, keep=str(current))) == [str(recent)]
+    assert kernel_cache.prune(str(tmp_path), None) == [str(current)]
+    assert notes.exists()
+    assert kernel_cache.prune(str(tmp_path / "missing"), None) == []
+
+
+def test_cache_command_lists_prunes_and_clears(tmp_path):
+    root = tmp_path / "root"
+    _folder(root, "3" * 16, 40)
+    _folder(root, "4" * 16, 1)
+    env = dict(os.environ, **{kernel_cache.ROOT_ENV: str(root)})
+
+    def run(*args):
+        proc = subprocess.run([sys.executable, "-m", "blender_navjump", "cache", *args],
+                              cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+        assert proc.returncode == 0, proc.stderr
+        return proc.stdout
+
+    listing = run()
+    assert str(root) in listing and "3" * 16 in listing and "4" * 16 in listing
+    assert "removed 1 kernel folder" in run("--prune", "30")
+    assert "3" * 16 not in run()
+    assert "removed 1 kernel folder" in run("--prune")
+    _folder(root, "5" * 16, 0)
+    assert "removed 1 kernel folder" in run("--clear")
+    assert not [p for p in root.iterdir() if kernel_cache.is_cache_folder(p.name)]
+    bad = subprocess.run([sys.executable, "-m", "blender_navjump", "cache", "--prune", "-1"],
+                         cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 2 and "DAYS" in bad.stderr
+
+
+# ---------------------------------------------------------------- shipped kernels
+def _shipped(tmp_path, **changes):
+    import llvmlite
+    import numba
+
+    info = {"fingerprint": kernel_cache.source_fingerprint(), "numba": numba.__version__,
+            "llvmlite": llvmlite.__version__,
+            "python": f"{sys.version_info[0]}.{sys.version_info[1]}",
+            "platform": kernel_cache.platform_tag(),
+            "magic": ["x86_64-unknown-linux-gnu", "generic", ""]}
+    info.update(changes)
+    folder = tmp_path / "kernels" / kernel_cache.platform_tag()
+    (folder / "core" / "query").mkdir(parents=True, exist_ok=True)
+    (folder / "core" / "query" / "solve.k-1.py311.nbi").write_bytes(b"index")
+    (folder / "core" / "query" / "solve.k-1.py311.1.nbc").write_bytes(b"data")
+    (folder / kernel_cache.SHIPPED_MANIFEST).write_text(json.dumps(info))
+    return str(tmp_path / "kernels")
+
+
+@pytest.mark.parametrize("key, value, reason", [
+    ("numba", "0.1.0", "numba"), ("llvmlite", "0.1.0", "llvmlite"),
+    ("python", "2.7", "python"), ("fingerprint", "f" * 16, "fingerprint"),
+    ("platform", "amiga-68k", "platform"),
+    ("magic", ["x86_64-unknown-linux-gnu", "skylake", "+avx2"], "target"),
+])
+def test_shipped_kernels_that_do_not_fit_are_not_used(tmp_path, key, value, reason):
+    shipped = _shipped(tmp_path, **{key: value})
+    why = []
+    assert kernel_cache.shipped_info(shipped, why) is None
+    assert reason in why[0]
+    target = tmp_path / "user"
+    assert kernel_cache.install_shipped(str(target), shipped) == 0
+    assert not target.exists()
+
+
+def test_shipped_kernels_that_fit_are_copied_once(tmp_path):
+    shipped = _shipped(tmp_path)
+    assert kernel_cache.shipped_info(shipped)["magic"][1] == kernel_cache.PORTABLE_CPU
+    target = tmp_path / "user"
+    assert kernel_cache.install_shipped(str(target), shipped) == 2
+    assert (target / "core" / "query" / "solve.k-1.py311.1.nbc").read_bytes() == b"data"
+    assert kernel_cache.is_warm(str(target))
+    # a kernel compiled here since is never overwritten by the shipped one
+    (target / "core" / "query" / "solve.k-1.py311.1.nbc").write_bytes(b"mine")
+    assert kernel_cache.install_shipped(str(target), shipped) == 0
+    assert (target / "core" / "query" / "solve.k-1.py311.1.nbc").read_bytes() == b"mine"
+    assert kernel_cache.shipped_info(str(tmp_path / "none"), why := []) is None
+    assert "no shipped kernels" in why[0]
+
+
+# ---------------------------------------------------------------- where kernels really go
+QUERY_RUN = r"""
+import importlib, json, os, sys
+package = sys.argv[1]
+build = importlib.import_module(package + ".core.query.build")
+query = importlib.import_module(package + ".core.query")
+kc = importlib.import_module(package + ".core.kernel_cache")
+verts = [(0, 0, 0), (4, 0, 0), (4, 4, 0), (0, 4, 0), (8, 0, 0), (8, 4, 0)]
+nm = build.navmesh_from_polygons(verts, [[0, 1, 2, 3], [1, 4, 5, 2]])
+path = query.find_path(nm, (0.5, 0.5, 0), (7.5, 3.5, 0))
+solve = importlib.import_module(package + ".core.query.solve")
+from numba.core.registry import CPUDispatcher
+paths = sorted({d._cache.cache_path for d in vars(solve).values()
+                if isinstance(d, CPUDispatcher)})
+stats = kc.kernel_stats()
+print("RESULT " + json.dumps({"found": bool(path.found), "length": float(path.length),
+      "dir": kc.active_dir(), "paths": paths, "hits": stats["hits"],
+      "misses": stats["misses"], "modules": sorted(stats["kernels"])}))
+"""
+
+
+def _run_query(package, env, sys_path):
+    env = dict(env, PYTHONPATH=os.pathsep.join(sys_path))
+    proc = subprocess.run([sys.executable, "-c", QUERY_RUN, package], env=env,
+                          capture_output=True, text=True, timeout=600)
+    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT ")]
+    assert proc.returncode == 0 and lines, proc.stderr[-3000:]
+    return json.loads(lines[-1][7:])
+
+
+def test_query_kernels_cache_in_the_user_folder_under_any_module_name(tmp_path):
+    """The kernels compiled by the command line (``blender_navjump.core``) are loaded, not
+    recompiled, by the same core imported as a Blender extension module
+    (``bl_ext.<repo>.blender_navjump.core``) from another path: numba's own statistics
+    count cache hits only, and its cache files are in the user folder."""
+    t0 = time.time() - 1
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    first = _run_query("blender_navjump", env, [str(ROOT)])
+    assert first["found"] and first["length"] == pytest.approx(58 ** 0.5, rel=1e-6)
+    folder = pathlib.Path(first["dir"])
+    assert folder.parent == pathlib.Path(kernel_cache.default_root())
+    assert first["paths"] == [str(folder / "core" / "query")]
+    assert list((folder / "core" / "query").glob("solve.*.nbi"))
+    # the same sources under the extension's module name, reached through another path
+    ext_root = tmp_path / "ext"
+    repo = ext_root / "bl_ext" / "navjump_check"
+    repo.mkdir(parents=True)
+    (ext_root / "bl_ext" / "__init__.py").write_text("")
+    (repo / "__init__.py").write_text("")
+    os.symlink(ROOT / "blender_navjump", repo / "blender_navjump")
+    second = _run_query("bl_ext.navjump_check.blender_navjump", env, [str(ext_root)])
+    assert second["found"] and second["length"] == pytest.approx(first["length"])
+    assert second["dir"] == first["dir"]
+    assert second["misses"] == 0 and second["hits"] > 0, second
+    assert all(m.startswith("bl_ext.navjump_check.blender_navjump.core.query.")
+               for m in second["modules"])
+    in_tree = ROOT / "blender_navjump" / "core" / "query" / "__pycache__"
+    assert not [p for p in in_tree.glob("*.nbi") if p.stat().st_mtime >= t0]
+
+
+# ---------------------------------------------------------------- the one status line
+def test_cli_says_once_that_it_compiles(tmp_path):
+    """The first bake into a kernel folder prints the one "compiling" line on stderr; the
+    next does not. (The folder starts as a copy of this session's kernels without the
+    "warm" mark, so the bake loads rather than compiles.)"""
+    session = pathlib.Path(kernel_cache.cache_dir())
+    folder = tmp_path / "root" / session.name
+    if session.is_dir():
+        shutil.copytree(session, folder, ignore=shutil.ignore_patterns(
+            kernel_cache.WARM_MARKER, kernel_cache.LAST_USED, "*.tmp.*"))
+    obj = tmp_path / "floor.obj"
+    obj.write_text("v 0 0 0\nv 6 0 0\nv 6 6 0\nv 0 6 0\nf 1 2 3\nf 1 3 4\n")
+    env = dict(os.environ, **{kernel_cache.ROOT_ENV: str(tmp_path / "root")})
+
+    def bake():
+        proc = subprocess.run([sys.executable, "-m", "blender_navjump", "bake", str(obj),
+                               "--out", str(tmp_path / "out.json"), "--quiet"], cwd=ROOT,
+                              env=env, capture_output=True, text=True, timeout=900)
+        assert proc.returncode == 0, proc.stderr
+        return proc.stderr
+
+    first = bake()
+    assert first.count("compiling NavJump kernels, first run only, ~") == 1
+    assert str(folder) in first
+    assert kernel_cache.is_warm(str(folder))
+    assert "compiling" not in bake()

@@ -1,0 +1,37 @@
+"""A small scene that makes a bake run every kernel: floors at three heights (jump up,
+drop), a gap (jump across), a low slab (crouch and prone layers), a ramp, stairs and a
+pillar (a hole, so contours have an inner ring). Z up, metres; numpy only."""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def _box(verts, tris, x0, y0, z0, x1, y1, z1):
+    base = len(verts)
+    verts += [(x, y, z) for z in (z0, z1) for y in (y0, y1) for x in (x0, x1)]
+    # corners: index = (z << 2) | (y << 1) | x
+    faces = ((4, 5, 7, 6), (0, 2, 3, 1), (0, 1, 5, 4), (2, 6, 7, 3), (0, 4, 6, 2),
+             (1, 3, 7, 5))
+    for a, b, c, d in faces:
+        tris += [(base + a, base + b, base + c), (base + a, base + c, base + d)]
+
+
+def warmup_scene() -> tuple[np.ndarray, np.ndarray]:
+    """(vertices float64 (N, 3), triangles int32 (M, 3))."""
+    verts: list = []
+    tris: list = []
+    _box(verts, tris, 0, 0, -0.2, 12, 10, 0.0)        # main floor
+    _box(verts, tris, 4, 4, 0.0, 5, 5, 2.5)           # pillar
+    _box(verts, tris, 0, 7, 1.3, 5, 10, 1.5)          # low slab: crouch under it
+    _box(verts, tris, 7, 7, 0.0, 12, 10, 0.4)         # prone slot under the next slab
+    _box(verts, tris, 7, 7, 1.0, 12, 10, 1.2)
+    _box(verts, tris, 14, 0, -0.2, 20, 10, 0.0)       # across a 2 m gap
+    _box(verts, tris, 14, 0, 0.0, 17, 4, 0.9)         # a step up to jump onto
+    _box(verts, tris, 8, 0, 0.0, 12, 3, 3.0)          # a high block to drop from
+    for i in range(4):                                # stairs
+        _box(verts, tris, 1 + 0.4 * i, 1, 0.0, 1.4 + 0.4 * i, 3, 0.2 * (i + 1))
+    base = len(verts)                                 # a ramp
+    verts += [(17, 5, 0.0), (20, 5, 1.2), (20, 8, 1.2), (17, 8, 0.0)]
+    tris += [(base, base + 1, base + 2), (base, base + 2, base + 3)]
+    return np.array(verts, np.float64), np.array(tris, np.int32)
