@@ -52,7 +52,13 @@ def main(argv: list[str] | None = None) -> int:
         if argv is None:
             argv = sys.argv[sys.argv.index("--") + 1:] if "--" in sys.argv else []
         return headless.blender_script_main(argv)
-    return headless.script_main(sys.argv[1:] if argv is None else argv)
+    argv = sys.argv[1:] if argv is None else argv
+    scheduler_run = None
+    if any(a == "--scheduler" or a.startswith("--scheduler=") for a in argv):
+        from blender_navjump.farm import dask_runner
+
+        scheduler_run = dask_runner.script_run
+    return headless.script_main(argv, scheduler_run=scheduler_run)
 
 
 if __name__ == "__main__":

@@ -573,8 +573,11 @@ def _script_parser(prog: str, jobs_help: str | None = None) -> argparse.Argument
     return parser
 
 
-def script_main(argv, emit=print) -> int:
-    """``python scripts/bake.py FILE.blend ... [options]`` under plain Python with bpy."""
+def script_main(argv, emit=print, scheduler_run=None) -> int:
+    """``python scripts/bake.py FILE.blend ... [options]`` under plain Python with bpy.
+
+    ``scheduler_run``: the runner that ``--scheduler`` hands the files to (the front end
+    passes ``farm.dask_runner.script_run``; this module does not import the farm)."""
     t_start = time.perf_counter()
     parser = _script_parser("python scripts/bake.py")
     args = parser.parse_args(argv)
@@ -593,10 +596,11 @@ def script_main(argv, emit=print) -> int:
         emit(summary_line(result))
 
     if args.scheduler:  # no bpy here: the Dask workers bake
-        from ..farm import dask_runner
-
-        results, workers = dask_runner.script_run(args.files, options, args.scheduler,
-                                                  args.connect_timeout, show)
+        if scheduler_run is None:
+            parser.error("--scheduler: this front end has no Dask runner; use "
+                         "scripts/bake.py")
+        results, workers = scheduler_run(args.files, options, args.scheduler,
+                                         args.connect_timeout, show)
         return finish(results, options, workers, t_start, args.report, emit)
     with stdout_to_stderr():
         import bpy  # noqa: F401 - one Blender per process (it prints to stdout on import)
