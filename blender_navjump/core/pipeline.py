@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -217,10 +218,10 @@ def _assemble(pmesh, cfg, settings, dmeshes, dverts, dtris) -> NavMesh:
     )
 
 
-def _mesh_stats(nm: NavMesh) -> dict:
+def _mesh_stats(nm: NavMesh) -> dict[str, Any]:
     from .navmesh import STANCE_NAMES
 
-    out = {"polygons": nm.polygon_count, "vertices": int(nm.vertices.shape[0]),
+    out: dict[str, Any] = {"polygons": nm.polygon_count, "vertices": int(nm.vertices.shape[0]),
            "detail_triangles": int(nm.detail_triangles.shape[0])}
     area_by_stance = {}
     per_poly = nm.polygon_surface_areas()

@@ -33,7 +33,7 @@ def _numbers(value, what: str, allow_zero: bool) -> tuple[float, float, float]:
         if not math.isfinite(v) or v < 0 or (v == 0 and not allow_zero):
             lim = ">= 0" if allow_zero else "> 0"
             raise ValueError(f"{what} values must be finite and {lim}, got {vals}")
-    return vals  # type: ignore[return-value]
+    return vals
 
 
 @dataclass(frozen=True)
