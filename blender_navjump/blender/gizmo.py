@@ -16,6 +16,7 @@ import bpy
 from bpy.types import GizmoGroup, Operator
 
 from . import overlay, overlay_batches
+from .stub_gaps import register_classes_factory
 
 ENDS = ("path_start", "path_goal")
 END_COLORS = {"path_start": overlay_batches.PATH_START_COLOR,
@@ -118,4 +119,4 @@ class NAVJUMP_OT_path_test_place(Operator):
 classes = (NAVJUMP_GGT_path_test, NAVJUMP_OT_path_test_place)
 
 
-register, unregister = bpy.utils.register_classes_factory(classes)
+register, unregister = register_classes_factory(classes)

@@ -20,6 +20,7 @@ import numpy as np
 from . import overlay_batches as ob
 from .camera import fit_camera, orthographic
 from .png import write_png
+from .stub_gaps import builtin_shader
 
 BACKGROUND = (0.08, 0.08, 0.1, 1.0)
 GROUND_COLOR = np.array([0.62, 0.6, 0.57])
@@ -254,7 +255,7 @@ def _draw_legend(w, h, visible, geometry):
                     (x0 + box, y1, 0), (x0, y1, 0)]
             tris.extend(quad)
             cols.extend([tuple(color[:3]) + (1.0,)] * 6)
-        shader = gpu.shader.from_builtin('FLAT_COLOR')
+        shader = builtin_shader('FLAT_COLOR')
         batch = batch_for_shader(shader, 'TRIS', {"pos": np.array(tris, np.float32),
                                                   "color": np.array(cols, np.float32)})
         shader.bind()
@@ -275,7 +276,7 @@ def _draw_solid(positions, colors):
     import gpu
     from gpu_extras.batch import batch_for_shader
 
-    shader = gpu.shader.from_builtin('FLAT_COLOR')
+    shader = builtin_shader('FLAT_COLOR')
     batch = batch_for_shader(shader, 'TRIS', {"pos": positions, "color": colors})
     gpu.state.depth_test_set('LESS_EQUAL')
     gpu.state.depth_mask_set(True)

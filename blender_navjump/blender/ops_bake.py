@@ -20,6 +20,7 @@ from bpy.types import Operator
 from . import gather as gather_mod
 from . import numba_env, props, storage, summary
 from .prefs import preferences
+from .stub_gaps import register_classes_factory
 
 log = logging.getLogger(__name__)
 
@@ -271,7 +272,7 @@ def _cancel_running_bake(*_args):
 classes = (NAVJUMP_OT_bake,)
 
 
-_register_classes, _unregister_classes = bpy.utils.register_classes_factory(classes)
+_register_classes, _unregister_classes = register_classes_factory(classes)
 
 
 def register():

@@ -11,6 +11,8 @@ import bpy
 from bl_operators.presets import AddPresetBase
 from bpy.types import Menu, Operator
 
+from .stub_gaps import register_classes_factory
+
 PRESET_SUBDIR = os.path.join("navjump", "agent")
 # <package>/presets/navjump/agent: register_preset_path() wants the folder holding "presets".
 PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -86,7 +88,7 @@ class NAVJUMP_OT_agent_preset_add(AddPresetBase, Operator):
 classes = (NAVJUMP_MT_agent_presets, NAVJUMP_OT_agent_preset_add)
 
 
-_register_classes, _unregister_classes = bpy.utils.register_classes_factory(classes)
+_register_classes, _unregister_classes = register_classes_factory(classes)
 
 
 def register():

@@ -16,6 +16,7 @@ from .overlay_batches import (
     STANCE_COLORS,
     UNATTACHED_COLOR,
 )
+from .stub_gaps import register_classes_factory
 
 
 def _redraw(_self=None, _context=None):
@@ -108,7 +109,7 @@ class NAVJUMP_PG_overlay(PropertyGroup):
 classes = (NAVJUMP_PG_overlay,)
 
 
-_register_classes, _unregister_classes = bpy.utils.register_classes_factory(classes)
+_register_classes, _unregister_classes = register_classes_factory(classes)
 
 
 def register():

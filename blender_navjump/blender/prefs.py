@@ -4,6 +4,8 @@ import bpy
 from bpy.props import BoolProperty
 from bpy.types import AddonPreferences
 
+from .stub_gaps import register_classes_factory
+
 # "bl_ext.<repo>.<id>": the name Blender registered us under; never hard-code it.
 ADDON_PACKAGE = __package__.rpartition(".")[0]
 
@@ -35,4 +37,4 @@ def preferences(context=None):
     return addon.preferences if addon is not None else None
 
 
-register, unregister = bpy.utils.register_classes_factory((NAVJUMP_AddonPreferences,))
+register, unregister = register_classes_factory((NAVJUMP_AddonPreferences,))

@@ -12,6 +12,7 @@ from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty, Po
 from bpy.types import PropertyGroup
 
 from ..core.settings import BakeSettings
+from .stub_gaps import register_classes_factory
 
 ROLE_ITEMS = (
     ('WALKABLE', "Walkable", "Agents walk on this object and it blocks them"),
@@ -200,7 +201,7 @@ def setting_label(name: str) -> str:
 classes = (NAVJUMP_PG_settings,)
 
 
-_register_classes, _unregister_classes = bpy.utils.register_classes_factory(classes)
+_register_classes, _unregister_classes = register_classes_factory(classes)
 
 
 def register():
