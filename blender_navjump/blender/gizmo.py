@@ -71,7 +71,7 @@ class NAVJUMP_GGT_path_test(GizmoGroup):
         for end in ENDS:
             gz = self.gizmos.new("GIZMO_GT_move_3d")
             gz.target_set_handler("offset", get=_getter(end), set=_setter(end))
-            gz.draw_options = {'FILL', 'ALIGN_VIEW'}
+            gz.draw_options = {'FILL', 'ALIGN_VIEW'}  # type: ignore[attr-defined]  # a move_3d property
             gz.color = END_COLORS[end][:3]
             gz.alpha = 0.7
             gz.color_highlight = (1.0, 1.0, 1.0)

@@ -29,6 +29,8 @@ import traceback
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from .stub_gaps import blender_preferences
+
 OUTPUT_SUFFIX = ".navjump.json"  # <out>/<blend stem>.navjump.json, the other formats beside
 DEFAULT_FORMATS = ("json",)
 DEV_REPO_ENV = "NAVJUMP_DEV_REPO"  # local repository the source tree is staged into
@@ -142,7 +144,7 @@ def output_target(blend_path, out_dir=None) -> Path:
 
 def check_output_collisions(files, out_dir) -> str | None:
     """A message when two inputs would write the same outputs (same name, one folder)."""
-    seen = {}
+    seen: dict[str, object] = {}
     for f in files:
         key = os.path.normcase(str(output_target(f, out_dir).resolve()))
         if key in seen:
@@ -307,6 +309,7 @@ def run_pool(files, options: BakeOptions, jobs: int, setup: dict, on_result=None
         proc = ctx.Process(target=_worker_main, args=(setup, tasks, replies),
                            name="navjump-bake-worker")
         proc.start()
+        assert proc.pid is not None  # set by start()
         workers[proc.pid] = {"proc": proc, "current": None}
 
     def record(index, result):
@@ -416,10 +419,9 @@ def _manifest_id() -> str:
 
 def find_enabled_extension(ext_id: str | None = None) -> str | None:
     """Module name of an enabled NavJump extension (``bl_ext.<repo>.<id>``), or None."""
-    import bpy
 
     ext_id = ext_id or _manifest_id()
-    for name in bpy.context.preferences.addons.keys():
+    for name in blender_preferences().addons.keys():
         if name.startswith("bl_ext.") and name.rsplit(".", 1)[-1] == ext_id:
             return name
     return None
@@ -475,17 +477,17 @@ def attach_staged_extension(repo_dir, repo_module: str) -> str:
     from . import devload
 
     module = f"bl_ext.{repo_module}.{devload.manifest_id()}"
-    if module in bpy.context.preferences.addons:
+    if module in blender_preferences().addons:
         return module
     repo = devload.find_repo(repo_module)
     if repo is None:
-        bpy.context.preferences.extensions.repos.new(
+        blender_preferences().extensions.repos.new(
             name=repo_module, module=repo_module, custom_directory=str(repo_dir),
             source='USER')
     with stdout_to_stderr():
         bpy.ops.extensions.repo_refresh_all()
         result = bpy.ops.preferences.addon_enable(module=module)
-    if result != {'FINISHED'} or module not in bpy.context.preferences.addons:
+    if result != {'FINISHED'} or module not in blender_preferences().addons:
         raise RuntimeError(f"could not enable {module} from {repo_dir}")
     return module
 
@@ -653,7 +655,7 @@ def resolve_preset(name: str) -> str:
     def key(text):
         return text.replace("_", " ").strip().lower()
 
-    available = {}
+    available: dict[str, str] = {}
     for directory in ops_presets.preset_dirs():
         for fname in sorted(os.listdir(directory)):
             if fname.endswith(".py"):

@@ -74,7 +74,9 @@ class NAVJUMP_MT_agent_presets(Menu):
         )
 
 
-class NAVJUMP_OT_agent_preset_add(AddPresetBase, Operator):
+# The stubs give AddPresetBase's execute/invoke/check other signatures than Operator's; Blender's
+# own preset operators combine the two the same way.
+class NAVJUMP_OT_agent_preset_add(AddPresetBase, Operator):  # type: ignore[misc]
     """Save the agent settings as a preset, or remove the selected preset"""
 
     bl_idname = "navjump.agent_preset_add"

@@ -114,9 +114,10 @@ _register_classes, _unregister_classes = register_classes_factory(classes)
 
 def register():
     _register_classes()
-    bpy.types.Scene.navjump_overlay = PointerProperty(type=NAVJUMP_PG_overlay)
+    # an RNA property added at run time (the stubs type PointerProperty -> None)
+    bpy.types.Scene.navjump_overlay = PointerProperty(type=NAVJUMP_PG_overlay)  # type: ignore[attr-defined, func-returns-value]
 
 
 def unregister():
-    del bpy.types.Scene.navjump_overlay
+    del bpy.types.Scene.navjump_overlay  # type: ignore[attr-defined]  # added by register()
     _unregister_classes()

@@ -4,7 +4,7 @@ import bpy
 from bpy.props import BoolProperty
 from bpy.types import AddonPreferences
 
-from .stub_gaps import register_classes_factory
+from .stub_gaps import blender_preferences, register_classes_factory
 
 # "bl_ext.<repo>.<id>": the name Blender registered us under; never hard-code it.
 ADDON_PACKAGE = __package__.rpartition(".")[0]
@@ -32,8 +32,8 @@ class NAVJUMP_AddonPreferences(AddonPreferences):
 
 def preferences(context=None):
     """Our preferences, or None when the add-on is not registered under ADDON_PACKAGE."""
-    context = context or bpy.context
-    addon = context.preferences.addons.get(ADDON_PACKAGE)
+    prefs = context.preferences if context is not None else blender_preferences()
+    addon = prefs.addons.get(ADDON_PACKAGE)
     return addon.preferences if addon is not None else None
 
 

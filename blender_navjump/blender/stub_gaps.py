@@ -10,10 +10,12 @@ each of these stub gaps lives here, once.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, cast
 
 if TYPE_CHECKING:
-    from gpu.types import GPUShader
+    from bpy.types import Preferences
+    from gpu.types import GPUFrameBuffer, GPUOffScreen, GPUShader
 
 
 def register_classes_factory(
@@ -42,3 +44,59 @@ def gpu_state_get() -> tuple[str, str, bool]:
     # stub gaps: all three declared -> None
     state = (st.blend_get(), st.depth_test_get(), st.depth_mask_get())  # type: ignore[func-returns-value]
     return cast("tuple[str, str, bool]", state)
+
+
+def blender_preferences() -> Preferences:
+    """``bpy.context.preferences``, which a running Blender always has (the stubs allow None)."""
+    import bpy
+
+    prefs = bpy.context.preferences
+    if prefs is None:
+        raise RuntimeError("Blender's preferences are not available in this context")
+    return prefs
+
+
+def register_cli_command(command_id: str, execute: Callable[[list[str]], int]) -> object:
+    """``bpy.utils.register_cli_command``: the handle that unregisters the command."""
+    import bpy
+
+    # stub gap: declared -> None
+    handle = bpy.utils.register_cli_command(command_id, execute)  # type: ignore[func-returns-value]
+    return cast(object, handle)
+
+
+def new_offscreen(width: int, height: int) -> GPUOffScreen:
+    """``gpu.types.GPUOffScreen(width, height)`` (the stubs give it no constructor)."""
+    import gpu
+
+    return gpu.types.GPUOffScreen(width, height)  # type: ignore[call-arg]
+
+
+def offscreen_bound(offscreen: GPUOffScreen) -> AbstractContextManager[None]:
+    """``offscreen.bind()``: a context manager that draws into ``offscreen``."""
+    bound = offscreen.bind()  # type: ignore[func-returns-value]  # stub: -> None
+    return cast("AbstractContextManager[None]", bound)
+
+
+def active_framebuffer() -> GPUFrameBuffer:
+    """``gpu.state.active_framebuffer_get()`` (Blender 3.0+). The stubs take the function's
+    name from its docstring, which spells it ``framebuffer_active_get``."""
+    import gpu
+
+    return gpu.state.active_framebuffer_get()  # type: ignore[attr-defined]
+
+
+def matrix_push_pop() -> AbstractContextManager[None]:
+    """``gpu.matrix.push_pop()``: restores the model-view matrix on exit."""
+    import gpu
+
+    saved = gpu.matrix.push_pop()  # type: ignore[func-returns-value]  # stub: -> None
+    return cast("AbstractContextManager[None]", saved)
+
+
+def projection_push_pop() -> AbstractContextManager[None]:
+    """``gpu.matrix.push_pop_projection()``: restores the projection matrix on exit."""
+    import gpu
+
+    saved = gpu.matrix.push_pop_projection()  # type: ignore[func-returns-value]  # stub: -> None
+    return cast("AbstractContextManager[None]", saved)
