@@ -1,11 +1,19 @@
 """The bake core: numpy + numba only, never imports bpy."""
 
+from __future__ import annotations
+
 import os as _os
 import sys as _sys
+from typing import TYPE_CHECKING as _TYPE_CHECKING
 
 # navmesh and settings need only numpy; numba is first imported by the stage modules.
 from .navmesh import LINK_KINDS, STANCE_NAMES, NavMesh
 from .settings import BakeSettings, SettingsError
+
+if _TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from .pipeline import ProgressCallback
 
 
 def _configure_numba_cache():
@@ -34,7 +42,9 @@ _configure_numba_cache()
 
 
 
-def bake(vertices, triangles, settings=None, progress=None, *, walkable=None):
+def bake(vertices: ArrayLike, triangles: ArrayLike, settings: BakeSettings | None = None,
+         progress: ProgressCallback | None = None, *,
+         walkable: ArrayLike | None = None) -> NavMesh:
     """Bake a navmesh from world-space triangles (Z up). See ``pipeline.bake``."""
     from .pipeline import bake as _bake
 

@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import io
 import json
+import os
 from dataclasses import dataclass, field, fields
+from typing import IO
 
 import numpy as np
 
@@ -179,7 +181,7 @@ class NavMesh:
     def array_fields(self) -> list[str]:
         return [f.name for f in fields(self) if f.name not in ("settings", "stats")]
 
-    def save(self, path) -> None:
+    def save(self, path: str | os.PathLike[str]) -> None:
         """Save losslessly to a .npz file (arrays bit-exact, settings and stats as JSON)."""
         arrays = {name: getattr(self, name) for name in self.array_fields()}
         meta = json.dumps({"format": NAVMESH_FORMAT, "version": NAVMESH_VERSION,
@@ -191,7 +193,7 @@ class NavMesh:
             fh.write(buf.getvalue())
 
     @classmethod
-    def load(cls, path) -> NavMesh:
+    def load(cls, path: str | os.PathLike[str] | IO[bytes]) -> NavMesh:
         try:
             data = np.load(path, allow_pickle=False)
         except Exception as exc:  # zipfile/pickle errors: a corrupt or foreign file

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .navmesh import AREA_STAND, NavMesh, empty_navmesh
 from .settings import BakeSettings, voxel_config
@@ -26,7 +27,9 @@ class BakeInputError(ValueError):
     """The geometry given to a bake is unusable; the message says why."""
 
 
-def validate_geometry(vertices, triangles, walkable=None):
+def validate_geometry(
+        vertices: ArrayLike, triangles: ArrayLike, walkable: ArrayLike | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, np.ndarray]:
     """Return clean (vertices float64 (N,3), triangles int32 (M,3), walkable bool (M,),
     degenerate_count, used vertices (K,3)) or raise BakeInputError."""
     try:
@@ -74,8 +77,9 @@ def validate_geometry(vertices, triangles, walkable=None):
     return v, np.ascontiguousarray(t), np.ascontiguousarray(walk), n_deg, used
 
 
-def bake(vertices, triangles, settings: BakeSettings | None = None,
-         progress: ProgressCallback | None = None, *, walkable=None) -> NavMesh:
+def bake(vertices: ArrayLike, triangles: ArrayLike, settings: BakeSettings | None = None,
+         progress: ProgressCallback | None = None, *,
+         walkable: ArrayLike | None = None) -> NavMesh:
     """Bake a navigation mesh from world-space triangles.
 
     vertices: (N, 3) metres, Z up. triangles: (M, 3) vertex indices. walkable: optional

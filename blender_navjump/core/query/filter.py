@@ -77,7 +77,9 @@ class AgentFilter:
             f = min(f, 1.0)  # a link costs at least its straight length
         return float(f)
 
-    def kernel_arrays(self, has_links: bool):
+    def kernel_arrays(
+            self, has_links: bool,
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, float]:
         """(stance_allowed, stance_cost, link_allowed, link_scale, heuristic_scale).
 
         Built once per filter (it is immutable): single queries pay no conversion.
