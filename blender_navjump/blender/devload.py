@@ -54,7 +54,6 @@ def stage_extension(repo_dir, package_dir: Path = PACKAGE_DIR,
 
 
 def find_repo(module: str):
-
     for repo in blender_preferences().extensions.repos:
         if repo.module == module:
             return repo

@@ -419,7 +419,6 @@ def _manifest_id() -> str:
 
 def find_enabled_extension(ext_id: str | None = None) -> str | None:
     """Module name of an enabled NavJump extension (``bl_ext.<repo>.<id>``), or None."""
-
     ext_id = ext_id or _manifest_id()
     for name in blender_preferences().addons.keys():
         if name.startswith("bl_ext.") and name.rsplit(".", 1)[-1] == ext_id:

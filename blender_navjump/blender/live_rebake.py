@@ -167,7 +167,7 @@ def rebake(scene, reason: str = "", changed_at: float | None = None) -> dict | N
     """
     t_start = time.perf_counter()
     changed_at = t_start if changed_at is None else changed_at
-    # bpy.ops.navjump: our operators, registered at run time (type: ignore[attr-defined])
+    # bpy.ops.navjump holds our operators, registered at run time: no stub can list them
     if not bpy.ops.navjump.bake.poll():  # type: ignore[attr-defined]  # a UI bake is running
         _state.error = "Waiting for the running bake to finish"
         schedule(scene, reason or "retry", delay=BUSY_RETRY_SECONDS)
