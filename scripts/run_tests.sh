@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The whole test suite on a fresh machine: set up .venv, lint, run pytest.
+# The whole test suite on a fresh machine: set up .venv, lint, type-check against the Blender 4.2
+# API (its own .venv-types/, see scripts/typecheck.sh), run pytest.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -11,4 +12,5 @@ if command -v npm >/dev/null 2>&1 && [ -f tests/export/node/package.json ] \
 fi
 export NAVJUMP_RECAST_DATA="${NAVJUMP_RECAST_DATA:-$ROOT/../shared/data/recast}"
 .venv/bin/ruff check .
+bash scripts/typecheck.sh
 .venv/bin/python -m pytest -q -p no:cacheprovider "$@"

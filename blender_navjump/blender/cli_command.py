@@ -9,9 +9,10 @@ are those of :func:`.headless.command_main`.
 import bpy
 
 from . import headless
+from .stub_gaps import register_cli_command
 
 COMMAND_ID = "navjump"
-_handle = None  # what register_cli_command returned; needed to unregister
+_handle: object = None  # what register_cli_command returned; needed to unregister
 
 
 def execute(argv) -> int:
@@ -22,7 +23,7 @@ def execute(argv) -> int:
 def register():
     global _handle
     if _handle is None:
-        _handle = bpy.utils.register_cli_command(COMMAND_ID, execute)
+        _handle = register_cli_command(COMMAND_ID, execute)
 
 
 def unregister():

@@ -15,6 +15,8 @@ import shutil
 import tomllib
 from pathlib import Path
 
+from .stub_gaps import blender_preferences
+
 PACKAGE_DIR = Path(__file__).resolve().parents[1]  # .../blender_navjump
 REPO_ROOT = PACKAGE_DIR.parent
 MANIFEST = REPO_ROOT / "blender_manifest.toml"
@@ -52,9 +54,7 @@ def stage_extension(repo_dir, package_dir: Path = PACKAGE_DIR,
 
 
 def find_repo(module: str):
-    import bpy
-
-    for repo in bpy.context.preferences.extensions.repos:
+    for repo in blender_preferences().extensions.repos:
         if repo.module == module:
             return repo
     return None
@@ -84,16 +84,16 @@ def enable_source_extension(repo_dir=None, repo_module: str = DEFAULT_REPO_MODUL
     ext_id = stage_extension(repo_dir).name
     repo = find_repo(repo_module)
     if repo is not None and Path(repo.directory).resolve() != repo_dir.resolve():
-        bpy.context.preferences.extensions.repos.remove(repo)
+        blender_preferences().extensions.repos.remove(repo)
         repo = None
     if repo is None:
-        bpy.context.preferences.extensions.repos.new(
+        blender_preferences().extensions.repos.new(
             name=repo_module, module=repo_module, custom_directory=str(repo_dir),
             source='USER')
     bpy.ops.extensions.repo_refresh_all()
     module = f"bl_ext.{repo_module}.{ext_id}"
     result = bpy.ops.preferences.addon_enable(module=module)
-    if result != {'FINISHED'} or module not in bpy.context.preferences.addons:
+    if result != {'FINISHED'} or module not in blender_preferences().addons:
         raise RuntimeError(f"could not enable {module} from {repo_dir}")
     return module
 
@@ -108,8 +108,8 @@ def disable_source_extension(repo_module: str = DEFAULT_REPO_MODULE,
     import bpy
 
     module = f"bl_ext.{repo_module}.{manifest_id()}"
-    if module in bpy.context.preferences.addons:
+    if module in blender_preferences().addons:
         bpy.ops.preferences.addon_disable(module=module)
     repo = find_repo(repo_module)
     if remove_repo and repo is not None:
-        bpy.context.preferences.extensions.repos.remove(repo)
+        blender_preferences().extensions.repos.remove(repo)

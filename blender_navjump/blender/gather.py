@@ -132,7 +132,8 @@ def gather(depsgraph, view_layer=None, collection=None) -> GatherResult:
         scope = {o.original.as_pointer() for o in collection.all_objects}
     parts_v, parts_t, parts_w = [], [], []
     names, counts = [], []
-    cache = {}  # instanced source object -> local arrays, shared by all its instances
+    cache: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}  # instanced source
+    # object -> local arrays, shared by all its instances
     n_verts = 0
     # Curves, text and surfaces are listed twice: as themselves, and as an instance of
     # the mesh they evaluate to. Keep the mesh when there is one.

@@ -16,6 +16,7 @@ import bpy
 from bpy.types import GizmoGroup, Operator
 
 from . import overlay, overlay_batches
+from .stub_gaps import register_classes_factory
 
 ENDS = ("path_start", "path_goal")
 END_COLORS = {"path_start": overlay_batches.PATH_START_COLOR,
@@ -70,7 +71,7 @@ class NAVJUMP_GGT_path_test(GizmoGroup):
         for end in ENDS:
             gz = self.gizmos.new("GIZMO_GT_move_3d")
             gz.target_set_handler("offset", get=_getter(end), set=_setter(end))
-            gz.draw_options = {'FILL', 'ALIGN_VIEW'}
+            gz.draw_options = {'FILL', 'ALIGN_VIEW'}  # type: ignore[attr-defined]  # a move_3d property
             gz.color = END_COLORS[end][:3]
             gz.alpha = 0.7
             gz.color_highlight = (1.0, 1.0, 1.0)
@@ -118,4 +119,4 @@ class NAVJUMP_OT_path_test_place(Operator):
 classes = (NAVJUMP_GGT_path_test, NAVJUMP_OT_path_test_place)
 
 
-register, unregister = bpy.utils.register_classes_factory(classes)
+register, unregister = register_classes_factory(classes)

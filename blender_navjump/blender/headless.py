@@ -29,6 +29,8 @@ import traceback
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from .stub_gaps import blender_preferences
+
 OUTPUT_SUFFIX = ".navjump.json"  # <out>/<blend stem>.navjump.json, the other formats beside
 DEFAULT_FORMATS = ("json",)
 DEV_REPO_ENV = "NAVJUMP_DEV_REPO"  # local repository the source tree is staged into
@@ -149,7 +151,7 @@ def check_output_collisions(files, out_dir, report=None,
 
     if out_dir and Path(out_dir).exists() and not Path(out_dir).is_dir():
         return f"--out {out_dir} is a file, not a folder"
-    seen = {}
+    seen: dict[str, object] = {}
     for f in files:
         key = os.path.normcase(str(output_target(f, out_dir).resolve()))
         if key in seen:
@@ -353,6 +355,7 @@ def run_pool(files, options: BakeOptions, jobs: int, setup: dict, on_result=None
         proc = ctx.Process(target=_worker_main, args=(setup, tasks, replies),
                            name="navjump-bake-worker")
         proc.start()
+        assert proc.pid is not None  # set by start()
         workers[proc.pid] = {"proc": proc, "current": None}
 
     def record(index, result):
@@ -462,10 +465,8 @@ def _manifest_id() -> str:
 
 def find_enabled_extension(ext_id: str | None = None) -> str | None:
     """Module name of an enabled NavJump extension (``bl_ext.<repo>.<id>``), or None."""
-    import bpy
-
     ext_id = ext_id or _manifest_id()
-    for name in bpy.context.preferences.addons.keys():
+    for name in blender_preferences().addons.keys():
         if name.startswith("bl_ext.") and name.rsplit(".", 1)[-1] == ext_id:
             return name
     return None
@@ -521,17 +522,17 @@ def attach_staged_extension(repo_dir, repo_module: str) -> str:
     from . import devload
 
     module = f"bl_ext.{repo_module}.{devload.manifest_id()}"
-    if module in bpy.context.preferences.addons:
+    if module in blender_preferences().addons:
         return module
     repo = devload.find_repo(repo_module)
     if repo is None:
-        bpy.context.preferences.extensions.repos.new(
+        blender_preferences().extensions.repos.new(
             name=repo_module, module=repo_module, custom_directory=str(repo_dir),
             source='USER')
     with stdout_to_stderr():
         bpy.ops.extensions.repo_refresh_all()
         result = bpy.ops.preferences.addon_enable(module=module)
-    if result != {'FINISHED'} or module not in bpy.context.preferences.addons:
+    if result != {'FINISHED'} or module not in blender_preferences().addons:
         raise RuntimeError(f"could not enable {module} from {repo_dir}")
     return module
 
@@ -744,7 +745,7 @@ def resolve_preset(name: str) -> str:
     def key(text):
         return text.replace("_", " ").strip().lower()
 
-    available = {}
+    available: dict[str, str] = {}
     for directory in ops_presets.preset_dirs():
         for fname in sorted(os.listdir(directory)):
             if fname.endswith(".py"):
@@ -924,7 +925,7 @@ ZSTD_SEEK_TABLE_FOOTER = b"\xb1\xea\x92\x8f"
 def blend_file_problem(path) -> str | None:
     """Why ``path`` is not a complete .blend file (None when it is): the header, the end
     marker, and Blender's own reader listing its data blocks."""
-    import bpy
+    from .stub_gaps import library_load
 
     path = Path(path)
     try:
@@ -944,7 +945,7 @@ def blend_file_problem(path) -> str | None:
     else:
         return f"it does not start like a .blend file ({size:,} bytes)"
     try:
-        with bpy.data.libraries.load(str(path)) as (data_from, _):
+        with library_load(str(path)) as (data_from, _):
             if not list(data_from.scenes):
                 return "Blender reads no scene in it"
     except (OSError, RuntimeError) as exc:

@@ -109,9 +109,9 @@ def change_reason(scene, depsgraph=None, ignore_geometry: bool = False) -> str:
         if not isinstance(obj, bpy.types.Object):
             continue
         obj = obj.original
-        if gather.is_result_object(obj):
+        if obj is None or gather.is_result_object(obj):
             continue
-        role = obj.navjump_role
+        role = obj.navjump_role  # type: ignore[attr-defined]  # added by props.register()
         if roles.get(obj.name, role) != role:
             reason = reason or f"role of {obj.name} changed"
         roles[obj.name] = role
@@ -167,7 +167,8 @@ def rebake(scene, reason: str = "", changed_at: float | None = None) -> dict | N
     """
     t_start = time.perf_counter()
     changed_at = t_start if changed_at is None else changed_at
-    if not bpy.ops.navjump.bake.poll():  # a bake started from the UI is still running
+    # bpy.ops.navjump holds our operators, registered at run time: no stub can list them
+    if not bpy.ops.navjump.bake.poll():  # type: ignore[attr-defined]  # a UI bake is running
         _state.error = "Waiting for the running bake to finish"
         schedule(scene, reason or "retry", delay=BUSY_RETRY_SECONDS)
         return None
@@ -176,7 +177,7 @@ def rebake(scene, reason: str = "", changed_at: float | None = None) -> dict | N
         override = _context_override()
         override["scene"] = scene
         with bpy.context.temp_override(**override):
-            result = bpy.ops.navjump.bake('EXEC_DEFAULT')
+            result = bpy.ops.navjump.bake('EXEC_DEFAULT')  # type: ignore[attr-defined]
         ok = result == {'FINISHED'}
         _state.error = "" if ok else "The last auto re-bake was cancelled"
     except RuntimeError as exc:  # the operator reported an error (bad settings...)

@@ -20,6 +20,14 @@ import numpy as np
 from . import overlay_batches as ob
 from .camera import fit_camera, orthographic
 from .png import write_png
+from .stub_gaps import (
+    active_framebuffer,
+    builtin_shader,
+    matrix_push_pop,
+    new_offscreen,
+    offscreen_bound,
+    projection_push_pop,
+)
 
 BACKGROUND = (0.08, 0.08, 0.1, 1.0)
 GROUND_COLOR = np.array([0.62, 0.6, 0.57])
@@ -55,7 +63,8 @@ def ensure_gpu() -> None:
     try:
         scene.collection.objects.link(cam)
         scene.camera = cam
-        scene.render.engine = 'BLENDER_WORKBENCH'
+        # the stubs list one engine; the enum holds every registered render engine
+        scene.render.engine = 'BLENDER_WORKBENCH'  # type: ignore[assignment]
         scene.render.resolution_x = scene.render.resolution_y = 8
         scene.render.resolution_percentage = 100
         bpy.ops.render.render(scene=scene.name)
@@ -172,12 +181,12 @@ def render_overlay_pixels(scene=None, navmesh=None, path=None, size=(960, 540),
     view, proj = _camera_matrices(scene, camera, bounds, (w, h))
 
     ensure_gpu()
-    offscreen = gpu.types.GPUOffScreen(w, h)
+    offscreen = new_offscreen(w, h)
     try:
-        with offscreen.bind():
-            fb = gpu.state.active_framebuffer_get()
+        with offscreen_bound(offscreen):
+            fb = active_framebuffer()
             fb.clear(color=tuple(background), depth=1.0)
-            with gpu.matrix.push_pop(), gpu.matrix.push_pop_projection():
+            with matrix_push_pop(), projection_push_pop():
                 gpu.matrix.load_matrix(_matrix(view))
                 gpu.matrix.load_projection_matrix(_matrix(proj))
                 if scene_geo is not None and scene_geo[0].shape[0]:
@@ -194,7 +203,7 @@ def render_overlay_pixels(scene=None, navmesh=None, path=None, size=(960, 540),
     try:
         pixels = np.asarray(buf, dtype=np.uint8)
     except (TypeError, ValueError):  # older Buffer without the buffer protocol
-        pixels = np.array(buf.to_list(), dtype=np.uint8)
+        pixels = np.array(buf.to_list(), dtype=np.uint8)  # type: ignore[attr-defined]  # not in the stubs
     pixels = pixels.reshape(h, w, 4)[::-1].copy()  # GL rows start at the bottom
     return pixels, view, proj
 
@@ -235,7 +244,7 @@ def _draw_legend(w, h, visible, geometry):
     if not entries:
         return
     row, box, pad = 22, 14, 12
-    with gpu.matrix.push_pop(), gpu.matrix.push_pop_projection():
+    with matrix_push_pop(), projection_push_pop():
         gpu.matrix.load_identity()
         gpu.matrix.load_projection_matrix(_matrix(orthographic(w / 2, h / 2, -1, 1) @ np.array(
             [[1, 0, 0, -w / 2], [0, 1, 0, -h / 2], [0, 0, 1, 0], [0, 0, 0, 1]], float)))
@@ -254,7 +263,7 @@ def _draw_legend(w, h, visible, geometry):
                     (x0 + box, y1, 0), (x0, y1, 0)]
             tris.extend(quad)
             cols.extend([tuple(color[:3]) + (1.0,)] * 6)
-        shader = gpu.shader.from_builtin('FLAT_COLOR')
+        shader = builtin_shader('FLAT_COLOR')
         batch = batch_for_shader(shader, 'TRIS', {"pos": np.array(tris, np.float32),
                                                   "color": np.array(cols, np.float32)})
         shader.bind()
@@ -275,7 +284,7 @@ def _draw_solid(positions, colors):
     import gpu
     from gpu_extras.batch import batch_for_shader
 
-    shader = gpu.shader.from_builtin('FLAT_COLOR')
+    shader = builtin_shader('FLAT_COLOR')
     batch = batch_for_shader(shader, 'TRIS', {"pos": positions, "color": colors})
     gpu.state.depth_test_set('LESS_EQUAL')
     gpu.state.depth_mask_set(True)

@@ -12,6 +12,7 @@ import logging
 import threading
 import time
 import traceback
+from typing import TYPE_CHECKING
 
 import bpy
 from bpy.app.handlers import persistent
@@ -20,6 +21,10 @@ from bpy.types import Operator
 from . import gather as gather_mod
 from . import props, storage, summary
 from .prefs import preferences
+from .stub_gaps import register_classes_factory
+
+if TYPE_CHECKING:  # the core is imported through numba_env, after its cache is set up
+    from ..core.navmesh import NavMesh
 
 log = logging.getLogger(__name__)
 
@@ -53,7 +58,7 @@ class BakeJob:
         self.on_progress = on_progress
         self.stage = "starting"
         self.fraction = 0.0
-        self.result = None
+        self.result: NavMesh | None = None
         self.error: BaseException | None = None
         self.error_traceback = ""
         self.cancelled = False
@@ -179,6 +184,7 @@ class NAVJUMP_OT_bake(Operator):
             return {'CANCELLED'}
         g = job.gathered
         navmesh = job.result
+        assert navmesh is not None  # neither cancelled nor failed: the bake returned one
         warnings = result_warnings(navmesh, g, job.settings)
         gather_info = {"triangles": g.triangle_count, "obstacle_triangles": g.obstacle_count,
                        "objects": len(g.object_names), "seconds": g.seconds,
@@ -301,7 +307,7 @@ def _cancel_running_bake(*_args):
 classes = (NAVJUMP_OT_bake,)
 
 
-_register_classes, _unregister_classes = bpy.utils.register_classes_factory(classes)
+_register_classes, _unregister_classes = register_classes_factory(classes)
 
 
 def register():

@@ -1,9 +1,9 @@
 """``navjump.clear``: remove the scene's baked result."""
 
-import bpy
 from bpy.types import Operator
 
 from . import storage
+from .stub_gaps import register_classes_factory
 
 
 class NAVJUMP_OT_clear(Operator):
@@ -29,4 +29,4 @@ class NAVJUMP_OT_clear(Operator):
 classes = (NAVJUMP_OT_clear,)
 
 
-register, unregister = bpy.utils.register_classes_factory(classes)
+register, unregister = register_classes_factory(classes)

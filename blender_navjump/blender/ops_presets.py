@@ -11,6 +11,8 @@ import bpy
 from bl_operators.presets import AddPresetBase
 from bpy.types import Menu, Operator
 
+from .stub_gaps import register_classes_factory
+
 PRESET_SUBDIR = os.path.join("navjump", "agent")
 # <package>/presets/navjump/agent: register_preset_path() wants the folder holding "presets".
 PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -72,7 +74,9 @@ class NAVJUMP_MT_agent_presets(Menu):
         )
 
 
-class NAVJUMP_OT_agent_preset_add(AddPresetBase, Operator):
+# The stubs give AddPresetBase's execute/invoke/check other signatures than Operator's; Blender's
+# own preset operators combine the two the same way.
+class NAVJUMP_OT_agent_preset_add(AddPresetBase, Operator):  # type: ignore[misc]
     """Save the agent settings as a preset, or remove the selected preset"""
 
     bl_idname = "navjump.agent_preset_add"
@@ -86,7 +90,7 @@ class NAVJUMP_OT_agent_preset_add(AddPresetBase, Operator):
 classes = (NAVJUMP_MT_agent_presets, NAVJUMP_OT_agent_preset_add)
 
 
-_register_classes, _unregister_classes = bpy.utils.register_classes_factory(classes)
+_register_classes, _unregister_classes = register_classes_factory(classes)
 
 
 def register():

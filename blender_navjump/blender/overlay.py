@@ -21,6 +21,7 @@ from __future__ import annotations
 import logging
 import time
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import bpy
 import numpy as np
@@ -28,6 +29,11 @@ from bpy.app.handlers import persistent
 
 from . import overlay_batches as ob
 from . import storage
+from .stub_gaps import builtin_shader, gpu_state_get
+
+if TYPE_CHECKING:  # the core is imported lazily: its first import compiles kernels
+    from ..core.navmesh import NavMesh
+    from ..core.query import PathResult
 
 log = logging.getLogger(__name__)
 
@@ -45,7 +51,7 @@ MOVED_END = 0.25
 @dataclass
 class BakeState:
     key: tuple
-    navmesh: object | None = None  # NavMesh
+    navmesh: NavMesh | None = None
     geometry: ob.OverlayGeometry | None = None
     errors: list[str] = field(default_factory=list)    # nothing (or less) can be drawn
     warnings: list[str] = field(default_factory=list)  # drawn, but something is off
@@ -60,7 +66,7 @@ class BakeState:
 @dataclass
 class PathState:
     key: tuple
-    result: object | None = None  # PathResult
+    result: PathResult | None = None
     message: str = ""              # why there is no (complete) path
     query_ms: float = 0.0
     counts: dict = field(default_factory=dict)
@@ -230,7 +236,7 @@ def _compute_path(scene, state: BakeState, key: tuple) -> PathState:
     goal = np.array(pg.path_goal, np.float64)
     if not pg.path_test:
         return path
-    if not state.ok:
+    if state.navmesh is None:  # not state.ok, spelled so the type checker narrows it
         path.message = "No navmesh to test on"
     else:
         try:
@@ -296,7 +302,7 @@ def snap_to_navmesh(scene, point) -> tuple[np.ndarray, bool]:
     ``SNAP_EXTENTS``); unchanged and False when there is none."""
     p = np.array(point, np.float64).reshape(3)
     state = bake_state(scene)
-    if not state.ok or not np.isfinite(p).all():
+    if state.navmesh is None or not np.isfinite(p).all():  # not state.ok, or no point
         return p, False
     try:
         from ..core.query import query_for
@@ -318,11 +324,9 @@ THIN_LINE_SHADER = "FLAT_COLOR"
 
 
 def _shader(name: str):
-    import gpu
-
     shader = _caches.shaders.get(name)
     if shader is None:
-        shader = _caches.shaders[name] = gpu.shader.from_builtin(name)
+        shader = _caches.shaders[name] = builtin_shader(name)
     return shader
 
 
@@ -372,7 +376,7 @@ class GpuState:
         import gpu
 
         st = gpu.state
-        self._saved = (st.blend_get(), st.depth_test_get(), st.depth_mask_get())
+        self._saved = gpu_state_get()
         st.blend_set('ALPHA')
         st.depth_test_set('NONE' if self.xray else 'LESS_EQUAL')
         st.depth_mask_set(False)

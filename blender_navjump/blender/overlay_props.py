@@ -16,6 +16,7 @@ from .overlay_batches import (
     STANCE_COLORS,
     UNATTACHED_COLOR,
 )
+from .stub_gaps import register_classes_factory
 
 
 def _redraw(_self=None, _context=None):
@@ -108,14 +109,15 @@ class NAVJUMP_PG_overlay(PropertyGroup):
 classes = (NAVJUMP_PG_overlay,)
 
 
-_register_classes, _unregister_classes = bpy.utils.register_classes_factory(classes)
+_register_classes, _unregister_classes = register_classes_factory(classes)
 
 
 def register():
     _register_classes()
-    bpy.types.Scene.navjump_overlay = PointerProperty(type=NAVJUMP_PG_overlay)
+    # an RNA property added at run time (the stubs type PointerProperty -> None)
+    bpy.types.Scene.navjump_overlay = PointerProperty(type=NAVJUMP_PG_overlay)  # type: ignore[attr-defined, func-returns-value]
 
 
 def unregister():
-    del bpy.types.Scene.navjump_overlay
+    del bpy.types.Scene.navjump_overlay  # type: ignore[attr-defined]  # added by register()
     _unregister_classes()

@@ -1,13 +1,22 @@
 """Sidebar panels (3D View > Sidebar > NavJump) and the object role panel."""
 
-import bpy
-from bpy.types import Panel
+from typing import TYPE_CHECKING
+
+from bpy.types import Panel, UILayout
 
 from . import props, storage
 from .ops_presets import NAVJUMP_MT_agent_presets
+from .stub_gaps import register_classes_factory
+
+if TYPE_CHECKING:  # names the stubs give Blender's enums (they exist in no running Blender)
+    from bpy.stub_internal.rna_enums import RegionTypeItems, SpaceTypeItems
 
 
 class _SidebarPanel:
+    if TYPE_CHECKING:  # not at run time: Blender reads the annotations of its classes
+        layout: UILayout  # set before draw() is called; the stubs allow None
+        bl_space_type: SpaceTypeItems
+        bl_region_type: RegionTypeItems
     bl_space_type = 'VIEW_3D'
     bl_region_type = 'UI'
     bl_category = "NavJump"
@@ -185,6 +194,8 @@ class NAVJUMP_PT_result(_SidebarPanel, Panel):
 
 
 class NAVJUMP_PT_object(Panel):
+    if TYPE_CHECKING:
+        layout: UILayout  # set before draw() is called; the stubs allow None
     bl_label = "NavJump"
     bl_space_type = 'PROPERTIES'
     bl_region_type = 'WINDOW'
@@ -205,4 +216,4 @@ classes = (NAVJUMP_PT_main, NAVJUMP_PT_agent, NAVJUMP_PT_links, NAVJUMP_PT_advan
            NAVJUMP_PT_result, NAVJUMP_PT_object)
 
 
-register, unregister = bpy.utils.register_classes_factory(classes)
+register, unregister = register_classes_factory(classes)

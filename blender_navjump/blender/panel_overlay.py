@@ -4,15 +4,24 @@ Each panel says what is wrong in words (no bake, unreadable bake, end off the na
 no stance for the test agent...) instead of silently drawing nothing.
 """
 
+from typing import TYPE_CHECKING
+
 import bpy
-from bpy.types import Panel
+from bpy.types import Panel, UILayout
 
 from . import live_rebake, overlay
+
+if TYPE_CHECKING:  # names the stubs give Blender's enums (they exist in no running Blender)
+    from bpy.stub_internal.rna_enums import RegionTypeItems, SpaceTypeItems
 
 PARENT = "NAVJUMP_PT_main"
 
 
 class _SubPanel:
+    if TYPE_CHECKING:  # not at run time: Blender reads the annotations of its classes
+        layout: UILayout  # set before draw() is called; the stubs allow None
+        bl_space_type: SpaceTypeItems
+        bl_region_type: RegionTypeItems
     bl_space_type = 'VIEW_3D'
     bl_region_type = 'UI'
     bl_category = "NavJump"

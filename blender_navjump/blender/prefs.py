@@ -4,6 +4,8 @@ import bpy
 from bpy.props import BoolProperty
 from bpy.types import AddonPreferences
 
+from .stub_gaps import blender_preferences, register_classes_factory
+
 # "bl_ext.<repo>.<id>": the name Blender registered us under; never hard-code it.
 ADDON_PACKAGE = __package__.rpartition(".")[0]
 
@@ -30,9 +32,9 @@ class NAVJUMP_AddonPreferences(AddonPreferences):
 
 def preferences(context=None):
     """Our preferences, or None when the add-on is not registered under ADDON_PACKAGE."""
-    context = context or bpy.context
-    addon = context.preferences.addons.get(ADDON_PACKAGE)
+    prefs = context.preferences if context is not None else blender_preferences()
+    addon = prefs.addons.get(ADDON_PACKAGE)
     return addon.preferences if addon is not None else None
 
 
-register, unregister = bpy.utils.register_classes_factory((NAVJUMP_AddonPreferences,))
+register, unregister = register_classes_factory((NAVJUMP_AddonPreferences,))

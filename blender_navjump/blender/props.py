@@ -6,12 +6,14 @@ voxel size derived from the agent radius.
 """
 
 from dataclasses import fields
+from typing import Any
 
 import bpy
 from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty, PointerProperty
 from bpy.types import PropertyGroup
 
 from ..core.settings import BakeSettings
+from .stub_gaps import register_classes_factory
 
 ROLE_ITEMS = (
     ('WALKABLE', "Walkable", "Agents walk on this object and it blocks them"),
@@ -173,7 +175,7 @@ def effective_voxel_size(settings_pg) -> tuple[float, float]:
 
 def to_bake_settings(settings_pg) -> BakeSettings:
     """The scene's sliders as core settings (not validated yet)."""
-    values = {}
+    values: dict[str, Any] = {}
     for f in fields(BakeSettings):
         if f.name in ("cell_size", "cell_height") or not hasattr(settings_pg, f.name):
             continue  # a core setting without a slider keeps its default
@@ -200,18 +202,20 @@ def setting_label(name: str) -> str:
 classes = (NAVJUMP_PG_settings,)
 
 
-_register_classes, _unregister_classes = bpy.utils.register_classes_factory(classes)
+_register_classes, _unregister_classes = register_classes_factory(classes)
 
 
 def register():
     _register_classes()
-    bpy.types.Scene.navjump = PointerProperty(type=NAVJUMP_PG_settings)
-    bpy.types.Object.navjump_role = EnumProperty(
+    # RNA properties are added at run time (the stubs cannot know them and type the
+    # property functions -> None)
+    bpy.types.Scene.navjump = PointerProperty(type=NAVJUMP_PG_settings)  # type: ignore[attr-defined, func-returns-value]
+    bpy.types.Object.navjump_role = EnumProperty(  # type: ignore[attr-defined, func-returns-value]
         name="NavJump Role", items=ROLE_ITEMS, default='WALKABLE',
         description="How the NavJump bake treats this object")
 
 
 def unregister():
-    del bpy.types.Object.navjump_role
-    del bpy.types.Scene.navjump
+    del bpy.types.Object.navjump_role  # type: ignore[attr-defined]  # added by register()
+    del bpy.types.Scene.navjump  # type: ignore[attr-defined]  # added by register()
     _unregister_classes()

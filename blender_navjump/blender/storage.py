@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import uuid
+from typing import TYPE_CHECKING
 
 import bpy
 import numpy as np
@@ -35,6 +36,9 @@ from .summary import (
     to_json,
     words_to_bytes,
 )
+
+if TYPE_CHECKING:  # a name the stubs give Blender's enum (it exists in no running Blender)
+    from bpy.stub_internal.rna_enums import AttributeTypeItems
 
 COLLECTION_NAME = "NavJump"
 NAVMESH_NAME = "NavJump Navmesh"
@@ -128,6 +132,7 @@ def build_navmesh_mesh(navmesh: NavMesh, name: str = NAVMESH_NAME):
                                   ("area", navmesh.polygon_area),
                                   ("region", navmesh.polygon_region)):
             attr = mesh.attributes.new(attr_name, 'INT', 'FACE')
+            assert isinstance(attr, bpy.types.IntAttribute)
             attr.data.foreach_set("value", np.asarray(values, dtype=np.int32))
     except Exception:
         bpy.data.meshes.remove(mesh)
@@ -151,6 +156,7 @@ def build_links_mesh(navmesh: NavMesh, name: str = LINKS_NAME):
         mesh.update()
         width = (np.linalg.norm(navmesh.link_start[:, 1] - navmesh.link_start[:, 0], axis=1)
                  if n else np.zeros(0))
+        kind: AttributeTypeItems
         for attr_name, kind, field, values in (
                 ("kind", 'INT', "value", np.asarray(navmesh.link_kind, np.int32)),
                 ("bidirectional", 'BOOLEAN', "value",
@@ -158,6 +164,8 @@ def build_links_mesh(navmesh: NavMesh, name: str = LINKS_NAME):
                 ("width", 'FLOAT', "value", width.astype(np.float32)),
                 ("cost", 'FLOAT', "value", np.asarray(navmesh.link_cost, np.float32))):
             attr = mesh.attributes.new(attr_name, kind, 'EDGE')
+            assert isinstance(attr, (bpy.types.IntAttribute, bpy.types.BoolAttribute,
+                                     bpy.types.FloatAttribute))
             attr.data.foreach_set(field, values)
     except Exception:
         bpy.data.meshes.remove(mesh)
@@ -212,7 +220,7 @@ def write_result(scene, navmesh: NavMesh, gather_info: dict | None = None,
         if obj is not None and obj.type == 'MESH':
             old = obj.data
             obj.data = mesh
-            if old.users == 0:
+            if isinstance(old, bpy.types.Mesh) and old.users == 0:  # a MESH object's data
                 bpy.data.meshes.remove(old)
                 mesh.name = name  # the new mesh got "<name>.001" while the old one lived
         else:

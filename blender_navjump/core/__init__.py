@@ -1,5 +1,9 @@
 """The bake core: numpy + numba only, never imports bpy."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING as _TYPE_CHECKING
+
 # numba's cache is set up before any kernel module imports numba (see kernel_cache.py):
 # every import of the core, from any front end, passes here first.
 from .kernel_cache import configure as _configure_kernels
@@ -10,8 +14,15 @@ _configure_kernels()
 from .navmesh import LINK_KINDS, STANCE_NAMES, NavMesh  # noqa: E402
 from .settings import BakeSettings, SettingsError  # noqa: E402
 
+if _TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
-def bake(vertices, triangles, settings=None, progress=None, *, walkable=None):
+    from .pipeline import ProgressCallback
+
+
+def bake(vertices: ArrayLike, triangles: ArrayLike, settings: BakeSettings | None = None,
+         progress: ProgressCallback | None = None, *,
+         walkable: ArrayLike | None = None) -> NavMesh:
     """Bake a navmesh from world-space triangles (Z up). See ``pipeline.bake``."""
     from .pipeline import bake as _bake
 

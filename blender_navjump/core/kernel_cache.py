@@ -56,6 +56,7 @@ import shutil
 import sys
 import tempfile
 import time
+from typing import Any
 
 CORE_DIR = os.path.dirname(os.path.abspath(__file__))
 CORE_PACKAGE = __package__ or "blender_navjump.core"
@@ -160,7 +161,7 @@ def prune(root: str | None = None, max_age_days: float | None = PRUNE_AFTER_DAYS
     except ``keep``; returns the folders removed. Best effort: a folder another process
     holds open may stay."""
     root = root or default_root()
-    removed = []
+    removed: list[str] = []
     try:
         names = os.listdir(root)
     except OSError:
@@ -286,7 +287,7 @@ class _KernelUnpickler(pickle.Unpickler):
 def _index_class(caching):
     """numba's index/data file reader, reading foreign module names and portable keys."""
 
-    class _KernelIndex(caching.IndexDataCacheFile):
+    class _KernelIndex(caching.IndexDataCacheFile):  # type: ignore[name-defined]  # numba passed in
         navjump_package = CORE_PACKAGE
         navjump_portable: tuple = ()
 
@@ -318,7 +319,7 @@ def _index_class(caching):
             # A compile result: (library, function descriptor, ...). numba imports the
             # descriptor's module by name to make the callable.
             fndesc = payload[1] if isinstance(payload, tuple) and len(payload) > 1 else None
-            if isinstance(getattr(fndesc, "modname", None), str):
+            if fndesc is not None and isinstance(getattr(fndesc, "modname", None), str):
                 fndesc.modname = local_name(fndesc.modname, self.navjump_package)
             return payload
 
@@ -337,7 +338,7 @@ def _index_class(caching):
 def _cache_class(caching):
     index_class = _index_class(caching)
 
-    class KernelFunctionCache(caching.FunctionCache):
+    class KernelFunctionCache(caching.FunctionCache):  # type: ignore[name-defined]  # numba passed in
         """numba's per-function cache; NavJump's functions get :class:`_KernelIndex`."""
 
         navjump_kernels = True
@@ -453,7 +454,8 @@ def write_shipped(source: str, dest: str, magic) -> dict:
 
 
 # ---------------------------------------------------------------- set-up
-_state = {"configured": False, "installed": False, "dir": None, "portable": None}
+_state: dict[str, Any] = {"configured": False, "installed": False, "dir": None,
+                          "portable": None}
 
 
 def _active_dir() -> str:
@@ -486,9 +488,11 @@ class _AfterNumbaImport(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         return spec
 
     def create_module(self, spec):
+        assert self._loader is not None
         return self._loader.create_module(spec)
 
     def exec_module(self, module):
+        assert self._loader is not None
         module.__spec__.loader = self._loader
         module.__loader__ = self._loader
         self._loader.exec_module(module)
@@ -575,6 +579,7 @@ def warm_up(progress=None) -> float:
         navmesh = navmesh if navmesh is not None else nm
         if progress is not None:
             progress((i + 1) / (len(steps) + 1))
+    assert navmesh is not None
     query = query_for(navmesh)
     pts = random_navmesh_points(navmesh, 8, rng=0)
     find_paths(query, pts[:4], pts[4:], on_error="status")

@@ -21,6 +21,7 @@ import json
 import os
 import stat
 from dataclasses import dataclass, field, fields
+from typing import IO
 
 import numpy as np
 
@@ -181,7 +182,7 @@ class NavMesh:
     def array_fields(self) -> list[str]:
         return self._array_names()
 
-    def save(self, path) -> None:
+    def save(self, path: str | os.PathLike[str]) -> None:
         """Save losslessly to a .npz file (arrays bit-exact, settings and stats as JSON)."""
         arrays = {name: getattr(self, name) for name in self.array_fields()}
         meta = json.dumps({"format": NAVMESH_FORMAT, "version": NAVMESH_VERSION,
@@ -193,7 +194,7 @@ class NavMesh:
             fh.write(buf.getvalue())
 
     @classmethod
-    def load(cls, path) -> NavMesh:
+    def load(cls, path: str | os.PathLike[str] | IO[bytes]) -> NavMesh:
         """Read a :meth:`save` archive; ValueError naming the file and the problem (the
         data is checked as every loaded navmesh is, see ``core.navmesh_check``)."""
         from .navmesh_check import check_navmesh

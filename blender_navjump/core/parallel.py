@@ -8,6 +8,7 @@ from any thread.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
 _POOL: ThreadPoolExecutor | None = None
@@ -28,7 +29,8 @@ def _pool() -> ThreadPoolExecutor:
     return _POOL
 
 
-def run_banded(kernel, rows: int, *args, min_rows: int = 256, per_worker: int = 2):
+def run_banded(kernel: Callable[..., object], rows: int, *args: object, min_rows: int = 256,
+               per_worker: int = 2) -> None:
     """Call ``kernel(*args, row_lo, row_hi)`` over bands covering ``rows`` rows.
 
     Small grids run in one call on the calling thread. ``per_worker`` bands per thread:

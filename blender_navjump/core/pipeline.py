@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .navmesh import AREA_STAND, NavMesh, empty_navmesh
 from .navmesh_check import MAX_COORDINATE
@@ -56,7 +58,9 @@ def _as_number_array(name: str, value, dtype, allow_bool: bool = False) -> np.nd
     return raw if dtype is None else raw.astype(dtype)
 
 
-def validate_geometry(vertices, triangles, walkable=None):
+def validate_geometry(
+        vertices: ArrayLike, triangles: ArrayLike, walkable: ArrayLike | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, np.ndarray]:
     """Return clean (vertices float64 (N,3), triangles int32 (M,3), walkable bool (M,),
     degenerate_count, used vertices (K,3)) or raise BakeInputError."""
     v = _as_number_array("vertices", vertices, np.float64)
@@ -109,8 +113,9 @@ def validate_geometry(vertices, triangles, walkable=None):
     return v, np.ascontiguousarray(t), np.ascontiguousarray(walk), n_deg, used
 
 
-def bake(vertices, triangles, settings: BakeSettings | None = None,
-         progress: ProgressCallback | None = None, *, walkable=None) -> NavMesh:
+def bake(vertices: ArrayLike, triangles: ArrayLike, settings: BakeSettings | None = None,
+         progress: ProgressCallback | None = None, *,
+         walkable: ArrayLike | None = None) -> NavMesh:
     """Bake a navigation mesh from world-space triangles.
 
     vertices: (N, 3) metres, Z up. triangles: (M, 3) vertex indices. walkable: optional
@@ -288,10 +293,10 @@ def _assemble(pmesh, cfg, settings, dmeshes, dverts, dtris) -> NavMesh:
     )
 
 
-def _mesh_stats(nm: NavMesh) -> dict:
+def _mesh_stats(nm: NavMesh) -> dict[str, Any]:
     from .navmesh import STANCE_NAMES
 
-    out = {"polygons": nm.polygon_count, "vertices": int(nm.vertices.shape[0]),
+    out: dict[str, Any] = {"polygons": nm.polygon_count, "vertices": int(nm.vertices.shape[0]),
            "detail_triangles": int(nm.detail_triangles.shape[0])}
     area_by_stance = {}
     per_poly = nm.polygon_surface_areas()

@@ -10,9 +10,10 @@ import math
 import os
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, fields
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 PARTITIONS = ("watershed", "monotone")
 STANCES = ("stand", "crouch", "prone")
@@ -191,11 +192,11 @@ class BakeSettings:
                 return float(getattr(self, f"{s}_height"))
         return float(self.stand_height)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, data: dict) -> BakeSettings:
+    def from_dict(cls, data: Mapping[str, Any]) -> BakeSettings:
         if not isinstance(data, Mapping):
             raise TypeError(f"settings: expected a mapping of setting names to values, got a "
                             f"{type(data).__name__}")
@@ -206,13 +207,13 @@ class BakeSettings:
                                             f"{', '.join(sorted(known))}")
         return cls(**data)
 
-    def with_values(self, **changes) -> BakeSettings:
+    def with_values(self, **changes: Any) -> BakeSettings:
         d = self.to_dict()
         d.update(changes)
         return BakeSettings.from_dict(d)
 
     @staticmethod
-    def parse_value(name: str, text: str):
+    def parse_value(name: str, text: str) -> bool | int | float | str:
         """Convert a ``NAME=VALUE`` string from a command line to the field's type."""
         types = {f.name: f.type for f in fields(BakeSettings)}
         if name not in types:
@@ -428,7 +429,8 @@ def check_memory(settings: BakeSettings, need: int, what: str) -> None:
             f"cell_size, bake a smaller part of the scene, or allow more memory")
 
 
-def voxel_config(settings: BakeSettings, bmin, bmax, n_triangles: int = 0) -> VoxelConfig:
+def voxel_config(settings: BakeSettings, bmin: ArrayLike, bmax: ArrayLike,
+                 n_triangles: int = 0) -> VoxelConfig:
     """Convert world-unit settings to voxel units for a scene with bounds bmin..bmax."""
     s = settings
     cs, ch = float(s.cell_size), float(s.cell_height)

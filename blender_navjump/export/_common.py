@@ -157,7 +157,7 @@ def staged_temp_name(path, suffix: str = ".tmp") -> pathlib.Path:
     return pathlib.Path(tmp_name)
 
 
-def atomic_write(path, write: Callable[[IO], None], binary: bool = True) -> pathlib.Path:
+def atomic_write(path, write: Callable[[IO], object], binary: bool = True) -> pathlib.Path:
     """Call ``write(fh)`` on a temporary file beside ``path``, then rename it over ``path``.
 
     A failure anywhere (including inside ``write``) removes the temporary file and leaves
@@ -170,8 +170,8 @@ def atomic_write(path, write: Callable[[IO], None], binary: bool = True) -> path
     fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         mode = "wb" if binary else "w"
-        kwargs = {} if binary else {"encoding": "utf-8", "newline": "\n"}
-        with os.fdopen(fd, mode, **kwargs) as fh:
+        with os.fdopen(fd, mode, encoding=None if binary else "utf-8",
+                       newline=None if binary else "\n") as fh:
             write(fh)
             fh.flush()
             os.fsync(fh.fileno())

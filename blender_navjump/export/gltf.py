@@ -17,6 +17,7 @@ import json
 import pathlib
 import struct
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -270,7 +271,7 @@ def read_glb(path) -> GlbFile:
             fail(f"accessor {i} has unknown componentType {ctype} or type {gl_type}")
         if not isinstance(count, int) or count < 1:
             fail(f"accessor {i} has a bad count {count!r}")
-        dtype = np.dtype(COMPONENT_DTYPES[ctype]).newbyteorder("<")
+        dtype: np.dtype[Any] = np.dtype(COMPONENT_DTYPES[ctype]).newbyteorder("<")
         ncomp = TYPE_SIZES[gl_type]
         elem = dtype.itemsize * ncomp
         view = views[v]

@@ -292,7 +292,7 @@ def read_json(path) -> NavMesh:
     links = doc["links"]
     n_links = len(links)
     kinds = np.zeros(n_links, ref.link_kind.dtype)
-    fields = {k: [] for k in LINK_KEYS if k != "kind"}
+    fields: dict[str, list[object]] = {k: [] for k in LINK_KEYS if k != "kind"}
     for i, link in enumerate(links):
         if not isinstance(link, dict):
             r.fail(f"'links'[{i}] must be an object")

@@ -137,7 +137,7 @@ def merge_report_files(files, out_dir, runner: str = "openjd") -> dict:
     """Read ``<out>/<level>.navjump-report.json`` of every file and merge them."""
     from .filelist import same_output_names
 
-    clash = {}
+    clash: dict[str, str] = {}
     for first, second in same_output_names(files):
         clash.setdefault(second, f"{first} and {second} write the same output files in "
                                  f"{out_dir}; bake them in separate jobs")

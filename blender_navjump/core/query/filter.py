@@ -33,7 +33,7 @@ def _numbers(value, what: str, allow_zero: bool) -> tuple[float, float, float]:
         if not math.isfinite(v) or v < 0 or (v == 0 and not allow_zero):
             lim = ">= 0" if allow_zero else "> 0"
             raise ValueError(f"{what} values must be finite and {lim}, got {vals}")
-    return vals  # type: ignore[return-value]
+    return vals
 
 
 @dataclass(frozen=True)
@@ -77,7 +77,9 @@ class AgentFilter:
             f = min(f, 1.0)  # a link costs at least its straight length
         return float(f)
 
-    def kernel_arrays(self, has_links: bool):
+    def kernel_arrays(
+            self, has_links: bool,
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, float]:
         """(stance_allowed, stance_cost, link_allowed, link_scale, heuristic_scale).
 
         Built once per filter (it is immutable): single queries pay no conversion.

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..navmesh import LINK_KINDS, STANCE_NAMES, NavMesh
 from ..navmesh_check import check_navmesh
@@ -225,7 +226,7 @@ def _fmt(p) -> str:
 class NavQuery:
     """Path queries on one NavMesh. Not thread-safe (scratch memory is reused)."""
 
-    def __init__(self, navmesh: NavMesh, extents=None):
+    def __init__(self, navmesh: NavMesh, extents: ArrayLike | None = None):
         navmesh = check_navmesh(navmesh)
         self.navmesh = navmesh
         self.extents = _extents(extents)
@@ -249,7 +250,8 @@ class NavQuery:
         return allowed, cost, link_ok, link_scale, hscale, port_ok
 
     # ------------------------------------------------------------------ nearest
-    def nearest_polygon(self, point, agent: AgentFilter | None = None, extents=None):
+    def nearest_polygon(self, point: ArrayLike, agent: AgentFilter | None = None,
+                        extents: ArrayLike | None = None) -> tuple[int, np.ndarray, float]:
         """(polygon, point on it, distance), polygon -1 when none within the box."""
         agent = agent or _DEFAULT_AGENT
         p = _points(point, "point")[0]
@@ -263,8 +265,8 @@ class NavQuery:
         return int(poly), np.array([x, y, z]), float(dist)
 
     # -------------------------------------------------------------------- paths
-    def find_paths(self, starts, goals, agent: AgentFilter | None = None, extents=None,
-                   on_error: str = "raise") -> PathBatch:
+    def find_paths(self, starts: ArrayLike, goals: ArrayLike, agent: AgentFilter | None = None,
+                   extents: ArrayLike | None = None, on_error: str = "raise") -> PathBatch:
         """Answer many queries in one kernel call.
 
         ``on_error="raise"``: a NaN coordinate or an end farther than the search box from
@@ -290,8 +292,8 @@ class NavQuery:
                                                      ext, s.shape[0]))
         return batch
 
-    def find_path(self, start, goal, agent: AgentFilter | None = None,
-                  extents=None) -> PathResult:
+    def find_path(self, start: ArrayLike, goal: ArrayLike, agent: AgentFilter | None = None,
+                  extents: ArrayLike | None = None) -> PathResult:
         """One query; raises ValueError for NaN input or an end off the navmesh."""
         s = _points(start, "start")
         g = _points(goal, "goal")
@@ -356,14 +358,15 @@ def query_for(navmesh: NavMesh | NavQuery) -> NavQuery:
     return query
 
 
-def find_path(navmesh: NavMesh | NavQuery, start, goal, agent: AgentFilter | None = None,
-              extents=None) -> PathResult:
+def find_path(navmesh: NavMesh | NavQuery, start: ArrayLike, goal: ArrayLike,
+              agent: AgentFilter | None = None, extents: ArrayLike | None = None) -> PathResult:
     """Shortest path (under the agent filter's costs) from start to goal."""
     return query_for(navmesh).find_path(start, goal, agent, extents)
 
 
-def find_paths(navmesh: NavMesh | NavQuery, starts, goals, agent: AgentFilter | None = None,
-               extents=None, on_error: str = "raise") -> PathBatch:
+def find_paths(navmesh: NavMesh | NavQuery, starts: ArrayLike, goals: ArrayLike,
+               agent: AgentFilter | None = None, extents: ArrayLike | None = None,
+               on_error: str = "raise") -> PathBatch:
     """Batch version of :func:`find_path`: (N, 3) starts and goals in, flat arrays out."""
     return query_for(navmesh).find_paths(starts, goals, agent, extents, on_error)
 
