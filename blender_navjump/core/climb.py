@@ -143,8 +143,8 @@ def element_from_points(name: str, kind: int, points) -> tuple[np.ndarray | None
     ``(None, message)`` naming the object when it cannot be one.
 
     A ledge is the top line of its points: the points within ``LEDGE_TOP_TOLERANCE`` of the
-    highest, from one extreme to the other along their longest horizontal spread, at the
-    highest height. A ladder or pipe is the vertical axis of the points' bounds: from the
+    highest, as a line through their mean along their longest horizontal spread (principal
+    axis), from the first to the last of them on it, at the highest height. A ladder or pipe is the vertical axis of the points' bounds: from the
     centre of the bottom to the centre of the top.
     """
     what = CLIMB_ELEMENT_KINDS[kind]
@@ -161,7 +161,8 @@ def element_from_points(name: str, kind: int, points) -> tuple[np.ndarray | None
         if axis[0] < 0 or (axis[0] == 0 and axis[1] < 0):
             axis = -axis
         proj = centred @ axis
-        a, b = line[int(np.argmin(proj))], line[int(np.argmax(proj))]
+        mid = line.mean(axis=0)
+        a, b = mid + proj.min() * axis, mid + proj.max() * axis
         seg = np.array([[a[0], a[1], top], [b[0], b[1], top]])
     else:
         lo, hi = pts.min(axis=0), pts.max(axis=0)
@@ -664,7 +665,8 @@ def add_climbing(navmesh, items, vertices, triangles, settings,
     """
     params = params or ClimbParams.from_settings(settings)
     v = np.asarray(vertices, np.float64).reshape(-1, 3)
-    bounds = (v.min(axis=0), v.max(axis=0)) if v.shape[0] else None
+    used = v[np.unique(np.asarray(triangles, np.int64))] if len(triangles) else v[:0]
+    bounds = (used.min(axis=0), used.max(axis=0)) if used.shape[0] else None
     elements, warnings = make_elements(items, bounds)
     graph = build_climb_graph(elements, params, v, triangles)
     links, more = join_navmesh(navmesh, elements, graph, params)

@@ -151,9 +151,18 @@ def read_obj_scene(path, up: str = "z") -> ObjScene:
     t = np.array(tris, dtype=np.int32).reshape(-1, 3)
     if up == "y":
         v = np.stack([v[:, 0], -v[:, 2], v[:, 1]], axis=1)
-    warning = up_axis_warning(v, t, up)
     items = tuple((name, kind, v[np.array(idx, np.int64)].reshape(-1, 3))
                   for name, (kind, idx) in climb.items())
+    if climb:  # vertices only climb objects use are not part of the walkable scene
+        only_climb = np.zeros(v.shape[0], np.bool_)
+        for _kind, idx in climb.values():
+            only_climb[np.array(idx, np.int64)] = True
+        only_climb[t.ravel()] = False
+        if only_climb.any():
+            keep = ~only_climb
+            remap = np.cumsum(keep) - 1
+            v, t = v[keep], remap[t].astype(np.int32).reshape(-1, 3)
+    warning = up_axis_warning(v, t, up)
     return ObjScene(v, t, [f"{path}: {warning}"] if warning else [], items)
 
 
