@@ -62,7 +62,7 @@ NODE_SPACING = 1.0
 # Elements closer than this (metres) touch: their closest points become one node.
 MERGE_DISTANCE = 0.05
 # Shortest element kept (metres).
-MIN_ELEMENT_LENGTH = 0.05
+MIN_ELEMENT_LENGTH = 0.1
 # Points of a ledge object within this of its highest point form its top line (metres).
 LEDGE_TOP_TOLERANCE = 0.05
 # Two ledges are parallel (a back jump between them is possible) within this angle (deg).
@@ -144,8 +144,9 @@ def element_from_points(name: str, kind: int, points) -> tuple[np.ndarray | None
 
     A ledge is the top line of its points: the points within ``LEDGE_TOP_TOLERANCE`` of the
     highest, as a line through their mean along their longest horizontal spread (principal
-    axis), from the first to the last of them on it, at the highest height. A ladder or pipe is the vertical axis of the points' bounds: from the
-    centre of the bottom to the centre of the top.
+    axis), from the first to the last of them on it, at the highest height. A ladder or
+    pipe is the vertical axis of the points' bounds: from the centre of the bottom to the
+    centre of the top.
     """
     what = CLIMB_ELEMENT_KINDS[kind]
     pts = np.asarray(points, np.float64).reshape(-1, 3)
@@ -385,15 +386,13 @@ def build_climb_graph(elements: ClimbElements, params: ClimbParams | None = None
         mine = sorted({float(c[2]) for c in contacts if int(c[0]) == e}
                       | {float(c[3]) for c in contacts if int(c[1]) == e})
         tol = params.merge_distance / max(float(lengths[e]), 1e-12)
-        kept = [t for t in regular if all(abs(t - m) > tol for m in mine)]
-        merged = sorted(kept + mine)
         # contacts closer together than the merge distance become one parameter
-        out: list[float] = []
-        for t in merged:
-            if out and t - out[-1] <= tol:
-                continue
-            out.append(t)
-        params_of.append(out)
+        contact: list[float] = []
+        for t in mine:
+            if not contact or t - contact[-1] > tol:
+                contact.append(t)
+        kept = [t for t in regular if all(abs(t - m) > tol for m in contact)]
+        params_of.append(sorted(kept + contact))
 
     # 2. raw nodes, then union of touching nodes
     base = np.zeros(n_el + 1, np.int64)
