@@ -439,3 +439,95 @@ def test_cli_bake_with_climbing(wall, tmp_path):
     r = run("bake", path, "--out", tmp_path / "bad.json", "--set", "max_climb_height=-1")
     assert r.returncode == 2 and "max_climb_height" in r.stderr
     assert not (tmp_path / "bad.json").exists()
+
+
+# ------------------------------------------------------------------ coarse climb queries
+@pytest.fixture(scope="module")
+def islands(tmp_path_factory):
+    """Ground and a 4 m platform (two navmesh islands) joined only by a ladder."""
+    path = tmp_path_factory.mktemp("climb") / "islands.obj"
+    write_named_obj(path, [("ground", Scene().floor(-10, -10, 10, 10)),
+                           ("tower", Scene().box(-4, 0, 0, 4, 4, 4)),
+                           ("east-ladder", Scene().box(4, 1.5, 0, 4.2, 2.5, 4))])
+    scene = read_obj_scene(path)
+    settings = BakeSettings(climbing_enabled=True)
+    nm = bake(scene.vertices, scene.triangles, settings)
+    out, warnings = C.add_climbing(nm, scene.climb, scene.vertices, scene.triangles, settings)
+    assert warnings == []
+    return out
+
+
+def dijkstra_cost(graph, sources, targets):
+    """Brute-force Dijkstra (O(V^2), no heap, no heuristic) on the joined graph."""
+    n = graph.position.shape[0]
+    dist = np.full(n, np.inf)
+    for node, c in sources:
+        dist[node] = min(dist[node], c)
+    done = np.zeros(n, bool)
+    for _ in range(n):
+        u = int(np.argmin(np.where(done, np.inf, dist)))
+        if not np.isfinite(dist[u]):
+            break
+        done[u] = True
+        sel = graph.edge_from == u
+        np.minimum.at(dist, graph.edge_to[sel], dist[u] + graph.edge_cost[sel])
+    return min((dist[node] + c for node, c in targets), default=np.inf)
+
+
+def test_islands_joined_by_a_ladder(islands):
+    from blender_navjump.core.query.climb import find_climb_path
+
+    start, goal = (8.0, 8.0, 0.0), (0.0, 2.0, 4.0)
+    res = find_climb_path(islands, start, goal)
+    assert res.found
+    assert "ladder_on" in res.flags and "ladder_climb" in res.flags and "mount" in res.flags
+    ladder_nodes = set(islands.climb_edge_nodes[islands.climb_edge_element == 0].ravel()
+                       .tolist())
+    on_ladder = [n - islands.polygon_count for n in res.nodes if n >= islands.polygon_count]
+    assert set(on_ladder) == ladder_nodes  # up the whole ladder, nothing else
+    assert res.points[0].tolist() == list(start) and res.points[-1].tolist() == list(goal)
+    # every move costs at least its straight length; the climb part is the ladder's length
+    assert res.cost >= np.linalg.norm(np.diff(res.points, axis=0), axis=1).sum() - 1e-9
+    assert res.flags.count("ladder_climb") == len(ladder_nodes) - 1
+    down = find_climb_path(islands, goal, start)
+    assert down.found and "ladder_off" in down.flags
+    for missing in ("ladder", "mount"):
+        abilities = [a for a in ("climb", "ladder", "pipe", "shimmy", "mount", "back_jump")
+                     if a != missing]
+        assert not find_climb_path(islands, start, goal, abilities).found, missing
+    assert find_climb_path(islands, start, (-8.0, -8.0, 0.0), []).found  # walking only
+
+
+def test_start_mid_climb_reaches_both_ends(islands):
+    from blender_navjump.core.query.climb import find_climb_path
+
+    nodes = islands.climb_edge_nodes[islands.climb_edge_element == 0].ravel()
+    mid = islands.climb_node_position[nodes[np.argsort(islands.climb_node_position[nodes, 2])]
+                                      [len(nodes) // 2]]
+    assert 1.0 < mid[2] < 3.0
+    for goal in ((8.0, 8.0, 0.0), (0.0, 2.0, 4.0)):
+        res = find_climb_path(islands, mid, goal)
+        assert res.found and res.nodes[1] >= islands.polygon_count
+        assert ("ladder_off" if goal[2] == 0 else "mount") in res.flags
+        assert "ladder_on" not in res.flags
+
+
+@settings(max_examples=10, deadline=None)
+@given(st.integers(0, 10_000))
+def test_astar_equals_brute_force_dijkstra(wall, seed):
+    from blender_navjump.core.query.climb import _attach, build_search_graph, find_climb_path
+
+    nm = wall[3]
+    rng = np.random.default_rng(seed)
+    abilities = [a for a in ("climb", "ladder", "shimmy", "mount") if rng.random() < 0.7]
+    graph = build_search_graph(nm, abilities)
+    picks = [nm.climb_node_position[rng.integers(nm.climb_node_position.shape[0])]
+             if rng.random() < 0.3 else nm.polygon_vertices(int(rng.integers(
+                 nm.polygon_count))).mean(axis=0) for _ in range(2)]
+    res = find_climb_path(nm, picks[0], picks[1], graph=graph)
+    want = dijkstra_cost(graph, _attach(nm, graph, picks[0]),
+                         [(n, c) for n, c in _attach(nm, graph, picks[1])])
+    if np.isfinite(want):
+        assert res.found and res.cost == pytest.approx(want, rel=1e-9, abs=1e-9)
+    else:
+        assert not res.found
