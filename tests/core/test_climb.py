@@ -531,3 +531,22 @@ def test_astar_equals_brute_force_dijkstra(wall, seed):
         assert res.found and res.cost == pytest.approx(want, rel=1e-9, abs=1e-9)
     else:
         assert not res.found
+
+
+def test_path_command_climbs_with_abilities(islands, tmp_path, capsys):
+    from blender_navjump.path_cli import path_command
+
+    write_json(islands, tmp_path / "islands.json")
+    args = ["path", str(tmp_path / "islands.json"), "--start", "8", "8", "0",
+            "--goal", "0", "2", "4"]
+    assert path_command(args[1:]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["found"] and doc["climbing"]
+    words = ("climb", "ladder", "pipe", "hang", "shimmy", "mount")
+    climbing = [f for f in doc["flags"] if any(w in f for w in words)]
+    assert "ladder_on" in climbing and "mount" in climbing
+    assert len(doc["points"]) == len(doc["flags"])
+    assert path_command(args[1:] + ["--abilities", "climb,shimmy,mount"]) == 0
+    assert not json.loads(capsys.readouterr().out)["found"]
+    assert path_command(args[1:] + ["--abilities", "fly"]) == 2
+    assert "fly" in capsys.readouterr().err
