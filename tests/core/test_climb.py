@@ -550,3 +550,32 @@ def test_path_command_climbs_with_abilities(islands, tmp_path, capsys):
     assert not json.loads(capsys.readouterr().out)["found"]
     assert path_command(args[1:] + ["--abilities", "fly"]) == 2
     assert "fly" in capsys.readouterr().err
+
+
+def test_second_agent_takes_the_other_ascent_when_the_first_is_reserved(tmp_path):
+    from blender_navjump.core.query.climb import find_climb_path, reserve
+
+    path = tmp_path / "two.obj"
+    write_named_obj(path, [("ground", Scene().floor(-10, -10, 10, 10)),
+                           ("tower", Scene().box(-4, 0, 0, 4, 4, 4)),
+                           ("east-ladder", Scene().box(4, 1.5, 0, 4.2, 2.5, 4)),
+                           ("west-ladder", Scene().box(-4.2, 1.5, 0, -4, 2.5, 4))])
+    scene = read_obj_scene(path)
+    settings = BakeSettings(climbing_enabled=True)
+    nm, _ = C.add_climbing(bake(scene.vertices, scene.triangles, settings), scene.climb,
+                           scene.vertices, scene.triangles, settings)
+    east = set(np.nonzero(nm.climb_edge_element == 0)[0].tolist())
+    west = set(np.nonzero(nm.climb_edge_element == 1)[0].tolist())
+    start, goal = (7.0, 2.0, 0.0), (0.0, 2.0, 4.0)  # the east ladder is nearer
+    free = np.zeros(nm.climb_edge_kind.shape[0])
+    first = find_climb_path(nm, start, goal, penalty=free)
+    assert set(first.climb_edges) == east
+    taken = reserve(free, first, 100.0)
+    second = find_climb_path(nm, start, goal, penalty=taken)
+    assert second.found and set(second.climb_edges) == west
+    assert second.cost < first.cost + 100.0
+    released = reserve(taken, first, -100.0)
+    assert np.array_equal(released, free)
+    assert find_climb_path(nm, start, goal, penalty=released).climb_edges == first.climb_edges
+    with pytest.raises(ValueError, match="penalty"):
+        find_climb_path(nm, start, goal, penalty=-free - 1)

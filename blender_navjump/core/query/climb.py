@@ -40,6 +40,7 @@ class ClimbSearchGraph(NamedTuple):
     edge_to: np.ndarray  # (K,) int64
     edge_cost: np.ndarray  # (K,) float64
     edge_move: list  # (K,) str: what the agent does along the edge
+    edge_climb: np.ndarray  # (K,) int64: the NavMesh climb edge it is, or -1
     polygon_count: int
 
 
@@ -49,6 +50,7 @@ class ClimbPath(NamedTuple):
     nodes: list  # graph node ids, start and goal are -1 and -2
     points: np.ndarray  # (n, 3)
     flags: list  # per point: the move that reaches it ("start" for the first)
+    climb_edges: list  # NavMesh climb edges used, in order (to reserve them: occupancy)
 
 
 def ability_mask(abilities=None) -> int:
@@ -84,12 +86,14 @@ def build_search_graph(navmesh, abilities=None) -> ClimbSearchGraph:
     to: list[int] = []
     cost: list[float] = []
     move: list[str] = []
+    climb_id: list[int] = []
 
-    def add(a, b, c, m):
+    def add(a, b, c, m, k=-1):
         frm.append(int(a))
         to.append(int(b))
         cost.append(float(c))
         move.append(m)
+        climb_id.append(k)
 
     for p in range(n_poly):
         for q in navmesh.neighbours[p]:
@@ -113,9 +117,9 @@ def build_search_graph(navmesh, abilities=None) -> ClimbSearchGraph:
         m = _along_move(int(navmesh.climb_element_kind[e])) if kind == "along" \
             else f"climb_{kind}"
         length = float(navmesh.climb_edge_length[k])
-        add(a, b, length, m)
+        add(a, b, length, m, k)
         if navmesh.climb_edge_bidirectional[k]:
-            add(b, a, length, m)
+            add(b, a, length, m, k)
     link_abil = link_abilities(navmesh.climb_link_kind)
     for k in range(navmesh.climb_link_kind.shape[0]):
         if int(link_abil[k]) & ~mask:
@@ -134,7 +138,8 @@ def build_search_graph(navmesh, abilities=None) -> ClimbSearchGraph:
         if navmesh.climb_link_bidirectional[k]:
             add(poly, node, c, down_move)
     return ClimbSearchGraph(pos, np.array(frm, np.int64), np.array(to, np.int64),
-                            np.array(cost, np.float64), move, n_poly)
+                            np.array(cost, np.float64), move, np.array(climb_id, np.int64),
+                            n_poly)
 
 
 def _attach(navmesh, graph: ClimbSearchGraph, point) -> list[tuple[int, float]]:
@@ -164,17 +169,29 @@ def _attach(navmesh, graph: ClimbSearchGraph, point) -> list[tuple[int, float]]:
 
 
 def find_climb_path(navmesh, start, goal, abilities=None,
-                    graph: ClimbSearchGraph | None = None) -> ClimbPath:
+                    graph: ClimbSearchGraph | None = None, penalty=None) -> ClimbPath:
     """A* from ``start`` to ``goal`` over the joined graph (Euclidean heuristic: every edge
-    costs at least its straight length, so the result is a least-cost path)."""
+    costs at least its straight length, so the result is a least-cost path).
+
+    ``penalty``: optional (K,) extra cost per NavMesh climb edge (>= 0), e.g. edges other
+    agents have reserved (see :func:`reserve`); the search then prefers other routes.
+    """
     graph = graph or build_search_graph(navmesh, abilities)
+    edge_cost = graph.edge_cost
+    if penalty is not None:
+        pen = np.asarray(penalty, np.float64).reshape(-1)
+        if pen.shape[0] != navmesh.climb_edge_kind.shape[0] or not np.all(pen >= 0):
+            raise ValueError(f"penalty: need one non-negative value per climb edge "
+                             f"({navmesh.climb_edge_kind.shape[0]}), got {pen.shape[0]}")
+        on = graph.edge_climb >= 0
+        edge_cost = edge_cost.copy()
+        edge_cost[on] += pen[graph.edge_climb[on]]
     n = graph.position.shape[0]
     s_id, g_id = n, n + 1
     pos = np.concatenate([graph.position, [start, goal]]).astype(np.float64)
     out: list[list[tuple[int, float, int]]] = [[] for _ in range(n + 2)]
     for k in range(graph.edge_from.shape[0]):
-        out[int(graph.edge_from[k])].append((int(graph.edge_to[k]), float(graph.edge_cost[k]),
-                                             k))
+        out[int(graph.edge_from[k])].append((int(graph.edge_to[k]), float(edge_cost[k]), k))
     for node, c in _attach(navmesh, graph, start):
         out[s_id].append((node, c, -1))
     for node, c in _attach(navmesh, graph, goal):
@@ -198,17 +215,27 @@ def find_climb_path(navmesh, start, goal, abilities=None,
                 came[v] = (u, k)
                 heapq.heappush(heap, (ng + float(np.linalg.norm(pos[v] - goal_p)), ng, v))
     if g_id not in closed:
-        return ClimbPath(False, math.inf, [], np.zeros((0, 3)), [])
-    nodes, flags = [g_id], []
+        return ClimbPath(False, math.inf, [], np.zeros((0, 3)), [], [])
+    nodes, flags, used = [g_id], [], []
     while nodes[-1] != s_id:
         u, k = came[nodes[-1]]
         flags.append("arrive" if k == -2 else graph.edge_move[k] if k >= 0 else "leave")
+        if k >= 0 and graph.edge_climb[k] >= 0:
+            used.append(int(graph.edge_climb[k]))
         nodes.append(u)
     nodes.reverse()
     flags = ["start"] + flags[::-1]
     ids = [-1 if x == s_id else -2 if x == g_id else x for x in nodes]
-    return ClimbPath(True, float(dist[g_id]), ids, pos[nodes], flags)
+    return ClimbPath(True, float(dist[g_id]), ids, pos[nodes], flags, used[::-1])
+
+
+def reserve(penalty, path: ClimbPath, amount: float) -> np.ndarray:
+    """Add ``amount`` to the penalty of each climb edge ``path`` uses (release: subtract it,
+    or start again from zeros when the agent has passed or aborted)."""
+    out = np.array(penalty, np.float64)
+    np.add.at(out, np.asarray(path.climb_edges, np.int64), float(amount))
+    return np.maximum(out, 0.0)
 
 
 __all__ = ["ClimbPath", "ClimbSearchGraph", "ability_mask", "build_search_graph",
-           "find_climb_path"]
+           "find_climb_path", "reserve"]
