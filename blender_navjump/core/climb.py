@@ -200,17 +200,30 @@ def make_elements(items, scene_bounds=None) -> tuple[ClimbElements, list[str]]:
                     f"lies more than {OUTSIDE_SCENE_MARGIN:g} m outside the walkable geometry; "
                     f"skipped")
                 continue
-        clash = next((names[j] for j in range(len(segs))
-                      if _overlap_length(segs[j], seg) > MERGE_DISTANCE), None)
-        if clash is not None:
-            warnings.append(f"{CLIMB_ELEMENT_KINDS[kind]} {name!r}: overlaps {clash!r} along "
-                            f"its length (two elements on one line); skipped")
-            continue
         kinds.append(kind)
         segs.append(seg)
         names.append(str(name))
     if not segs:
         return empty_elements(), warnings
+    # overlaps: an element on one line with an earlier kept one over more than the merge
+    # distance is skipped (candidate pairs from a kernel, decided in order here)
+    pairs = _near_pairs(np.array(segs, np.float64), MERGE_DISTANCE, MERGE_DISTANCE)
+    earlier: dict[int, list[int]] = {}
+    for i, j in pairs.tolist():
+        earlier.setdefault(j, []).append(i)
+    dropped: set[int] = set()
+    for j in sorted(earlier):
+        clash = next((i for i in earlier[j] if i not in dropped
+                      and _overlap_length(segs[i], segs[j]) > MERGE_DISTANCE), None)
+        if clash is not None:
+            dropped.add(j)
+            warnings.append(f"{CLIMB_ELEMENT_KINDS[kinds[j]]} {names[j]!r}: overlaps "
+                            f"{names[clash]!r} along its length (two elements on one line); "
+                            f"skipped")
+    keep = [k for k in range(len(segs)) if k not in dropped]
+    kinds = [kinds[k] for k in keep]
+    segs = [segs[k] for k in keep]
+    names = [names[k] for k in keep]
     kind_arr = np.array(kinds, np.int8)
     abilities = np.array([ELEMENT_ABILITIES[k] for k in kinds], np.uint16)
     return ClimbElements(kind_arr, np.array(segs, np.float64), abilities,
@@ -270,6 +283,37 @@ def _closest_params(p0, p1, q0, q1):
         t = 1.0
         s = min(max((b - c) / a, 0.0), 1.0)
     return s, t
+
+
+@njit(cache=True)
+def _near_pairs(ends, gap_xy, gap_z):
+    """Element pairs (i < j) whose bounding boxes are within gap_xy across and gap_z in
+    height of each other."""
+    n = ends.shape[0]
+    out = np.zeros((n * 4 + 16, 2), np.int64)
+    k = 0
+    for i in range(n):
+        lo_i = np.minimum(ends[i, 0], ends[i, 1])
+        hi_i = np.maximum(ends[i, 0], ends[i, 1])
+        for j in range(i + 1, n):
+            lo_j = np.minimum(ends[j, 0], ends[j, 1])
+            hi_j = np.maximum(ends[j, 0], ends[j, 1])
+            far = False
+            for a in range(3):
+                gap = gap_z if a == 2 else gap_xy
+                if lo_i[a] > hi_j[a] + gap or lo_j[a] > hi_i[a] + gap:
+                    far = True
+                    break
+            if far:
+                continue
+            if k == out.shape[0]:
+                grown = np.zeros((out.shape[0] * 2, 2), np.int64)
+                grown[:k] = out
+                out = grown
+            out[k, 0] = i
+            out[k, 1] = j
+            k += 1
+    return out[:k]
 
 
 @njit(cache=True)
@@ -380,11 +424,14 @@ def build_climb_graph(elements: ClimbElements, params: ClimbParams | None = None
     # 1. per element: regular parameters, with contact parameters replacing any regular
     #    one closer than the merge distance
     params_of: list[list[float]] = []
+    contact_params: list[set[float]] = [set() for _ in range(n_el)]
+    for c in contacts:
+        contact_params[int(c[0])].add(float(c[2]))
+        contact_params[int(c[1])].add(float(c[3]))
     for e in range(n_el):
         cnt = node_count(float(lengths[e]), params.spacing)
         regular = list(np.linspace(0.0, 1.0, cnt))
-        mine = sorted({float(c[2]) for c in contacts if int(c[0]) == e}
-                      | {float(c[3]) for c in contacts if int(c[1]) == e})
+        mine = sorted(contact_params[e])
         tol = params.merge_distance / max(float(lengths[e]), 1e-12)
         # contacts closer together than the merge distance become one parameter
         contact: list[float] = []
@@ -464,15 +511,24 @@ def _test_nodes(nodes) -> tuple[list[int], int]:
 def _implicit_candidates(elements, element_nodes, pos, params, seen):
     out = []
     n_el = len(element_nodes)
+    if n_el < 2:
+        return out
     max_up = math.radians(params.max_link_angle)
+    node_sets = [set(n.tolist()) for n in element_nodes]
+    reach = float(params.max_link_distance)
+    pairs = _near_pairs(np.ascontiguousarray(elements.ends, np.float64), reach,
+                        max(reach, float(params.max_drop_height)))
+    by_first: dict[int, list[int]] = {}
+    for i, j in pairs.tolist():
+        by_first.setdefault(i, []).append(j)
     par_cos = math.cos(math.radians(BACK_JUMP_PARALLEL_DEG))
     axes = elements.ends[:, 1] - elements.ends[:, 0]
     axes = axes / np.maximum(np.linalg.norm(axes, axis=1), 1e-12)[:, None]
-    for i in range(n_el):
+    for i in sorted(by_first):
         ends_i, mid_i = _test_nodes(element_nodes[i])
-        for j in range(i + 1, n_el):
+        for j in by_first[i]:
             ends_j, mid_j = _test_nodes(element_nodes[j])
-            if set(element_nodes[i].tolist()) & set(element_nodes[j].tolist()):
+            if node_sets[i] & node_sets[j]:
                 continue  # touching elements: joined by a shared node already
             both_ledges = (elements.kind[i] == CLIMB_LEDGE and elements.kind[j] == CLIMB_LEDGE)
             parallel = abs(float(axes[i] @ axes[j])) >= par_cos
