@@ -291,17 +291,19 @@ def _near_pairs(ends, gap_xy, gap_z):
     height of each other."""
     n = ends.shape[0]
     out = np.zeros((n * 4 + 16, 2), np.int64)
+    lo = np.empty((n, 3))
+    hi = np.empty((n, 3))
+    for i in range(n):
+        for a in range(3):
+            lo[i, a] = min(ends[i, 0, a], ends[i, 1, a])
+            hi[i, a] = max(ends[i, 0, a], ends[i, 1, a])
     k = 0
     for i in range(n):
-        lo_i = np.minimum(ends[i, 0], ends[i, 1])
-        hi_i = np.maximum(ends[i, 0], ends[i, 1])
         for j in range(i + 1, n):
-            lo_j = np.minimum(ends[j, 0], ends[j, 1])
-            hi_j = np.maximum(ends[j, 0], ends[j, 1])
             far = False
             for a in range(3):
                 gap = gap_z if a == 2 else gap_xy
-                if lo_i[a] > hi_j[a] + gap or lo_j[a] > hi_i[a] + gap:
+                if lo[i, a] > hi[j, a] + gap or lo[j, a] > hi[i, a] + gap:
                     far = True
                     break
             if far:
@@ -316,33 +318,26 @@ def _near_pairs(ends, gap_xy, gap_z):
     return out[:k]
 
 
-@njit(cache=True)
 def _contacts(ends, merge):
     """Pairs of touching elements: (i, j, s on i, t on j) for closest points within merge."""
-    n = ends.shape[0]
-    out = np.zeros((n * 4 + 16, 4))
+    return _contacts_of(ends, _near_pairs(ends, merge, merge), merge)
+
+
+@njit(cache=True)
+def _contacts_of(ends, pairs, merge):
+    out = np.zeros((pairs.shape[0] + 1, 4))
     k = 0
-    for i in range(n):
-        lo_i = np.minimum(ends[i, 0], ends[i, 1])
-        hi_i = np.maximum(ends[i, 0], ends[i, 1])
-        for j in range(i + 1, n):
-            lo_j = np.minimum(ends[j, 0], ends[j, 1])
-            hi_j = np.maximum(ends[j, 0], ends[j, 1])
-            if (lo_i > hi_j + merge).any() or (lo_j > hi_i + merge).any():
-                continue
-            s, t = _closest_params(ends[i, 0], ends[i, 1], ends[j, 0], ends[j, 1])
-            pa = ends[i, 0] + s * (ends[i, 1] - ends[i, 0])
-            pb = ends[j, 0] + t * (ends[j, 1] - ends[j, 0])
-            if np.sqrt(((pa - pb) ** 2).sum()) <= merge:
-                if k == out.shape[0]:
-                    grown = np.zeros((out.shape[0] * 2, 4))
-                    grown[:k] = out
-                    out = grown
-                out[k, 0] = i
-                out[k, 1] = j
-                out[k, 2] = s
-                out[k, 3] = t
-                k += 1
+    for m in range(pairs.shape[0]):
+        i, j = pairs[m, 0], pairs[m, 1]
+        s, t = _closest_params(ends[i, 0], ends[i, 1], ends[j, 0], ends[j, 1])
+        pa = ends[i, 0] + s * (ends[i, 1] - ends[i, 0])
+        pb = ends[j, 0] + t * (ends[j, 1] - ends[j, 0])
+        if np.sqrt(((pa - pb) ** 2).sum()) <= merge:
+            out[k, 0] = i
+            out[k, 1] = j
+            out[k, 2] = s
+            out[k, 3] = t
+            k += 1
     return out[:k]
 
 
@@ -356,7 +351,8 @@ def _segment_hits(a, b, tris, tri_lo, tri_hi):
         hi = np.maximum(a[k], b[k])
         d = b[k] - a[k]
         for t in range(tris.shape[0]):
-            if (tri_lo[t] > hi).any() or (tri_hi[t] < lo).any():
+            if tri_lo[t, 0] > hi[0] or tri_lo[t, 1] > hi[1] or tri_lo[t, 2] > hi[2] \
+                    or tri_hi[t, 0] < lo[0] or tri_hi[t, 1] < lo[1] or tri_hi[t, 2] < lo[2]:
                 continue
             v0 = tris[t, 0]
             e1 = tris[t, 1] - v0
@@ -596,32 +592,80 @@ def _closest_on_triangle_xy(px, py, tri):
 
 
 @njit(cache=True)
-def _nearest_ground(nodes, zlo, zhi, reach, tris):
+def _tri_grid(tri_lo, tri_hi, x0, y0, cell, nx, ny):
+    """CSR lists of the triangles whose XY bounds touch each grid cell."""
+    n = tri_lo.shape[0]
+    counts = np.zeros(nx * ny + 1, np.int64)
+    for pass_ in range(2):
+        fill = counts.copy() if pass_ == 1 else counts
+        if pass_ == 1:
+            items = np.zeros(counts[-1], np.int64)
+        for t in range(n):
+            i0 = max(int((tri_lo[t, 0] - x0) / cell), 0)
+            i1 = min(int((tri_hi[t, 0] - x0) / cell), nx - 1)
+            j0 = max(int((tri_lo[t, 1] - y0) / cell), 0)
+            j1 = min(int((tri_hi[t, 1] - y0) / cell), ny - 1)
+            for i in range(i0, i1 + 1):
+                for j in range(j0, j1 + 1):
+                    c = j * nx + i
+                    if pass_ == 0:
+                        counts[c + 1] += 1
+                    else:
+                        items[fill[c]] = t
+                        fill[c] += 1
+        if pass_ == 0:
+            for c in range(nx * ny):
+                counts[c + 1] += counts[c]
+    return counts, items
+
+
+@njit(cache=True)
+def _nearest_ground(nodes, zlo, zhi, reach, tris, start, items, x0, y0, cell, nx, ny):
     """For each node, the nearest (in XY) surface point within ``reach`` whose height lies in
-    [zlo, zhi]: (triangle index or -1, point)."""
+    [zlo, zhi]: (triangle index or -1, point). Ties go to the lowest triangle index."""
     n = nodes.shape[0]
     best_t = np.full(n, -1, np.int64)
     best_p = np.zeros((n, 3))
     for k in range(n):
         px, py = nodes[k, 0], nodes[k, 1]
         best = reach
-        for t in range(tris.shape[0]):
-            tri = tris[t]
-            if tri[:, 0].min() > px + reach or tri[:, 0].max() < px - reach:
-                continue
-            if tri[:, 1].min() > py + reach or tri[:, 1].max() < py - reach:
-                continue
-            if tri[:, 2].min() > zhi[k] or tri[:, 2].max() < zlo[k]:
-                continue
-            x, y, z, d = _closest_on_triangle_xy(px, py, tri)
-            if d <= best and zlo[k] <= z <= zhi[k]:
-                if d < best or best_t[k] < 0:
-                    best = d
-                    best_t[k] = t
-                    best_p[k, 0] = x
-                    best_p[k, 1] = y
-                    best_p[k, 2] = z
+        i0 = max(int((px - reach - x0) / cell), 0)
+        i1 = min(int((px + reach - x0) / cell), nx - 1)
+        j0 = max(int((py - reach - y0) / cell), 0)
+        j1 = min(int((py + reach - y0) / cell), ny - 1)
+        for i in range(i0, i1 + 1):
+            for j in range(j0, j1 + 1):
+                c = j * nx + i
+                for m in range(start[c], start[c + 1]):
+                    t = items[m]
+                    tri = tris[t]
+                    if tri[:, 2].min() > zhi[k] or tri[:, 2].max() < zlo[k]:
+                        continue
+                    x, y, z, d = _closest_on_triangle_xy(px, py, tri)
+                    if d <= best and zlo[k] <= z <= zhi[k]:
+                        if d < best or best_t[k] < 0 or t < best_t[k]:
+                            best = d
+                            best_t[k] = t
+                            best_p[k, 0] = x
+                            best_p[k, 1] = y
+                            best_p[k, 2] = z
     return best_t, best_p
+
+
+def _ground_points(tris, nodes, zlo, zhi, reach):
+    """:func:`_nearest_ground` over a uniform XY grid of the triangles."""
+    if tris.shape[0] == 0 or nodes.shape[0] == 0:
+        return np.full(nodes.shape[0], -1, np.int64), np.zeros((nodes.shape[0], 3))
+    lo, hi = tris.min(axis=1), tris.max(axis=1)
+    x0, y0 = float(lo[:, 0].min()), float(lo[:, 1].min())
+    span = max(float(hi[:, 0].max()) - x0, float(hi[:, 1].max()) - y0, 1e-9)
+    # cells of at least the reach, at most ~4 triangles' worth per cell on average
+    cell = max(2.0 * reach, span / max(1.0, math.sqrt(tris.shape[0] / 4.0)), 1e-3)
+    nx = int((float(hi[:, 0].max()) - x0) / cell) + 1
+    ny = int((float(hi[:, 1].max()) - y0) / cell) + 1
+    start, items = _tri_grid(lo, hi, x0, y0, cell, nx, ny)
+    return _nearest_ground(np.ascontiguousarray(nodes), zlo, zhi, float(reach), tris, start,
+                           items, x0, y0, cell, nx, ny)
 
 
 def join_navmesh(navmesh, elements: ClimbElements, graph: ClimbGraph,
@@ -641,35 +685,40 @@ def join_navmesh(navmesh, elements: ClimbElements, graph: ClimbGraph,
     rows: list[tuple] = []  # kind, node, point, poly, bidir
     warnings: list[str] = []
     pos = graph.node_position
+    q_el, q_node, q_kind = [], [], []
     for e in range(elements.kind.shape[0]):
-        nodes = graph.element_nodes[e]
-        kind = int(elements.kind[e])
-        if kind == CLIMB_LEDGE:
-            queries = [(n, CLIMB_LINK_MOUNT) for n in nodes] + [(n, CLIMB_LINK_HANG)
-                                                                 for n in nodes]
+        nodes = graph.element_nodes[e].tolist()
+        if int(elements.kind[e]) == CLIMB_LEDGE:
+            pairs = [(n, CLIMB_LINK_MOUNT) for n in nodes] + [(n, CLIMB_LINK_HANG)
+                                                               for n in nodes]
         else:
-            queries = [(nodes[0], CLIMB_LINK_LADDER_FOOT), (nodes[-1], CLIMB_LINK_MOUNT)]
-        qn = np.array([q[0] for q in queries], np.int64)
-        qk = np.array([q[1] for q in queries], np.int64)
-        z = pos[qn, 2]
-        hang = qk == CLIMB_LINK_HANG
-        zlo = np.where(hang, z - params.max_drop_height, z - params.step_height)
-        zhi = np.where(hang, z - params.step_height - 1e-6, z + params.step_height)
-        found_t, found_p = _nearest_ground(pos[qn], zlo, zhi, float(params.reach), tris) \
-            if tris.shape[0] else (np.full(qn.shape[0], -1), np.zeros((qn.shape[0], 3)))
-        n_before = len(rows)
-        for k in range(qn.shape[0]):
-            if found_t[k] < 0:
-                continue
-            bidir = True
-            if qk[k] == CLIMB_LINK_HANG:
-                bidir = bool(z[k] - found_p[k, 2] <= params.max_climb_height)
-            rows.append((int(qk[k]), int(qn[k]), found_p[k].copy(),
-                         int(tri_poly[found_t[k]]), bidir))
-        if len(rows) == n_before:
-            warnings.append(f"{CLIMB_ELEMENT_KINDS[kind]} {str(elements.name[e])!r}: no "
-                            f"walkable ground within {params.reach:g} m across and "
-                            f"{params.max_drop_height:g} m down; it has no entry or exit")
+            pairs = [(nodes[0], CLIMB_LINK_LADDER_FOOT), (nodes[-1], CLIMB_LINK_MOUNT)]
+        q_el += [e] * len(pairs)
+        q_node += [n for n, _ in pairs]
+        q_kind += [k for _, k in pairs]
+    qn = np.array(q_node, np.int64)
+    qk = np.array(q_kind, np.int64)
+    z = pos[qn, 2] if qn.size else np.zeros(0)
+    hang = qk == CLIMB_LINK_HANG
+    zlo = np.where(hang, z - params.max_drop_height, z - params.step_height)
+    zhi = np.where(hang, z - params.step_height - 1e-6, z + params.step_height)
+    found_t, found_p = _ground_points(np.ascontiguousarray(tris), pos[qn].reshape(-1, 3),
+                                      zlo, zhi, float(params.reach))
+    linked = np.zeros(elements.kind.shape[0], np.bool_)
+    for k in range(qn.shape[0]):
+        if found_t[k] < 0:
+            continue
+        bidir = True
+        if qk[k] == CLIMB_LINK_HANG:
+            bidir = bool(z[k] - found_p[k, 2] <= params.max_climb_height)
+        rows.append((int(qk[k]), int(qn[k]), found_p[k].copy(),
+                     int(tri_poly[found_t[k]]), bidir))
+        linked[q_el[k]] = True
+    for e in np.nonzero(~linked)[0].tolist():
+        warnings.append(f"{CLIMB_ELEMENT_KINDS[int(elements.kind[e])]} "
+                        f"{str(elements.name[e])!r}: no walkable ground within "
+                        f"{params.reach:g} m across and {params.max_drop_height:g} m down; it "
+                        f"has no entry or exit")
     if not rows:
         return ClimbLinks(np.zeros(0, np.int8), np.zeros(0, np.int32), np.zeros((0, 3)),
                           np.zeros(0, np.int32), np.zeros(0, np.bool_), np.zeros(0)), warnings
