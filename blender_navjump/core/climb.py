@@ -426,7 +426,7 @@ def build_climb_graph(elements: ClimbElements, params: ClimbParams | None = None
         contact_params[int(c[1])].add(float(c[3]))
     for e in range(n_el):
         cnt = node_count(float(lengths[e]), params.spacing)
-        regular = list(np.linspace(0.0, 1.0, cnt))
+        regular = np.linspace(0.0, 1.0, cnt).tolist()
         mine = sorted(contact_params[e])
         tol = params.merge_distance / max(float(lengths[e]), 1e-12)
         # contacts closer together than the merge distance become one parameter
@@ -434,8 +434,12 @@ def build_climb_graph(elements: ClimbElements, params: ClimbParams | None = None
         for t in mine:
             if not contact or t - contact[-1] > tol:
                 contact.append(t)
-        kept = [t for t in regular if all(abs(t - m) > tol for m in contact)]
-        params_of.append(sorted(kept + contact))
+        if contact:
+            c_arr = np.array(contact)
+            kept = [t for t in regular if np.abs(c_arr - t).min() > tol]
+            params_of.append(sorted(kept + contact))
+        else:
+            params_of.append(regular)
 
     # 2. raw nodes, then union of touching nodes
     base = np.zeros(n_el + 1, np.int64)
@@ -511,6 +515,7 @@ def _implicit_candidates(elements, element_nodes, pos, params, seen):
         return out
     max_up = math.radians(params.max_link_angle)
     node_sets = [set(n.tolist()) for n in element_nodes]
+    pos_l = pos.tolist()
     reach = float(params.max_link_distance)
     pairs = _near_pairs(np.ascontiguousarray(elements.ends, np.float64), reach,
                         max(reach, float(params.max_drop_height)))
@@ -520,6 +525,7 @@ def _implicit_candidates(elements, element_nodes, pos, params, seen):
     par_cos = math.cos(math.radians(BACK_JUMP_PARALLEL_DEG))
     axes = elements.ends[:, 1] - elements.ends[:, 0]
     axes = axes / np.maximum(np.linalg.norm(axes, axis=1), 1e-12)[:, None]
+    axes_l = axes.tolist()
     for i in sorted(by_first):
         ends_i, mid_i = _test_nodes(element_nodes[i])
         for j in by_first[i]:
@@ -533,20 +539,21 @@ def _implicit_candidates(elements, element_nodes, pos, params, seen):
                 key = (min(a, b), max(a, b))
                 if a == b or key in seen:
                     continue
-                d = pos[b] - pos[a]
-                dist = float(np.linalg.norm(d))
-                horiz = float(np.hypot(d[0], d[1]))
+                d = [pos_l[b][k] - pos_l[a][k] for k in range(3)]
+                horiz = math.hypot(d[0], d[1])
+                dist = math.hypot(horiz, d[2])
                 if dist <= params.merge_distance:
                     continue
                 low, high = (a, b) if d[2] >= 0 else (b, a)
-                rise = abs(float(d[2]))
+                rise = abs(d[2])
                 up_angle = math.atan2(rise, horiz)
                 abil = ABILITY_CLIMB
                 if dist <= params.max_link_distance and up_angle <= max_up + 1e-12:
                     kind = CLIMB_EDGE_JUMP
                     if both_ledges and parallel and horiz > params.merge_distance:
-                        along = abs(float((d[:2] / horiz) @ axes[i][:2])) \
-                            if np.hypot(*axes[i][:2]) > 0 else 1.0
+                        ax = axes_l[i]
+                        along = abs(d[0] * ax[0] + d[1] * ax[1]) / horiz \
+                            if math.hypot(ax[0], ax[1]) > 0 else 1.0
                         if along < 0.5:
                             kind = CLIMB_EDGE_BACK_JUMP
                             abil |= ABILITY_BACK_JUMP
