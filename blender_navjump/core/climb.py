@@ -152,6 +152,8 @@ def element_from_points(name: str, kind: int, points) -> tuple[np.ndarray | None
     pts = np.asarray(points, np.float64).reshape(-1, 3)
     if pts.shape[0] == 0:
         return None, f"{what} {name!r}: the object has no points; skipped"
+    if not np.isfinite(pts).all():
+        return None, f"{what} {name!r}: a point has a NaN or infinite coordinate; skipped"
     if kind == CLIMB_LEDGE:
         top = pts[:, 2].max()
         line = pts[pts[:, 2] >= top - LEDGE_TOP_TOLERANCE][:, :2]

@@ -250,13 +250,14 @@ def test_bad_elements_get_a_message_naming_the_object_and_the_rest_is_kept():
              seg("flat-ladder", CLIMB_LADDER, (1, 1, 2), (2, 1, 2)),
              seg("copy-ledge", CLIMB_LEDGE, (1, 0, 2), (2.5, 0, 2)),
              seg("far-pipe", CLIMB_PIPE, (5000, 0, 0), (5000, 0, 3)),
-             ("empty-pipe", CLIMB_PIPE, np.zeros((0, 3)))]
+             ("empty-pipe", CLIMB_PIPE, np.zeros((0, 3))),
+             seg("nan-ledge", CLIMB_LEDGE, (0, 0, np.nan), (1, 0, 2))]
     el, warnings = C.make_elements(items, scene_bounds=(np.zeros(3), np.array([10, 10, 5.0])))
     assert el.name.tolist() == ["good-ledge"]
-    assert len(warnings) == 5
+    assert len(warnings) == 6
     for name, word in (("zero-ledge", "long"), ("flat-ladder", "long"),
                        ("copy-ledge", "overlaps 'good-ledge'"), ("far-pipe", "5000 m"),
-                       ("empty-pipe", "no points")):
+                       ("empty-pipe", "no points"), ("nan-ledge", "NaN")):
         assert any(f"'{name}'" in w and word in w for w in warnings), (name, warnings)
 
 
