@@ -157,7 +157,7 @@ def bake_command(argv: list[str]) -> int:
     _written.clear()
     args = _bake_parser().parse_args(argv)
     from .core import bake
-    from .core.objio import read_obj
+    from .core.objio import read_obj_scene
     from .export import check_outputs, write_formats
 
     formats = [f.strip() for f in args.format.split(",") if f.strip()]
@@ -167,7 +167,8 @@ def bake_command(argv: list[str]) -> int:
     settings = build_settings(args)
     # Everything about the outputs is checked before the (possibly long) bake.
     check_outputs(args.out, formats, inputs=[args.input])
-    vertices, triangles = read_obj(args.input, up=args.up)
+    scene = read_obj_scene(args.input, up=args.up)
+    vertices, triangles = scene.vertices, scene.triangles
     from .core import kernel_cache
 
     notice = kernel_cache.compile_notice()
@@ -175,6 +176,13 @@ def bake_command(argv: list[str]) -> int:
         print(notice, file=sys.stderr, flush=True)
     t0 = time.perf_counter()
     nm = run_interruptibly(bake, vertices, triangles, settings)
+    if scene.climb and settings.climbing_enabled:
+        from .core.climb import add_climbing
+
+        nm, climb_warnings = run_interruptibly(add_climbing, nm, scene.climb, vertices,
+                                               triangles, settings)
+        for text in climb_warnings:
+            print(f"warning: {args.input}: {text}", file=sys.stderr)
     wall = time.perf_counter() - t0
     if notice:
         kernel_cache.mark_warm()
@@ -188,7 +196,9 @@ def bake_command(argv: list[str]) -> int:
         print(f"baked {args.input}: {s['polygons']} polygons "
               f"({', '.join(f'{k} {v}' for k, v in by.items() if v)}), "
               f"{s['walkable_area_m2']:.1f} m2, {nm.link_count} links, "
-              f"{wall * 1000:.1f} ms -> {', '.join(str(p) for p in paths)}")
+              + (f"{nm.climb_element_count} climb elements, "
+                 if nm.climb_element_count else "")
+              + f"{wall * 1000:.1f} ms -> {', '.join(str(p) for p in paths)}")
     return 0
 
 

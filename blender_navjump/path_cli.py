@@ -33,6 +33,10 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--extents", nargs=3, type=float, metavar=("HX", "HY", "HZ"),
                     default=None, help="search box half-extents around start and goal "
                                        "(default 2 2 4)")
+    ap.add_argument("--abilities", default=None,
+                    help="comma-separated climbing abilities of the agent (climb, ladder, "
+                         "pipe, shimmy, mount, back_jump; default all; '' for none); used "
+                         "when the navmesh has a climb graph (docs/climbing.md)")
     ap.add_argument("--indent", type=int, default=None, help="indent the JSON output")
     return ap
 
@@ -67,8 +71,36 @@ def path_command(args: list[str]) -> int:
             raise ValueError(f"{ns.navmesh}: cannot read ({exc.strerror or exc})") from None
         query = NavQuery(navmesh, extents=ns.extents)
         result = query.find_path(ns.start, ns.goal, agent)
+        doc = result.to_dict()
+        if navmesh.climb_node_position.shape[0]:
+            doc = _with_climbing(navmesh, ns, doc)
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    print(json.dumps(result.to_dict(), indent=ns.indent))
+    print(json.dumps(doc, indent=ns.indent))
     return 0
+
+
+def _with_climbing(navmesh, ns, doc: dict) -> dict:
+    """The coarse climbing path (core/query/climb.py) instead of ``doc`` when it climbs and
+    the navmesh path is missing or costs more (docs/climbing.md)."""
+    from .core.query.climb import ability_mask, find_climb_path
+
+    abilities = None if ns.abilities is None else ns.abilities
+    ability_mask(abilities)  # ValueError naming an unknown ability
+    climb = find_climb_path(navmesh, ns.start, ns.goal, abilities)
+    climbs = climb.found and any(f not in ("start", "leave", "arrive", "walk")
+                                 and f not in LINK_KINDS for f in climb.flags)
+    if not climbs or (doc["found"] and doc["cost"] <= climb.cost):
+        return doc
+    pts = climb.points
+    return {
+        "found": True, "status": "found", "climbing": True,
+        "length": float(sum(float(((b - a) ** 2).sum()) ** 0.5
+                            for a, b in zip(pts[:-1], pts[1:], strict=True))),
+        "cost": climb.cost, "search_cost": climb.cost,
+        "points": [[float(v) for v in p] for p in pts],
+        "flags": list(climb.flags), "stances": ["stand"] * len(climb.flags),
+        "corridor": [int(n) for n in climb.nodes if 0 <= n < navmesh.polygon_count],
+        "links": [],
+    }

@@ -151,6 +151,9 @@ class NAVJUMP_PT_advanced(_SidebarPanel, Panel):
         col.prop(settings, "cost_drop")
         col.prop(settings, "cost_jump_across")
         col.prop(settings, "cost_jump_up")
+        col = layout.column(heading="Climbing", align=True)
+        col.prop(settings, "climbing_enabled")
+        col.prop(settings, "max_climb_height")
         layout.prop(settings, "memory_limit_gb")
 
 

@@ -162,6 +162,14 @@ class NAVJUMP_PG_settings(PropertyGroup):
     filter_low_height_spans: BoolProperty(
         name="Low Height Spans", default=True,
         description="Remove cells without enough clearance above them")
+    # --- climbing (docs/climbing.md; the Blender bake does not build it yet) ---
+    climbing_enabled: BoolProperty(
+        name="Climbing", default=_DEFAULTS.climbing_enabled,
+        description="Build the climb graph of -ledge/-ladder/-pipe objects (command-line "
+                    "bake for now)")
+    max_climb_height: _length("Max Climb Height", _DEFAULTS.max_climb_height,
+                              "Highest hanging point an agent jumps up to from the ground",
+                              soft_max=10.0, hard_max=100.0, hard_min=0.01)
     memory_limit_gb: FloatProperty(
         name="Memory Limit (GB)", default=0.0, min=0.0, max=1.0e6, soft_max=64.0,
         description="Refuse bakes that would need more (0: the machine's free memory)")

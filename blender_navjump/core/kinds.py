@@ -18,6 +18,22 @@ AREA_STAND, AREA_CROUCH, AREA_PRONE = 1, 2, 3
 LINK_KINDS = ("drop", "jump_across", "jump_up")
 LINK_DROP, LINK_JUMP_ACROSS, LINK_JUMP_UP = 0, 1, 2
 
+# ------------------------------------------------------------------ climbing (core/climb.py)
+# Climb elements, the edges of the climb graph, the links joining it to the navmesh, and
+# the abilities an agent may have (a bit mask: bit i = CLIMB_ABILITIES[i]).
+CLIMB_ELEMENT_KINDS = ("ledge", "ladder", "pipe")
+CLIMB_LEDGE, CLIMB_LADDER, CLIMB_PIPE = 0, 1, 2
+# Object-name suffixes (OBJ objects and groups, Blender objects) that make a climb element;
+# such objects are not walkable geometry.
+CLIMB_SUFFIXES = {"-ledge": CLIMB_LEDGE, "-ladder": CLIMB_LADDER, "-pipe": CLIMB_PIPE}
+CLIMB_EDGE_KINDS = ("along", "jump", "drop", "back_jump")
+CLIMB_EDGE_ALONG, CLIMB_EDGE_JUMP, CLIMB_EDGE_DROP, CLIMB_EDGE_BACK_JUMP = 0, 1, 2, 3
+CLIMB_LINK_KINDS = ("mount", "ladder_foot", "hang")
+CLIMB_LINK_MOUNT, CLIMB_LINK_LADDER_FOOT, CLIMB_LINK_HANG = 0, 1, 2
+CLIMB_ABILITIES = ("climb", "ladder", "pipe", "shimmy", "mount", "back_jump")
+ABILITY_CLIMB, ABILITY_LADDER, ABILITY_PIPE, ABILITY_SHIMMY, ABILITY_MOUNT, \
+    ABILITY_BACK_JUMP = (1 << i for i in range(6))
+
 # ------------------------------------------------------------------ path points
 # What happens at a point of a path (PathResult.flags).
 FLAG_NAMES = ("walk", "jump_start", "jump_end", "drop_start", "drop_end", "stance_change")

@@ -65,6 +65,39 @@ def _empty_links() -> dict:
     }
 
 
+# The climb graph (core/climb.py, docs/climbing.md): elements, nodes, edges and the links
+# that join it to the polygons. Empty when the bake had no climbing; files without them load.
+CLIMB_ARRAYS = {  # name: (dtype, shape after the first axis)
+    "climb_element_kind": (np.int8, ()),
+    "climb_element_ends": (np.float64, (2, 3)),
+    "climb_element_abilities": (np.uint16, ()),
+    "climb_element_name": (np.str_, ()),
+    "climb_node_position": (np.float64, (3,)),
+    "climb_edge_nodes": (np.int32, (2,)),
+    "climb_edge_kind": (np.int8, ()),
+    "climb_edge_element": (np.int32, ()),
+    "climb_edge_length": (np.float64, ()),
+    "climb_edge_abilities": (np.uint16, ()),
+    "climb_edge_bidirectional": (np.bool_, ()),
+    "climb_link_kind": (np.int8, ()),
+    "climb_link_node": (np.int32, ()),
+    "climb_link_point": (np.float64, (3,)),
+    "climb_link_poly": (np.int32, ()),
+    "climb_link_bidirectional": (np.bool_, ()),
+    "climb_link_length": (np.float64, ()),
+}
+
+
+def _empty_climb(name: str) -> np.ndarray:
+    dtype, tail = CLIMB_ARRAYS[name]
+    return np.zeros((0, *tail), dtype=dtype)
+
+
+def _climb_field():
+    return {name: field(default_factory=lambda n=name: _empty_climb(n))
+            for name in CLIMB_ARRAYS}
+
+
 @dataclass
 class NavMesh:
     vertices: np.ndarray  # (V, 3) float64 world
@@ -88,11 +121,32 @@ class NavMesh:
     link_apex: np.ndarray = field(default_factory=lambda: _empty_links()["link_apex"])
     link_length: np.ndarray = field(default_factory=lambda: _empty_links()["link_length"])
     link_cost: np.ndarray = field(default_factory=lambda: _empty_links()["link_cost"])
+    climb_element_kind: np.ndarray = _climb_field()["climb_element_kind"]
+    climb_element_ends: np.ndarray = _climb_field()["climb_element_ends"]
+    climb_element_abilities: np.ndarray = _climb_field()["climb_element_abilities"]
+    climb_element_name: np.ndarray = _climb_field()["climb_element_name"]
+    climb_node_position: np.ndarray = _climb_field()["climb_node_position"]
+    climb_edge_nodes: np.ndarray = _climb_field()["climb_edge_nodes"]
+    climb_edge_kind: np.ndarray = _climb_field()["climb_edge_kind"]
+    climb_edge_element: np.ndarray = _climb_field()["climb_edge_element"]
+    climb_edge_length: np.ndarray = _climb_field()["climb_edge_length"]
+    climb_edge_abilities: np.ndarray = _climb_field()["climb_edge_abilities"]
+    climb_edge_bidirectional: np.ndarray = _climb_field()["climb_edge_bidirectional"]
+    climb_link_kind: np.ndarray = _climb_field()["climb_link_kind"]
+    climb_link_node: np.ndarray = _climb_field()["climb_link_node"]
+    climb_link_point: np.ndarray = _climb_field()["climb_link_point"]
+    climb_link_poly: np.ndarray = _climb_field()["climb_link_poly"]
+    climb_link_bidirectional: np.ndarray = _climb_field()["climb_link_bidirectional"]
+    climb_link_length: np.ndarray = _climb_field()["climb_link_length"]
 
     # ----------------------------------------------------------------- basics
     @property
     def polygon_count(self) -> int:
         return int(self.polygons.shape[0])
+
+    @property
+    def climb_element_count(self) -> int:
+        return int(self.climb_element_kind.shape[0])
 
     @property
     def link_count(self) -> int:
@@ -237,8 +291,8 @@ class NavMesh:
         for key in ("settings", "stats"):
             if not isinstance(meta.get(key), dict):
                 raise ValueError(f"{where}: the metadata has no '{key}' dictionary")
-        required = [f.name for f in fields(cls)
-                    if f.name in cls._array_names() and not f.name.startswith("link_")]
+        required = [f.name for f in fields(cls) if f.name in cls._array_names()
+                    and not f.name.startswith(("link_", "climb_"))]
         missing = [name for name in required if name not in arrays]
         if missing:
             raise ValueError(f"{where}: array(s) missing: {', '.join(missing)}")
@@ -258,7 +312,8 @@ class NavMesh:
         """True when every array is identical (dtype, shape and values) and meta equal."""
         for name in self.array_fields():
             a, b = getattr(self, name), getattr(other, name)
-            if a.dtype != b.dtype or a.shape != b.shape or not np.array_equal(a, b):
+            if a.dtype.kind != b.dtype.kind or (a.dtype != b.dtype and a.dtype.kind != "U") \
+                    or a.shape != b.shape or not np.array_equal(a, b):
                 return False
         return self.settings == other.settings
 

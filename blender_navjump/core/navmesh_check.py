@@ -70,9 +70,9 @@ class _Check:
     def fail(self, message: str):
         raise NavMeshError(f"{self.where}: {message}")
 
-    def array(self, name: str, value) -> np.ndarray:
+    def array(self, name: str, value, spec=None) -> np.ndarray:
         """``value`` as the field's dtype; refuses other kinds and values that do not fit."""
-        dtype, tail, _count = _ARRAYS[name]
+        dtype, tail, _count = spec or _ARRAYS[name]
         dtype = np.dtype(dtype)
         if not isinstance(value, np.ndarray):
             try:
@@ -338,5 +338,52 @@ def _check(nm, c: _Check):
                 i = int(np.nonzero(neg)[0][0])
                 c.fail(f"'{name}'[{i}] is {_show(arrays[name][i])}; it must not be negative")
 
+    arrays.update(_check_climb(nm, c, n_polys))
     changed = {k: a for k, a in arrays.items() if a is not getattr(nm, k)}
     return dataclasses.replace(nm, **changed) if changed else nm
+
+
+def _check_climb(nm, c: _Check, n_polys: int) -> dict:
+    """The ``climb_*`` arrays (core/climb.py): shapes, counts, kinds and indices."""
+    from .kinds import CLIMB_EDGE_KINDS, CLIMB_ELEMENT_KINDS, CLIMB_LINK_KINDS
+    from .navmesh import CLIMB_ARRAYS
+
+    out = {}
+    for name, (dtype, tail) in CLIMB_ARRAYS.items():
+        value = getattr(nm, name, None)
+        if value is None:
+            continue
+        if dtype is np.str_:
+            value = np.asarray(value)
+            if value.dtype.kind != "U" or value.ndim != 1:
+                c.fail(f"'{name}' must be a list of names, got {value.dtype.name} "
+                       f"{value.shape}")
+            out[name] = value
+            continue
+        out[name] = c.array(name, value, (dtype, tail, None))
+    if not out:
+        return out
+    groups = {"climb_element_": "climb_element_kind", "climb_edge_": "climb_edge_kind",
+              "climb_link_": "climb_link_kind"}
+    for prefix, key in groups.items():
+        n = out[key].shape[0]
+        for name, arr in out.items():
+            if name.startswith(prefix) and arr.shape[0] != n:
+                c.fail(f"'{name}' has {arr.shape[0]} rows but '{key}' has {n}")
+    n_nodes = out["climb_node_position"].shape[0]
+    c.in_range("climb_element_kind", out["climb_element_kind"], 0, len(CLIMB_ELEMENT_KINDS),
+               "a climb element kind")
+    c.in_range("climb_edge_kind", out["climb_edge_kind"], 0, len(CLIMB_EDGE_KINDS),
+               "a climb edge kind")
+    c.in_range("climb_link_kind", out["climb_link_kind"], 0, len(CLIMB_LINK_KINDS),
+               "a climb link kind")
+    c.in_range("climb_edge_nodes", out["climb_edge_nodes"], 0, n_nodes, "a climb node")
+    c.in_range("climb_link_node", out["climb_link_node"], 0, n_nodes, "a climb node")
+    c.in_range("climb_link_poly", out["climb_link_poly"], 0, n_polys, "a polygon index")
+    c.in_range("climb_edge_element", out["climb_edge_element"], -1,
+               out["climb_element_kind"].shape[0], "a climb element or -1")
+    for name in ("climb_element_ends", "climb_node_position", "climb_edge_length",
+                 "climb_link_point", "climb_link_length"):
+        c.finite(name, out[name])
+        c.bounded(name, out[name])
+    return out

@@ -23,6 +23,9 @@ class ObjScene(NamedTuple):
     vertices: np.ndarray  # (N, 3) float64, Z up
     triangles: np.ndarray  # (M, 3) int32
     warnings: list[str]
+    # climb objects (name ending -ledge/-ladder/-pipe): (name, kind, points (K, 3) Z up),
+    # in file order; their faces are not in ``triangles`` (see core/climb.py)
+    climb: tuple = ()
 
 
 def open_obj_file(path):
@@ -83,12 +86,33 @@ def read_obj_scene(path, up: str = "z") -> ObjScene:
     """:func:`read_obj`, plus warnings a front end should show (see :func:`up_axis_warning`)."""
     if up not in UP_AXES:
         raise ValueError(f"up: must be 'y' or 'z', got {up!r}")
+    from .kinds import CLIMB_SUFFIXES
+
     verts: list[list[float]] = []
     tris: list[tuple[int, int, int]] = []
+    climb: dict[str, tuple[int, list[int]]] = {}  # name: (kind, vertex indices)
+    climb_now: tuple[int, list[int]] | None = None
     with open_obj_file(path) as fh:
         for lineno, tokens in obj_lines(fh):
             key = tokens[0]
-            if key == "v":
+            if key in ("o", "g"):
+                name = " ".join(tokens[1:])
+                kind = next((k for suf, k in CLIMB_SUFFIXES.items() if name.endswith(suf)),
+                            None)
+                climb_now = None if kind is None else climb.setdefault(name, (kind, []))
+            elif key == "l" and climb_now is not None:
+                for tok in tokens[1:]:
+                    try:
+                        i = int(tok.split("/", 1)[0])
+                    except ValueError:
+                        raise ValueError(f"{path}:{lineno}: bad line index {tok[:40]!r}") \
+                            from None
+                    i = len(verts) + i if i < 0 else i - 1
+                    if not 0 <= i < len(verts):
+                        raise ValueError(f"{path}:{lineno}: line index {tok[:40]} refers to "
+                                         f"no vertex ({len(verts)} defined so far)")
+                    climb_now[1].append(i)
+            elif key == "v":
                 try:
                     xyz = [float(tokens[1]), float(tokens[2]), float(tokens[3])]
                 except (IndexError, ValueError):
@@ -118,14 +142,28 @@ def read_obj_scene(path, up: str = "z") -> ObjScene:
                         raise ValueError(f"{path}:{lineno}: face index {head[:40]} refers to "
                                          f"no vertex ({len(verts)} defined so far)")
                     idx.append(i)
+                if climb_now is not None:  # a climb element's face: not walkable geometry
+                    climb_now[1].extend(idx)
+                    continue
                 for k in range(2, len(idx)):
                     tris.append((idx[0], idx[k - 1], idx[k]))
     v = np.array(verts, dtype=np.float64).reshape(-1, 3)
     t = np.array(tris, dtype=np.int32).reshape(-1, 3)
     if up == "y":
         v = np.stack([v[:, 0], -v[:, 2], v[:, 1]], axis=1)
+    items = tuple((name, kind, v[np.array(idx, np.int64)].reshape(-1, 3))
+                  for name, (kind, idx) in climb.items())
+    if climb:  # vertices only climb objects use are not part of the walkable scene
+        only_climb = np.zeros(v.shape[0], np.bool_)
+        for _kind, idx in climb.values():
+            only_climb[np.array(idx, np.int64)] = True
+        only_climb[t.ravel()] = False
+        if only_climb.any():
+            keep = ~only_climb
+            remap = np.cumsum(keep) - 1
+            v, t = v[keep], remap[t].astype(np.int32).reshape(-1, 3)
     warning = up_axis_warning(v, t, up)
-    return ObjScene(v, t, [f"{path}: {warning}"] if warning else [])
+    return ObjScene(v, t, [f"{path}: {warning}"] if warning else [], items)
 
 
 def up_axis_warning(vertices, triangles, up: str = "z") -> str | None:

@@ -65,6 +65,7 @@ _LIMITS: dict[str, tuple[float, float, bool, bool]] = {
     "cost_jump_across": (0.0, 1000.0, True, True),
     "cost_jump_up": (0.0, 1000.0, True, True),
     "memory_limit_gb": (0.0, 1.0e6, True, True),
+    "max_climb_height": (0.0, 100.0, False, True),
 }
 
 
@@ -123,6 +124,10 @@ class BakeSettings:
     cost_drop: float = 1.0
     cost_jump_across: float = 1.5
     cost_jump_up: float = 2.0
+
+    # --- climbing (core/climb.py, docs/climbing.md) ---
+    climbing_enabled: bool = False
+    max_climb_height: float = 3.0  # highest ledge an agent jumps up to hang from the ground
 
     # --- resources ---
     memory_limit_gb: float = 0.0  # 0 = the machine's available memory

@@ -14,6 +14,12 @@ import stat
 
 import numpy as np
 
+from ..core.kinds import (
+    CLIMB_ABILITIES,
+    CLIMB_EDGE_KINDS,
+    CLIMB_ELEMENT_KINDS,
+    CLIMB_LINK_KINDS,
+)
 from ..core.navmesh import LINK_KINDS, STANCE_NAMES, NavMesh, empty_navmesh
 from ..core.navmesh_check import MAX_POLYGON_VERTICES, check_navmesh
 from ._common import atomic_write, polygon_rows
@@ -98,7 +104,100 @@ def navmesh_to_json_dict(nm: NavMesh) -> dict:
             "triangles": nm.detail_triangles.tolist(),
         },
         "links": links,
+        **({"climb": _climb_to_json(nm)} if _has_climb(nm) else {}),
         "stats": deterministic_stats(nm.stats),
+    }
+
+
+def _has_climb(nm: NavMesh) -> bool:
+    return bool(nm.climb_element_kind.shape[0] or nm.climb_node_position.shape[0])
+
+
+def _ability_names(mask) -> list[str]:
+    return [name for i, name in enumerate(CLIMB_ABILITIES) if int(mask) >> i & 1]
+
+
+def _climb_to_json(nm: NavMesh) -> dict:
+    """The optional "climb" object (docs/navjump-json.md, docs/climbing.md)."""
+    return {
+        "elements": [{"kind": CLIMB_ELEMENT_KINDS[int(k)], "name": str(n), "ends": e.tolist(),
+                      "abilities": _ability_names(a)}
+                     for k, n, e, a in zip(nm.climb_element_kind, nm.climb_element_name,
+                                           nm.climb_element_ends, nm.climb_element_abilities,
+                                           strict=True)],
+        "nodes": nm.climb_node_position.tolist(),
+        "edges": [{"kind": CLIMB_EDGE_KINDS[int(k)], "nodes": n.tolist(), "element": int(e),
+                   "length": float(ln), "abilities": _ability_names(a), "bidirectional": bool(b)}
+                  for k, n, e, ln, a, b in zip(
+                      nm.climb_edge_kind, nm.climb_edge_nodes, nm.climb_edge_element,
+                      nm.climb_edge_length, nm.climb_edge_abilities,
+                      nm.climb_edge_bidirectional, strict=True)],
+        "links": [{"kind": CLIMB_LINK_KINDS[int(k)], "node": int(n), "point": p.tolist(),
+                   "polygon": int(poly), "bidirectional": bool(b), "length": float(ln)}
+                  for k, n, p, poly, b, ln in zip(
+                      nm.climb_link_kind, nm.climb_link_node, nm.climb_link_point,
+                      nm.climb_link_poly, nm.climb_link_bidirectional, nm.climb_link_length,
+                      strict=True)],
+    }
+
+
+def _climb_from_json(r, doc) -> dict:
+    """The ``climb_*`` NavMesh arrays of an optional "climb" object (empty without one)."""
+    if "climb" not in doc:
+        return {}
+    climb = doc["climb"]
+    if not isinstance(climb, dict):
+        r.fail("'climb' must be an object")
+
+    def rows(key, keys):
+        items = climb.get(key)
+        if not isinstance(items, list):
+            r.fail(f"'climb.{key}' must be a list")
+        cols = {k: [] for k in keys}
+        for i, item in enumerate(items):
+            if not isinstance(item, dict):
+                r.fail(f"'climb.{key}'[{i}] must be an object")
+            absent = [k for k in keys if k not in item]
+            if absent:
+                r.fail(f"'climb.{key}'[{i}] is missing key(s): {', '.join(absent)}")
+            for k in keys:
+                cols[k].append(item[k])
+        return cols
+
+    def masks(name, values):
+        out = np.zeros(len(values), np.uint16)
+        for i, names in enumerate(values):
+            idx = r.names(f"{name}[{i}]", names, CLIMB_ABILITIES)
+            out[i] = sum(1 << int(k) for k in set(idx.tolist()))
+        return out
+
+    el = rows("elements", ("kind", "name", "ends", "abilities"))
+    ed = rows("edges", ("kind", "nodes", "element", "length", "abilities", "bidirectional"))
+    li = rows("links", ("kind", "node", "point", "polygon", "bidirectional", "length"))
+    if "nodes" not in climb:
+        r.fail("'climb' is missing key 'nodes'")
+    if not all(isinstance(n, str) for n in el["name"]):
+        r.fail("'climb.elements[].name' must be text")
+    return {
+        "climb_element_kind": r.names("climb.elements[].kind", el["kind"], CLIMB_ELEMENT_KINDS),
+        "climb_element_ends": r.array("climb.elements[].ends", el["ends"], np.float64, (2, 3)),
+        "climb_element_abilities": masks("climb.elements[].abilities", el["abilities"]),
+        "climb_element_name": np.array(el["name"], dtype=str),
+        "climb_node_position": r.array("climb.nodes", climb["nodes"], np.float64, (3,)),
+        "climb_edge_nodes": r.array("climb.edges[].nodes", ed["nodes"], np.int32, (2,)),
+        "climb_edge_kind": r.names("climb.edges[].kind", ed["kind"], CLIMB_EDGE_KINDS),
+        "climb_edge_element": r.array("climb.edges[].element", ed["element"], np.int32, ()),
+        "climb_edge_length": r.array("climb.edges[].length", ed["length"], np.float64, ()),
+        "climb_edge_abilities": masks("climb.edges[].abilities", ed["abilities"]),
+        "climb_edge_bidirectional": r.array("climb.edges[].bidirectional",
+                                            ed["bidirectional"], np.bool_, ()),
+        "climb_link_kind": r.names("climb.links[].kind", li["kind"], CLIMB_LINK_KINDS),
+        "climb_link_node": r.array("climb.links[].node", li["node"], np.int32, ()),
+        "climb_link_point": r.array("climb.links[].point", li["point"], np.float64, (3,)),
+        "climb_link_poly": r.array("climb.links[].polygon", li["polygon"], np.int32, ()),
+        "climb_link_bidirectional": r.array("climb.links[].bidirectional",
+                                            li["bidirectional"], np.bool_, ()),
+        "climb_link_length": r.array("climb.links[].length", li["length"], np.float64, ()),
     }
 
 
@@ -319,5 +418,6 @@ def read_json(path) -> NavMesh:
     nm = NavMesh(
         vertices=vertices, polygons=polygons, neighbours=neighbours,
         detail_meshes=d_meshes, detail_vertices=d_verts, detail_triangles=d_tris,
-        settings=doc["settings"], stats=stats, **per_poly, **link_arrays)
+        settings=doc["settings"], stats=stats, **per_poly, **link_arrays,
+        **_climb_from_json(r, doc))
     return check_navmesh(nm, str(path))

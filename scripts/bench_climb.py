@@ -1,0 +1,95 @@
+"""Benchmark the climb graph: ``python scripts/bench_climb.py [--elements N] [--runs R]``.
+
+Builds a level of climbing towers (a K x K grid of 4 m boxes on a floor, each with a ledge
+along two top edges, a ladder and a pipe, N elements in all), bakes its navmesh once to load
+the JIT cache, then ``--runs`` times, and times ``core.climb.add_climbing`` (elements, graph
+with collision probes, navmesh join) as often. Prints JSON: median navmesh bake and climb
+times (ms), their ratio (issue 13's target: climb <= 10% of the bake), and the counts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import pathlib
+import statistics
+import sys
+import time
+
+import numpy as np
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+
+
+def _box(verts, tris, x0, y0, z0, x1, y1, z1):
+    base = len(verts)
+    verts += [(x, y, z) for z in (z0, z1) for y in (y0, y1) for x in (x0, x1)]
+    for a, b, c, d in ((0, 2, 3, 1), (4, 5, 7, 6), (0, 1, 5, 4), (2, 6, 7, 3), (0, 4, 6, 2),
+                       (1, 3, 7, 5)):
+        tris += [(base + a, base + b, base + c), (base + a, base + c, base + d)]
+
+
+def level(n_elements: int):
+    """(vertices, triangles, climb items) of a grid of towers with 4 elements each."""
+    from blender_navjump.core.kinds import CLIMB_LADDER, CLIMB_LEDGE, CLIMB_PIPE
+
+    k = max(1, math.ceil(math.sqrt(n_elements / 4)))
+    pitch = 12.0
+    verts, tris = [], []
+    size = k * pitch
+    verts += [(-2, -2, 0), (size, -2, 0), (size, size, 0), (-2, size, 0)]
+    tris += [(0, 1, 2), (0, 2, 3)]
+    items = []
+    for i in range(k):
+        for j in range(k):
+            x, y = i * pitch, j * pitch
+            _box(verts, tris, x, y, 0, x + 6, y + 6, 4)
+            top = 4.0
+            for name, kind, pts in (
+                    (f"t{i}_{j}s-ledge", CLIMB_LEDGE, [(x + 0.5, y, top), (x + 5.5, y, top)]),
+                    (f"t{i}_{j}w-ledge", CLIMB_LEDGE, [(x, y + 0.5, top), (x, y + 5.5, top)]),
+                    (f"t{i}_{j}-ladder", CLIMB_LADDER,
+                     [(x + 6.1, y + 2, 0), (x + 6.1, y + 2, top)]),
+                    (f"t{i}_{j}-pipe", CLIMB_PIPE, [(x + 3, y + 6.1, 0), (x + 3, y + 6.1, top)])):
+                if len(items) < n_elements:
+                    items.append((name, kind, np.array(pts, np.float64)))
+    return np.array(verts, np.float64), np.array(tris, np.int32), items
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--elements", type=int, default=1000)
+    ap.add_argument("--runs", type=int, default=3)
+    args = ap.parse_args(argv)
+    sys.path.insert(0, str(ROOT))
+    from blender_navjump.core import bake
+    from blender_navjump.core.climb import add_climbing
+    from blender_navjump.core.settings import BakeSettings
+
+    v, t, items = level(args.elements)
+    settings = BakeSettings(climbing_enabled=True)
+    nm = bake(v, t, settings)
+    add_climbing(nm, items[:8], v, t, settings)  # compile the kernels
+    bake_ms, climb_ms = [], []
+    for _ in range(args.runs):
+        t0 = time.perf_counter()
+        nm = bake(v, t, settings)
+        t1 = time.perf_counter()
+        out, warnings = add_climbing(nm, items, v, t, settings)
+        t2 = time.perf_counter()
+        bake_ms.append((t1 - t0) * 1000.0)
+        climb_ms.append((t2 - t1) * 1000.0)
+    b, c = statistics.median(bake_ms), statistics.median(climb_ms)
+    print(json.dumps({
+        "elements": int(out.climb_element_count), "triangles": int(t.shape[0]),
+        "polygons": out.polygon_count, "climb_nodes": int(out.climb_node_position.shape[0]),
+        "climb_edges": int(out.climb_edge_kind.shape[0]),
+        "climb_links": int(out.climb_link_kind.shape[0]), "warnings": len(warnings),
+        "bake_ms": round(b, 1), "climb_ms": round(c, 1), "climb_over_bake": round(c / b, 4),
+        "runs": args.runs}, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

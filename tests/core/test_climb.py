@@ -1,0 +1,582 @@
+"""Climbing (core/climb.py, docs/climbing.md): climb elements, the climb graph, its join to
+the navmesh, the OBJ roles, the settings and the file round trips."""
+
+import json
+import math
+import pathlib
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scenes import Scene
+
+from blender_navjump.core import bake
+from blender_navjump.core import climb as C
+from blender_navjump.core.kinds import (
+    ABILITY_BACK_JUMP,
+    CLIMB_EDGE_ALONG,
+    CLIMB_EDGE_BACK_JUMP,
+    CLIMB_EDGE_DROP,
+    CLIMB_EDGE_JUMP,
+    CLIMB_LADDER,
+    CLIMB_LEDGE,
+    CLIMB_LINK_HANG,
+    CLIMB_LINK_LADDER_FOOT,
+    CLIMB_LINK_MOUNT,
+    CLIMB_PIPE,
+)
+from blender_navjump.core.navmesh import CLIMB_ARRAYS, NavMesh
+from blender_navjump.core.objio import read_obj_scene
+from blender_navjump.core.settings import BakeSettings, SettingsError
+from blender_navjump.export.navjump_json import read_json, write_json
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+
+def elements(*items):
+    el, warnings = C.make_elements(items)
+    assert warnings == []
+    return el
+
+
+def seg(name, kind, a, b):
+    return (name, kind, np.array([a, b], np.float64))
+
+
+def along_degree(g):
+    along = g.edge_nodes[g.edge_kind == CLIMB_EDGE_ALONG]
+    return np.bincount(along.ravel(), minlength=g.node_position.shape[0])
+
+
+# ------------------------------------------------------------------ nodes
+@pytest.mark.parametrize("length", [0.12, 0.5, 1.0, 2.0, 4.5, 10.0])
+def test_lone_element_has_the_documented_node_count(length):
+    g = C.build_climb_graph(elements(seg("a-ledge", CLIMB_LEDGE, (1, 2, 3), (1 + length, 2, 3))))
+    n = max(3, math.ceil(length / C.NODE_SPACING) + 1)
+    assert C.node_count(length) == n
+    assert g.node_position.shape[0] == n
+    nodes = g.element_nodes[0]
+    assert np.allclose(g.node_position[nodes[0]], (1, 2, 3))
+    assert np.allclose(g.node_position[nodes[-1]], (1 + length, 2, 3))
+    gaps = np.diff(g.node_position[nodes, 0])
+    assert np.all(gaps > 0) and gaps.max() <= C.NODE_SPACING + 1e-9
+    assert np.allclose(gaps, gaps[0])  # evenly spaced
+    assert g.edge_nodes.shape[0] == n - 1 and np.all(g.edge_kind == CLIMB_EDGE_ALONG)
+    assert np.allclose(g.edge_length.sum(), length)
+
+
+def test_vertical_element_runs_bottom_to_top_of_its_bounds():
+    pts = [(2, 3, 0.5), (2.4, 3.2, 4.5), (2.4, 3, 0.5), (2, 3.2, 4.5)]
+    s, msg = C.element_from_points("l-ladder", CLIMB_LADDER, pts)
+    assert msg is None
+    assert np.allclose(s, [(2.2, 3.1, 0.5), (2.2, 3.1, 4.5)])
+
+
+def test_ledge_is_the_top_line_of_its_points():
+    # a 0.1 m deep box: the ledge is the middle of its top face, along its length
+    pts = [(x, y, z) for x in (0, 5) for y in (-0.1, 0) for z in (2.4, 2.5)]
+    s, msg = C.element_from_points("b-ledge", CLIMB_LEDGE, pts)
+    assert msg is None
+    assert np.allclose(sorted(s.tolist()), [(0, -0.05, 2.5), (5, -0.05, 2.5)])
+
+
+# ------------------------------------------------------------------ explicit joins
+def test_touching_elements_share_one_node():
+    g = C.build_climb_graph(elements(seg("a-ledge", CLIMB_LEDGE, (0, 0, 2), (3, 0, 2)),
+                                     seg("b-ledge", CLIMB_LEDGE, (3.03, 0, 2), (3.03, 2, 2))))
+    a, b = (set(n.tolist()) for n in g.element_nodes)
+    assert len(a & b) == 1
+    assert g.node_position.shape[0] == 4 + 3 - 1
+    shared = (a & b).pop()
+    assert np.allclose(g.node_position[shared], (3.015, 0, 2))
+    assert along_degree(g)[shared] == 2
+
+
+def test_apart_elements_share_no_node():
+    g = C.build_climb_graph(elements(seg("a-ledge", CLIMB_LEDGE, (0, 0, 2), (3, 0, 2)),
+                                     seg("b-ledge", CLIMB_LEDGE, (3.2, 0, 2), (3.2, 2, 2))))
+    a, b = (set(n.tolist()) for n in g.element_nodes)
+    assert not a & b and g.node_position.shape[0] == 7
+
+
+@pytest.mark.parametrize("height", [2.0, 1.3, 3.71])
+def test_crossing_gives_one_node_of_degree_4(height):
+    g = C.build_climb_graph(elements(seg("a-ledge", CLIMB_LEDGE, (-2, 0, height), (2.5, 0, height)),
+                                     seg("p-pipe", CLIMB_PIPE, (0, 0, 0), (0, 0, 4))))
+    a, b = (set(n.tolist()) for n in g.element_nodes)
+    assert len(a & b) == 1
+    x = (a & b).pop()
+    assert np.allclose(g.node_position[x], (0, 0, height))
+    deg = along_degree(g)
+    assert deg[x] == 4
+    assert sorted(deg.tolist()).count(4) == 1
+    # the crossing splits both elements: each still runs end to end through it
+    for nodes, e in zip(g.element_nodes, range(2), strict=True):
+        assert x in nodes.tolist()[1:-1]
+        assert np.all(g.edge_element[np.isin(g.edge_nodes, nodes).all(axis=1)
+                                     & (g.edge_kind == CLIMB_EDGE_ALONG)] == e)
+
+
+def test_t_junction_joins_the_end_to_the_middle():
+    g = C.build_climb_graph(elements(seg("a-ledge", CLIMB_LEDGE, (0, 0, 2), (4, 0, 2)),
+                                     seg("p-pipe", CLIMB_PIPE, (1.7, 0, 0), (1.7, 0, 2))))
+    a, b = (set(n.tolist()) for n in g.element_nodes)
+    x = (a & b).pop()
+    assert np.allclose(g.node_position[x], (1.7, 0, 2)) and along_degree(g)[x] == 3
+
+
+# ------------------------------------------------------------------ determinism
+def random_elements(rng, n, extent=6.0):
+    items = []
+    for i in range(n):
+        kind = int(rng.integers(0, 3))
+        p = rng.uniform(-extent, extent, 3)
+        p[2] = abs(p[2])
+        if kind == CLIMB_LEDGE:
+            ang = rng.uniform(0, 2 * math.pi)
+            q = p + rng.uniform(0.5, 4) * np.array([math.cos(ang), math.sin(ang), 0])
+        else:
+            q = p + np.array([0, 0, rng.uniform(0.5, 5)])
+        items.append((f"e{i}-{('ledge', 'ladder', 'pipe')[kind]}", kind, np.array([p, q])))
+    return items
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.integers(0, 10_000), st.integers(1, 25))
+def test_rebuilding_gives_an_identical_graph(seed, n):
+    items = random_elements(np.random.default_rng(seed), n)
+    el, _ = C.make_elements(items)
+    g1 = C.build_climb_graph(el)
+    g2 = C.build_climb_graph(C.make_elements(items)[0])
+    for name in ("node_position", "edge_nodes", "edge_kind", "edge_element", "edge_length",
+                 "edge_abilities", "edge_bidirectional"):
+        a, b = getattr(g1, name), getattr(g2, name)
+        assert a.dtype == b.dtype and np.array_equal(a, b), name
+    # the graph is well formed: no self loops, no duplicate pair, indices in range
+    nn = g1.node_position.shape[0]
+    assert np.all(g1.edge_nodes[:, 0] != g1.edge_nodes[:, 1])
+    pairs = {tuple(sorted(p)) for p in g1.edge_nodes.tolist()}
+    assert len(pairs) == g1.edge_nodes.shape[0]
+    assert g1.edge_nodes.size == 0 or (g1.edge_nodes.min() >= 0 and g1.edge_nodes.max() < nn)
+
+
+# ------------------------------------------------------------------ implicit links
+@settings(max_examples=15, deadline=None)
+@given(st.integers(0, 10_000), st.floats(0.5, 4.0), st.floats(10.0, 90.0), st.floats(0.5, 5.0))
+def test_implicit_links_respect_max_distance_and_angle(seed, dist, angle, drop):
+    items = random_elements(np.random.default_rng(seed), 20, extent=4.0)
+    el, _ = C.make_elements(items)
+    params = C.ClimbParams(max_link_distance=dist, max_link_angle=angle, max_drop_height=drop)
+    g = C.build_climb_graph(el, params)
+    p = g.node_position
+    d = p[g.edge_nodes[:, 1]] - p[g.edge_nodes[:, 0]]
+    horiz = np.hypot(d[:, 0], d[:, 1])
+    jump = np.isin(g.edge_kind, (CLIMB_EDGE_JUMP, CLIMB_EDGE_BACK_JUMP))
+    assert np.all(g.edge_length[jump] <= dist + 1e-9)
+    elev = np.degrees(np.arctan2(np.abs(d[jump, 2]), horiz[jump]))
+    assert np.all(elev <= angle + 1e-6)
+    assert np.all(d[jump, 2] >= 0)  # stored from the lower end
+    drops = g.edge_kind == CLIMB_EDGE_DROP
+    assert np.all(d[drops, 2] < 0) and np.all(-d[drops, 2] <= drop + 1e-9)
+    assert np.all(horiz[drops] <= dist + 1e-9) and not g.edge_bidirectional[drops].any()
+    assert np.all(g.edge_element[~(g.edge_kind == CLIMB_EDGE_ALONG)] == -1)
+
+
+def test_link_appears_inside_the_thresholds_only():
+    def links(gap, **kw):
+        g = C.build_climb_graph(elements(seg("a-ledge", CLIMB_LEDGE, (0, 0, 2), (2, 0, 2)),
+                                         seg("b-ledge", CLIMB_LEDGE, (2 + gap, 0, 2),
+                                             (4 + gap, 0, 2))),
+                                C.ClimbParams(**kw))
+        return g.edge_kind[g.edge_kind != CLIMB_EDGE_ALONG].tolist()
+
+    assert links(1.9, max_link_distance=2.0) == [CLIMB_EDGE_JUMP]
+    assert links(2.1, max_link_distance=2.0) == []
+
+    def up(rise, angle):
+        g = C.build_climb_graph(elements(seg("a-ledge", CLIMB_LEDGE, (0, 0, 2), (2, 0, 2)),
+                                         seg("b-ledge", CLIMB_LEDGE, (3, 0, 2 + rise),
+                                             (5, 0, 2 + rise))),
+                                C.ClimbParams(max_link_distance=3.0, max_link_angle=angle,
+                                              max_drop_height=0.5))
+        return g.edge_kind[g.edge_kind != CLIMB_EDGE_ALONG].tolist()
+
+    assert up(0.9, 45.0) == [CLIMB_EDGE_JUMP]  # 42 degrees up
+    assert up(1.1, 45.0) == []  # 48 degrees up; too high a drop back (0.5 m)
+    assert up(1.1, 50.0) == [CLIMB_EDGE_JUMP]
+
+
+def test_drop_is_one_way_and_back_jump_needs_its_ability():
+    g = C.build_climb_graph(
+        elements(seg("high-ledge", CLIMB_LEDGE, (0, 0, 5), (2, 0, 5)),
+                 seg("low-ledge", CLIMB_LEDGE, (0, 0.5, 2), (2, 0.5, 2)),
+                 seg("back-ledge", CLIMB_LEDGE, (0, 2.5, 5), (2, 2.5, 5))),
+        C.ClimbParams(max_link_distance=3.0, max_link_angle=45.0, max_drop_height=4.0))
+    hi, lo, back = (set(n.tolist()) for n in g.element_nodes)
+    for (a, b), k, bid in zip(g.edge_nodes.tolist(), g.edge_kind, g.edge_bidirectional,
+                              strict=True):
+        if {a, b} & hi and {a, b} & lo:
+            assert k == CLIMB_EDGE_DROP and a in hi and b in lo and not bid
+    kinds = g.edge_kind.tolist()
+    assert kinds.count(CLIMB_EDGE_DROP) >= 1 and kinds.count(CLIMB_EDGE_BACK_JUMP) >= 1
+    bj = g.edge_kind == CLIMB_EDGE_BACK_JUMP
+    assert np.all(g.edge_abilities[bj] & ABILITY_BACK_JUMP)
+    for a, b in g.edge_nodes[bj].tolist():
+        assert {a, b} & hi and {a, b} & back
+
+
+def test_blocking_collider_removes_a_link_and_removing_it_restores_it():
+    el = elements(seg("a-ledge", CLIMB_LEDGE, (0, 0, 2), (2, 0, 2)),
+                  seg("b-ledge", CLIMB_LEDGE, (3.5, 0, 2), (5.5, 0, 2)))
+    # the walls the ledges lie on do not block
+    v, t = Scene().box(-0.2, -1, 0, 2.2, 0, 2).box(3.3, -1, 0, 5.7, 0, 2).arrays()
+    free = C.build_climb_graph(el, C.ClimbParams(), v, t)
+    assert (free.edge_kind == CLIMB_EDGE_JUMP).sum() == 1
+    v2, t2 = Scene().box(-0.2, -1, 0, 2.2, 0, 2).box(3.3, -1, 0, 5.7, 0, 2) \
+        .box(2.6, -0.5, 1, 2.9, 0.5, 3).arrays()
+    blocked = C.build_climb_graph(el, C.ClimbParams(), v2, t2)
+    assert (blocked.edge_kind == CLIMB_EDGE_JUMP).sum() == 0
+    again = C.build_climb_graph(el, C.ClimbParams(), v, t)
+    assert np.array_equal(again.edge_nodes, free.edge_nodes)
+
+
+# ------------------------------------------------------------------ bad input
+def test_bad_elements_get_a_message_naming_the_object_and_the_rest_is_kept():
+    items = [seg("good-ledge", CLIMB_LEDGE, (0, 0, 2), (3, 0, 2)),
+             seg("zero-ledge", CLIMB_LEDGE, (1, 1, 2), (1, 1, 2)),
+             seg("flat-ladder", CLIMB_LADDER, (1, 1, 2), (2, 1, 2)),
+             seg("copy-ledge", CLIMB_LEDGE, (1, 0, 2), (2.5, 0, 2)),
+             seg("far-pipe", CLIMB_PIPE, (5000, 0, 0), (5000, 0, 3)),
+             ("empty-pipe", CLIMB_PIPE, np.zeros((0, 3))),
+             seg("nan-ledge", CLIMB_LEDGE, (0, 0, np.nan), (1, 0, 2))]
+    el, warnings = C.make_elements(items, scene_bounds=(np.zeros(3), np.array([10, 10, 5.0])))
+    assert el.name.tolist() == ["good-ledge"]
+    assert len(warnings) == 6
+    for name, word in (("zero-ledge", "long"), ("flat-ladder", "long"),
+                       ("copy-ledge", "overlaps 'good-ledge'"), ("far-pipe", "5000 m"),
+                       ("empty-pipe", "no points"), ("nan-ledge", "NaN")):
+        assert any(f"'{name}'" in w and word in w for w in warnings), (name, warnings)
+
+
+# ------------------------------------------------------------------ the wall scene
+def wall_scene_objects():
+    """Ground, a 2.5 m platform with a ledge on its front edge and a ladder on its side,
+    a ledge in the open far from any ground, and a pipe 5 km away."""
+    ground = Scene().floor(-10, -10, 10, 10)
+    platform = Scene().box(-4, 0, 0, 4, 4, 2.5)
+    return [("ground", ground), ("wall", platform),
+            ("front-ledge", Scene().box(-3, -0.1, 2.4, 3, 0, 2.5)),
+            ("side-ladder", Scene().box(4, 1.5, 0, 4.2, 2.5, 2.5)),
+            ("sky-ledge", Scene().box(-9, -9, 40, -7, -8.9, 40.1)),
+            ("far-pipe", Scene().box(5000, 0, 0, 5000.2, 0.2, 3))]
+
+
+def write_named_obj(path, objects):
+    lines, base = [], 1
+    for name, scene in objects:
+        lines.append(f"o {name}")
+        lines += [f"v {x!r} {y!r} {z!r}" for x, y, z in scene.verts]
+        lines += [f"f {a + base} {b + base} {c + base}" for a, b, c in scene.tris]
+        base += len(scene.verts)
+    pathlib.Path(path).write_text("\n".join(lines) + "\n")
+
+
+@pytest.fixture(scope="module")
+def wall(tmp_path_factory):
+    path = tmp_path_factory.mktemp("climb") / "wall.obj"
+    write_named_obj(path, wall_scene_objects())
+    scene = read_obj_scene(path)
+    settings = BakeSettings(climbing_enabled=True)
+    nm = bake(scene.vertices, scene.triangles, settings)
+    out, warnings = C.add_climbing(nm, scene.climb, scene.vertices, scene.triangles, settings)
+    return path, scene, nm, out, warnings
+
+
+def test_obj_climb_objects_are_elements_and_not_walkable(wall):
+    _path, scene, _nm, _out, _ = wall
+    assert [(n, k) for n, k, _ in scene.climb] == [
+        ("front-ledge", CLIMB_LEDGE), ("side-ladder", CLIMB_LADDER), ("sky-ledge", CLIMB_LEDGE),
+        ("far-pipe", CLIMB_PIPE)]
+    walk = Scene().floor(-10, -10, 10, 10).box(-4, 0, 0, 4, 4, 2.5).arrays()
+    assert scene.triangles.shape[0] == walk[1].shape[0]
+    assert np.array_equal(scene.vertices, walk[0])  # climb-only vertices are left out
+
+
+def test_obj_groups_and_polylines_make_elements(tmp_path):
+    path = tmp_path / "g.obj"
+    path.write_text("v 0 0 0\nv 4 0 0\nv 4 4 0\nf 1 2 3\n"
+                    "g rail-ledge\nv 0 1 2\nv 1.5 1 2\nv 3 1 2\nl 4 5 6\n"
+                    "g walk\nv 0 0 1\nv 1 0 1\nv 1 1 1\nf -3 -2 -1\n")
+    scene = read_obj_scene(path)
+    assert [n for n, _, _ in scene.climb] == ["rail-ledge"]
+    assert scene.triangles.shape[0] == 2
+    s, _ = C.element_from_points("rail-ledge", CLIMB_LEDGE, scene.climb[0][2])
+    assert np.allclose(sorted(s.tolist()), [(0, 1, 2), (3, 1, 2)])
+
+
+def test_navmesh_join_links_ground_to_the_elements(wall):
+    _path, _scene, nm, out, warnings = wall
+    assert out.climb_element_name.tolist() == ["front-ledge", "side-ladder", "sky-ledge"]
+    assert nm.polygon_count == out.polygon_count and np.array_equal(nm.polygons, out.polygons)
+    kind, node = out.climb_link_kind, out.climb_link_node
+    pos = out.climb_node_position
+    ledge_nodes = set(out.climb_edge_nodes[out.climb_edge_element == 0].ravel().tolist())
+    ladder = out.climb_edge_nodes[out.climb_edge_element == 1].ravel()
+    bottom = int(ladder[np.argmin(pos[ladder, 2])])
+    top = int(ladder[np.argmax(pos[ladder, 2])])
+    # every ledge node: mount to the platform top, hang to the ground (2.5 m: both ways)
+    for k, z, bid in ((CLIMB_LINK_MOUNT, 2.5, True), (CLIMB_LINK_HANG, 0.0, True)):
+        rows = kind == k
+        linked = set(node[rows].tolist()) & ledge_nodes
+        assert linked == ledge_nodes, k
+        sel = rows & np.isin(node, list(ledge_nodes))
+        assert np.all(np.abs(out.climb_link_point[sel, 2] - z) < 0.35)
+        assert np.all(out.climb_link_bidirectional[sel] == bid)
+    assert node[kind == CLIMB_LINK_LADDER_FOOT].tolist() == [bottom]
+    assert top in node[kind == CLIMB_LINK_MOUNT].tolist()
+    # link points lie on the polygon they name (within its XY bounds)
+    for p, poly in zip(out.climb_link_point, out.climb_link_poly, strict=True):
+        vs = out.polygon_vertices(int(poly))
+        assert np.all(p[:2] >= vs[:, :2].min(axis=0) - 1e-6)
+        assert np.all(p[:2] <= vs[:, :2].max(axis=0) + 1e-6)
+    assert np.all(out.climb_link_length <= np.hypot(C.ClimbParams.from_settings(
+        BakeSettings()).reach, 4.0) + 1e-6)
+    assert any("'sky-ledge'" in w and "no walkable ground" in w for w in warnings)
+    assert any("'far-pipe'" in w for w in warnings)
+
+
+def test_hang_is_one_way_above_max_climb_height(wall):
+    _path, scene, nm, _out, _ = wall
+    low = BakeSettings(climbing_enabled=True, max_climb_height=2.0)
+    out, _ = C.add_climbing(nm, scene.climb, scene.vertices, scene.triangles, low)
+    hang = out.climb_link_kind == CLIMB_LINK_HANG
+    assert hang.any() and not out.climb_link_bidirectional[hang].any()
+
+
+def test_rebuilding_on_the_navmesh_is_identical(wall):
+    _path, scene, nm, out, _ = wall
+    again, _ = C.add_climbing(nm, scene.climb, scene.vertices, scene.triangles,
+                              BakeSettings(climbing_enabled=True))
+    assert again.equals(out)
+    for name in CLIMB_ARRAYS:
+        assert getattr(again, name).dtype == getattr(out, name).dtype
+
+
+# ------------------------------------------------------------------ files
+def test_npz_and_json_round_trips_keep_the_climb_graph(wall, tmp_path):
+    out = wall[3]
+    assert out.climb_edge_kind.shape[0] > 0
+    out.save(tmp_path / "a.npz")
+    assert NavMesh.load(tmp_path / "a.npz").equals(out)
+    write_json(out, tmp_path / "a.json")
+    back = read_json(tmp_path / "a.json")
+    assert back.equals(out)
+    doc = json.loads((tmp_path / "a.json").read_text())
+    assert [e["name"] for e in doc["climb"]["elements"]] == out.climb_element_name.tolist()
+    assert doc["climb"]["elements"][0]["abilities"] == ["climb", "shimmy"]
+    assert {e["kind"] for e in doc["climb"]["edges"]} <= {"along", "jump", "drop",
+                                                          "back_jump"}
+
+
+def test_files_without_climbing_still_load(wall, tmp_path):
+    nm = wall[2]
+    nm.save(tmp_path / "old.npz")
+    with np.load(tmp_path / "old.npz") as data:  # an archive written before climbing
+        arrays = {k: data[k] for k in data.files if not k.startswith("climb_")}
+    np.savez_compressed(tmp_path / "older.npz", **arrays)
+    old = NavMesh.load(tmp_path / "older.npz")
+    assert old.climb_element_count == 0 and old.equals(nm)
+    write_json(nm, tmp_path / "old.json")
+    assert "climb" not in json.loads((tmp_path / "old.json").read_text())
+    assert read_json(tmp_path / "old.json").climb_node_position.shape == (0, 3)
+
+
+def test_json_with_a_bad_climb_node_index_is_refused(wall, tmp_path):
+    write_json(wall[3], tmp_path / "a.json")
+    doc = json.loads((tmp_path / "a.json").read_text())
+    doc["climb"]["edges"][0]["nodes"] = [0, 10_000]
+    (tmp_path / "b.json").write_text(json.dumps(doc))
+    with pytest.raises(ValueError, match="climb_edge_nodes"):
+        read_json(tmp_path / "b.json")
+
+
+# ------------------------------------------------------------------ settings and CLI
+def test_climb_settings_are_validated():
+    s = BakeSettings()
+    assert s.climbing_enabled is False and s.max_climb_height > 0
+    assert BakeSettings.parse_value("climbing_enabled", "yes") is True
+    assert BakeSettings.parse_value("max_climb_height", "2.5") == 2.5
+    for bad in (0.0, -1.0, 101.0, float("nan")):
+        with pytest.raises(SettingsError, match="max_climb_height"):
+            BakeSettings(max_climb_height=bad).validate()
+    with pytest.raises(SettingsError, match="climbing_enabled"):
+        BakeSettings(climbing_enabled="on").validate()
+
+
+def run(*args):
+    return subprocess.run([sys.executable, "-m", "blender_navjump", *map(str, args)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=600)
+
+
+def test_cli_bake_with_climbing(wall, tmp_path):
+    path = wall[0]
+    r = run("bake", path, "--out", tmp_path / "on.json", "--set", "climbing_enabled=true",
+            "--set", "max_climb_height=2.8")
+    assert r.returncode == 0, r.stderr
+    assert "'far-pipe'" in r.stderr and "'sky-ledge'" in r.stderr
+    doc = json.loads((tmp_path / "on.json").read_text())
+    assert [e["name"] for e in doc["climb"]["elements"]] == ["front-ledge", "side-ladder",
+                                                             "sky-ledge"]
+    assert doc["settings"]["max_climb_height"] == 2.8
+    assert {k["kind"] for k in doc["climb"]["links"]} == {"mount", "ladder_foot", "hang"}
+    # off: the climb objects are still not walkable, and the navmesh is the same
+    r = run("bake", path, "--out", tmp_path / "off.json")
+    assert r.returncode == 0, r.stderr
+    off = json.loads((tmp_path / "off.json").read_text())
+    assert "climb" not in off and off["polygons"] == doc["polygons"]
+    r = run("bake", path, "--out", tmp_path / "bad.json", "--set", "max_climb_height=-1")
+    assert r.returncode == 2 and "max_climb_height" in r.stderr
+    assert not (tmp_path / "bad.json").exists()
+
+
+# ------------------------------------------------------------------ coarse climb queries
+@pytest.fixture(scope="module")
+def islands(tmp_path_factory):
+    """Ground and a 4 m platform (two navmesh islands) joined only by a ladder."""
+    path = tmp_path_factory.mktemp("climb") / "islands.obj"
+    write_named_obj(path, [("ground", Scene().floor(-10, -10, 10, 10)),
+                           ("tower", Scene().box(-4, 0, 0, 4, 4, 4)),
+                           ("east-ladder", Scene().box(4, 1.5, 0, 4.2, 2.5, 4))])
+    scene = read_obj_scene(path)
+    settings = BakeSettings(climbing_enabled=True)
+    nm = bake(scene.vertices, scene.triangles, settings)
+    out, warnings = C.add_climbing(nm, scene.climb, scene.vertices, scene.triangles, settings)
+    assert warnings == []
+    return out
+
+
+def dijkstra_cost(graph, sources, targets):
+    """Brute-force Dijkstra (O(V^2), no heap, no heuristic) on the joined graph."""
+    n = graph.position.shape[0]
+    dist = np.full(n, np.inf)
+    for node, c in sources:
+        dist[node] = min(dist[node], c)
+    done = np.zeros(n, bool)
+    for _ in range(n):
+        u = int(np.argmin(np.where(done, np.inf, dist)))
+        if not np.isfinite(dist[u]):
+            break
+        done[u] = True
+        sel = graph.edge_from == u
+        np.minimum.at(dist, graph.edge_to[sel], dist[u] + graph.edge_cost[sel])
+    return min((dist[node] + c for node, c in targets), default=np.inf)
+
+
+def test_islands_joined_by_a_ladder(islands):
+    from blender_navjump.core.query.climb import find_climb_path
+
+    start, goal = (8.0, 8.0, 0.0), (0.0, 2.0, 4.0)
+    res = find_climb_path(islands, start, goal)
+    assert res.found
+    assert "ladder_on" in res.flags and "ladder_climb" in res.flags and "mount" in res.flags
+    ladder_nodes = set(islands.climb_edge_nodes[islands.climb_edge_element == 0].ravel()
+                       .tolist())
+    on_ladder = [n - islands.polygon_count for n in res.nodes if n >= islands.polygon_count]
+    assert set(on_ladder) == ladder_nodes  # up the whole ladder, nothing else
+    assert res.points[0].tolist() == list(start) and res.points[-1].tolist() == list(goal)
+    # every move costs at least its straight length; the climb part is the ladder's length
+    assert res.cost >= np.linalg.norm(np.diff(res.points, axis=0), axis=1).sum() - 1e-9
+    assert res.flags.count("ladder_climb") == len(ladder_nodes) - 1
+    down = find_climb_path(islands, goal, start)
+    assert down.found and "ladder_off" in down.flags
+    for missing in ("ladder", "mount"):
+        abilities = [a for a in ("climb", "ladder", "pipe", "shimmy", "mount", "back_jump")
+                     if a != missing]
+        assert not find_climb_path(islands, start, goal, abilities).found, missing
+    assert find_climb_path(islands, start, (-8.0, -8.0, 0.0), []).found  # walking only
+
+
+def test_start_mid_climb_reaches_both_ends(islands):
+    from blender_navjump.core.query.climb import find_climb_path
+
+    nodes = islands.climb_edge_nodes[islands.climb_edge_element == 0].ravel()
+    mid = islands.climb_node_position[nodes[np.argsort(islands.climb_node_position[nodes, 2])]
+                                      [len(nodes) // 2]]
+    assert 1.0 < mid[2] < 3.0
+    for goal in ((8.0, 8.0, 0.0), (0.0, 2.0, 4.0)):
+        res = find_climb_path(islands, mid, goal)
+        assert res.found and res.nodes[1] >= islands.polygon_count
+        assert ("ladder_off" if goal[2] == 0 else "mount") in res.flags
+        assert "ladder_on" not in res.flags
+
+
+@settings(max_examples=10, deadline=None)
+@given(st.integers(0, 10_000))
+def test_astar_equals_brute_force_dijkstra(wall, seed):
+    from blender_navjump.core.query.climb import _attach, build_search_graph, find_climb_path
+
+    nm = wall[3]
+    rng = np.random.default_rng(seed)
+    abilities = [a for a in ("climb", "ladder", "shimmy", "mount") if rng.random() < 0.7]
+    graph = build_search_graph(nm, abilities)
+    picks = [nm.climb_node_position[rng.integers(nm.climb_node_position.shape[0])]
+             if rng.random() < 0.3 else nm.polygon_vertices(int(rng.integers(
+                 nm.polygon_count))).mean(axis=0) for _ in range(2)]
+    res = find_climb_path(nm, picks[0], picks[1], graph=graph)
+    want = dijkstra_cost(graph, _attach(nm, graph, picks[0]),
+                         [(n, c) for n, c in _attach(nm, graph, picks[1])])
+    if np.isfinite(want):
+        assert res.found and res.cost == pytest.approx(want, rel=1e-9, abs=1e-9)
+    else:
+        assert not res.found
+
+
+def test_path_command_climbs_with_abilities(islands, tmp_path, capsys):
+    from blender_navjump.path_cli import path_command
+
+    write_json(islands, tmp_path / "islands.json")
+    args = ["path", str(tmp_path / "islands.json"), "--start", "8", "8", "0",
+            "--goal", "0", "2", "4"]
+    assert path_command(args[1:]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["found"] and doc["climbing"]
+    words = ("climb", "ladder", "pipe", "hang", "shimmy", "mount")
+    climbing = [f for f in doc["flags"] if any(w in f for w in words)]
+    assert "ladder_on" in climbing and "mount" in climbing
+    assert len(doc["points"]) == len(doc["flags"])
+    assert path_command(args[1:] + ["--abilities", "climb,shimmy,mount"]) == 0
+    assert not json.loads(capsys.readouterr().out)["found"]
+    assert path_command(args[1:] + ["--abilities", "fly"]) == 2
+    assert "fly" in capsys.readouterr().err
+
+
+def test_second_agent_takes_the_other_ascent_when_the_first_is_reserved(tmp_path):
+    from blender_navjump.core.query.climb import find_climb_path, reserve
+
+    path = tmp_path / "two.obj"
+    write_named_obj(path, [("ground", Scene().floor(-10, -10, 10, 10)),
+                           ("tower", Scene().box(-4, 0, 0, 4, 4, 4)),
+                           ("east-ladder", Scene().box(4, 1.5, 0, 4.2, 2.5, 4)),
+                           ("west-ladder", Scene().box(-4.2, 1.5, 0, -4, 2.5, 4))])
+    scene = read_obj_scene(path)
+    settings = BakeSettings(climbing_enabled=True)
+    nm, _ = C.add_climbing(bake(scene.vertices, scene.triangles, settings), scene.climb,
+                           scene.vertices, scene.triangles, settings)
+    east = set(np.nonzero(nm.climb_edge_element == 0)[0].tolist())
+    west = set(np.nonzero(nm.climb_edge_element == 1)[0].tolist())
+    start, goal = (7.0, 2.0, 0.0), (0.0, 2.0, 4.0)  # the east ladder is nearer
+    free = np.zeros(nm.climb_edge_kind.shape[0])
+    first = find_climb_path(nm, start, goal, penalty=free)
+    assert set(first.climb_edges) == east
+    taken = reserve(free, first, 100.0)
+    second = find_climb_path(nm, start, goal, penalty=taken)
+    assert second.found and set(second.climb_edges) == west
+    assert second.cost < first.cost + 100.0
+    released = reserve(taken, first, -100.0)
+    assert np.array_equal(released, free)
+    assert find_climb_path(nm, start, goal, penalty=released).climb_edges == first.climb_edges
+    with pytest.raises(ValueError, match="penalty"):
+        find_climb_path(nm, start, goal, penalty=-free - 1)
