@@ -168,6 +168,8 @@ def bake_command(argv: list[str]) -> int:
     # Everything about the outputs is checked before the (possibly long) bake.
     check_outputs(args.out, formats, inputs=[args.input])
     scene = read_obj_scene(args.input, up=args.up)
+    for text in scene.warnings:  # e.g. the file seems to have another up axis
+        print(f"warning: {text}", file=sys.stderr)
     vertices, triangles = scene.vertices, scene.triangles
     from .core import kernel_cache
 

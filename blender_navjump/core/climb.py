@@ -190,7 +190,7 @@ def make_elements(items, scene_bounds=None) -> tuple[ClimbElements, list[str]]:
     for name, kind, points in items:
         seg, msg = element_from_points(name, kind, points)
         if seg is None:
-            warnings.append(msg)
+            warnings.append(msg or f"{name}: not a usable climb element")
             continue
         if scene_bounds is not None:
             lo = np.asarray(scene_bounds[0], np.float64) - OUTSIDE_SCENE_MARGIN
@@ -511,7 +511,7 @@ def _test_nodes(nodes) -> tuple[list[int], int]:
 
 
 def _implicit_candidates(elements, element_nodes, pos, params, seen):
-    out = []
+    out: list[tuple] = []
     n_el = len(element_nodes)
     if n_el < 2:
         return out

@@ -20,6 +20,7 @@ import io
 import json
 import os
 import stat
+from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from typing import IO
 
@@ -94,8 +95,10 @@ def _empty_climb(name: str) -> np.ndarray:
 
 
 def _climb_field():
-    return {name: field(default_factory=lambda n=name: _empty_climb(n))
-            for name in CLIMB_ARRAYS}
+    def factory(name: str) -> Callable[[], np.ndarray]:
+        return lambda: _empty_climb(name)
+
+    return {name: field(default_factory=factory(name)) for name in CLIMB_ARRAYS}
 
 
 @dataclass

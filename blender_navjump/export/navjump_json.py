@@ -153,7 +153,7 @@ def _climb_from_json(r, doc) -> dict:
         items = climb.get(key)
         if not isinstance(items, list):
             r.fail(f"'climb.{key}' must be a list")
-        cols = {k: [] for k in keys}
+        cols: dict[str, list] = {k: [] for k in keys}
         for i, item in enumerate(items):
             if not isinstance(item, dict):
                 r.fail(f"'climb.{key}'[{i}] must be an object")

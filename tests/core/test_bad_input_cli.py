@@ -166,7 +166,7 @@ def slow_bake_seconds(slow_level, tmp_path_factory):
     return time.perf_counter() - t0
 
 
-@pytest.mark.parametrize("moment", [0.1, 0.3, 0.5, 0.7])
+@pytest.mark.parametrize("moment", [0.1, 0.25, 0.4, 0.55])
 def test_ctrl_c_stops_cleanly_with_nothing_written(slow_level, slow_bake_seconds, tmp_path,
                                                    moment):
     """SIGINT at several moments (start-up, rasterising, regions and later stages):
@@ -194,7 +194,10 @@ def test_zero_polygons_warns_naming_the_likely_causes(tmp_path):
     src = write_obj(tmp_path / "yup.obj", v, [[0, 2, 1], [0, 3, 2]])
     proc = run("bake", src, "--out", tmp_path / "nav.json", "--quiet")
     assert proc.returncode == 0, proc.stderr
-    line = error_line(proc)
+    assert "Traceback" not in proc.stderr
+    # first the reader's hint (read before the bake), then the empty result
+    axis, line = proc.stderr.strip().splitlines()
+    assert axis.startswith("warning: ") and "yup.obj" in axis and "bake it with --up y" in axis
     assert line.startswith("warning: ") and "0 polygons" in line and "yup.obj" in line
     for cause in ("--up y", "agent_max_slope", "agent_radius"):
         assert cause in line
