@@ -7,7 +7,8 @@ Runs under plain Python with the ``bpy`` module (``pip install -e .[test]``): lo
 NavJump as a real Blender extension, opens the level, runs ``bpy.ops.navjump.bake()``
 (the same operator as the Bake button) and writes the NavMesh to DIR as NavJump JSON
 (``demo_level.navjump.json``). The first run compiles the numba kernels (a minute or
-more); later runs load them from the cache in Blender's user folder.
+more, and one line on stderr says so); later runs load them from the per-user kernel cache
+(README, "Compiled kernels").
 """
 
 from __future__ import annotations

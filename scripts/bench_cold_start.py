@@ -16,7 +16,8 @@ Scenarios, each a new Python process with bpy and a fresh Blender user folder:
 
 In each: ``start_s`` (import bpy, install/enable the extension), ``demo_bake_s`` (first bake
 of assets/demo_level.blend with jump links, through the extension's command line),
-``first_path_s`` (a path query on it right after), ``obj_bake_s`` (the OBJ baked next in the
+``demo_phases_s`` (its open, gather, bake and write phases), ``first_path_s`` (a path query
+on it right after), ``obj_bake_s`` (the OBJ baked next in the
 same process, core.bake with links), and numba's own counts of kernels compiled
 (``compiled``) and loaded from the cache (``loaded``). Without ``--zip`` the zip scenarios are
 built first with scripts/build_extension.py (Linux, Python 3.11).
@@ -66,8 +67,9 @@ start_s = time.perf_counter() - t0
 kc = importlib.import_module(module + ".core.kernel_cache")
 cli = importlib.import_module(module + ".blender.cli_command")
 t = time.perf_counter()
+report = os.path.join(args["out"], "report.json")
 code = cli.execute(["bake", args["demo"], "--out", args["out"], "--format", "json",
-                    "--set", "links_enabled=true"])
+                    "--set", "links_enabled=true", "--report", report])
 demo_bake_s = time.perf_counter() - t
 assert code == 0, code
 baked = kc.kernel_stats()
@@ -92,6 +94,7 @@ print("BENCH " + json.dumps({
     "start_s": start_s, "demo_bake_s": demo_bake_s, "first_path_s": first_path_s,
     "obj_bake_s": obj_bake_s, "compiled": stats["misses"], "loaded": stats["hits"],
     "compiled_by_demo_bake": baked["misses"], "kernel_dir": kc.active_dir(),
+    "demo_phases_s": json.load(open(report))["files"][0]["phases_s"],
     "numba": numba.__file__, "module": module}))
 """
 

@@ -9,6 +9,7 @@ The worker thread only touches numpy/numba data gathered beforehand, never bpy.
 from __future__ import annotations
 
 import logging
+import sys
 import threading
 import time
 import traceback
@@ -83,7 +84,10 @@ class BakeJob:
         try:
             from ..core import kernel_cache
 
-            self.compiling = kernel_cache.compile_notice() is not None
+            notice = kernel_cache.compile_notice()
+            self.compiling = notice is not None
+            if notice:
+                print(notice, file=sys.stderr, flush=True)  # the console and batch logs
             if self.pipeline is None:
                 self.stage = "loading kernels"
                 self.pipeline = _pipeline()

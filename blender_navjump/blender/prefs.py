@@ -24,10 +24,11 @@ class NAVJUMP_AddonPreferences(AddonPreferences):
     def draw(self, context):
         layout = self.layout
         layout.prop(self, "use_background_thread")
-        cache = bpy.utils.extension_path_user(ADDON_PACKAGE, path="numba_cache")
+        from ..core import kernel_cache  # no numba import: only where the kernels live
+
         col = layout.column(align=True)
-        col.label(text="Compiled kernels are cached in:")
-        col.label(text=cache)
+        col.label(text="Compiled kernels are cached in (shared with the command line):")
+        col.label(text=kernel_cache.active_dir())
 
 
 def preferences(context=None):
