@@ -1,6 +1,5 @@
 """Add-on preferences, registered under the extension's own package name."""
 
-import bpy
 from bpy.props import BoolProperty
 from bpy.types import AddonPreferences
 
