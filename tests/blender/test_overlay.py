@@ -50,7 +50,7 @@ def hand_level(build):
         [[[1, 7, 0], [3, 7, 0]], [[6, 7, 1], [6, 7, 1]], [[9, 7, -2], [11, 7, -2]],
          [[1, 13, 0], [3, 13, 0]]],
         bidirectional=[True, False, False, False],
-        start_polys=[0, 1, 2, 3], end_polys=[3, 4, 5, -1], costs=[4.5, 6.0, 3.0, 3.0])
+        start_polys=[0, 1, 2, 3], end_polys=[3, 4, 5, 3], costs=[4.5, 6.0, 3.0, 3.0])
 
 
 @pytest.fixture(scope="module")
@@ -165,10 +165,10 @@ def test_stance_fills_and_link_colours_where_they_belong(ext, baked, gpu_on):
     inner = _rect(ext, view, proj, size, 1.3, 4.6, 2.7, 6.4)
     ribbon = _blend(ob.LINK_COLORS["jump_across"], ob.RIBBON_ALPHA, bg)
     assert _count(pixels, ribbon, inner) > 0.8 * (inner[2] - inner[0]) * (inner[3] - inner[1])
-    # the loose end (y 13) is red; attached ends are not
+    # every end is on a polygon (a stored navmesh with a loose end is refused when read:
+    # core.navmesh_check), so nothing is drawn in the loose-end red
     red = np.round(np.array(ob.UNATTACHED_COLOR[:3]) * 255)
-    assert _count(pixels, red, _rect(ext, view, proj, size, 0.5, 12.5, 3.5, 13.5)) > 20
-    assert _count(pixels, red, _rect(ext, view, proj, size, 0, 0, 12, GAP_Y[1] - 0.3)) == 0
+    assert _count(pixels, red) == 0
 
 
 def test_layers_switched_off_in_the_panel_are_not_drawn(ext, baked, gpu_on):
@@ -400,14 +400,14 @@ def test_deleted_and_hand_edited_result_objects(bpy, ext, baked):
     assert not state.ok and "deleted" in state.errors[0]
 
 
-def test_invalid_parts_are_skipped_and_the_rest_drawn(ext, scene, level, gpu_on):
+def test_a_damaged_stored_bake_is_refused_naming_the_array(ext, scene, level, gpu_on):
+    """Every loaded navmesh passes the one check (core.navmesh_check): a damaged stored
+    blob draws nothing and the panel says which array and index, and to bake again."""
     import dataclasses
 
     polys = level.polygons.copy()
     polys[2, 1] = 999  # the prone polygon points at a missing vertex
-    start = level.link_start.copy()
-    start[1, 0, 0] = np.nan  # the jump up is broken
-    bad = dataclasses.replace(level, polygons=polys, link_start=start)
+    bad = dataclasses.replace(level, polygons=polys)
     # write_result refuses broken data: store a good bake, then swap in the broken blob
     ext.storage.write_result(scene, level)
     data = ext.storage.navmesh_to_bytes(bad)
@@ -416,15 +416,16 @@ def test_invalid_parts_are_skipped_and_the_rest_drawn(ext, scene, level, gpu_on)
     mesh["navjump_npz"] = ext.storage.bytes_to_words(data)
     mesh["navjump_npz_size"] = len(data)
     state = ext.overlay.bake_state(scene)
-    assert state.ok
-    text = " ".join(state.warnings)
-    assert "1 polygons" in text and "1 links" in text
+    assert not state.ok and state.navmesh is None
+    text = " ".join(state.errors)
+    assert "'polygons'[2][1] is 999" in text and "bake again" in text
     ob, bg = ext.batches, ext.offscreen.BACKGROUND
-    pixels, _v, _p = _render(ext, scene, navmesh=state.navmesh)
-    assert _count(pixels, _blend(ob.STANCE_COLORS["prone"], ob.FILL_ALPHA, bg)) == 0
-    assert _count(pixels, _blend(ob.STANCE_COLORS["crouch"], ob.FILL_ALPHA, bg)) > 1000
-    assert _count_any(pixels, _link_colors(ext, "jump_up", bg)) == 0
-    assert _count_any(pixels, _link_colors(ext, "drop", bg)) > 20
+    pixels, _v, _p = _render(ext, scene)
+    for stance in ("stand", "crouch", "prone"):
+        assert _count(pixels, _blend(ob.STANCE_COLORS[stance], ob.FILL_ALPHA, bg)) == 0
+    # a good bake stored again is drawn again
+    ext.storage.write_result(scene, level)
+    assert ext.overlay.bake_state(scene).ok
 
 
 def test_panels_hang_under_the_main_panel(bpy, ext, navjump):
