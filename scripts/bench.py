@@ -46,15 +46,22 @@ def tiled(vertices, triangles, k):
     return np.concatenate(vs), np.concatenate(ts)
 
 
-def run_single(path: str, up: str, runs: int, tile: int, settings_json: str) -> dict:
+def _scene(path: str, up: str, tile: int, settings_json: str):
+    """The mesh (tiled k x k when tile > 1) and the settings (defaults + JSON overrides)."""
     sys.path.insert(0, str(ROOT))
-    from blender_navjump.core import BakeSettings, bake
+    from blender_navjump.core import BakeSettings
     from blender_navjump.core.objio import read_obj
 
     v, t = read_obj(path, up=up)
     if tile > 1:
         v, t = tiled(v, t, tile)
     settings = BakeSettings.from_dict({**BakeSettings().to_dict(), **json.loads(settings_json)})
+    return v, t, settings
+
+
+def run_single(path: str, up: str, runs: int, tile: int, settings_json: str) -> dict:
+    v, t, settings = _scene(path, up, tile, settings_json)
+    from blender_navjump.core import bake
     t0 = time.perf_counter()
     nm = bake(v, t, settings)
     first = (time.perf_counter() - t0) * 1000.0
@@ -89,14 +96,8 @@ PARTITION_IDS = {"watershed": 0, "monotone": 1}
 
 def serve(path: str, up: str, tile: int, settings_json: str) -> int:
     """Paired mode, NavJump side: one warm bake, then one bake per ``bake`` line on stdin."""
-    sys.path.insert(0, str(ROOT))
-    from blender_navjump.core import BakeSettings, bake
-    from blender_navjump.core.objio import read_obj
-
-    v, t = read_obj(path, up=up)
-    if tile > 1:
-        v, t = tiled(v, t, tile)
-    settings = BakeSettings.from_dict({**BakeSettings().to_dict(), **json.loads(settings_json)})
+    v, t, settings = _scene(path, up, tile, settings_json)
+    from blender_navjump.core import bake
     t0 = time.perf_counter()
     bake(v, t, settings)
     print("READY " + json.dumps({"first_bake_ms": (time.perf_counter() - t0) * 1000.0,

@@ -64,3 +64,17 @@ class Scene:
 
 def flat_floor(size=10.0, z=0.0):
     return Scene().floor(0, 0, size, size, z).arrays()
+
+
+def self_stacked_region_scene():
+    """The fuzz audit's scene whose monotone regions stack on themselves in a column (it
+    crashed the region merge with 'Set changed size during iteration'): vertices,
+    triangles, settings."""
+    from blender_navjump.core import BakeSettings
+
+    v = np.array([[17.9, -12.5, 7.7], [0, 9, 10], [-19.8, 9, 11.1], [11.2, -1.9, 10],
+                  [5.3, -14.2, 8], [-10.7, 3.8, 13.6], [-15.9, 9, 16.1], [0, -19, -1.1],
+                  [12.5, 0, 10]])
+    t = np.array([[0, 1, 2], [3, 4, 5], [6, 7, 8]])
+    return v, t, BakeSettings(partition="monotone", multi_stance=True, agent_radius=0,
+                              agent_max_climb=2, stand_height=2.4, crouch_enabled=False)

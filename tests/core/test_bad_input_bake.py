@@ -9,7 +9,7 @@ import textwrap
 
 import numpy as np
 import pytest
-from scenes import Scene
+from scenes import Scene, self_stacked_region_scene
 
 from blender_navjump.core import BakeSettings, SettingsError, bake
 from blender_navjump.core.pipeline import BakeInputError
@@ -196,15 +196,7 @@ def test_huge_extent_is_refused_by_the_grid_guard():
 
 # ------------------------------------------------------------------- region merging
 def test_monotone_region_merge_with_a_self_stacked_region():
-    """A region stacked with itself in a column crashed the merge with 'Set changed size
-    during iteration' (fuzz audit, 44 of 12,524 scenes)."""
-    v = np.array([[17.9, -12.5, 7.7], [0, 9, 10], [-19.8, 9, 11.1], [11.2, -1.9, 10],
-                  [5.3, -14.2, 8], [-10.7, 3.8, 13.6], [-15.9, 9, 16.1], [0, -19, -1.1],
-                  [12.5, 0, 10]])
-    t = np.array([[0, 1, 2], [3, 4, 5], [6, 7, 8]])
-    s = BakeSettings(partition="monotone", multi_stance=True, agent_radius=0,
-                     agent_max_climb=2, stand_height=2.4, crouch_enabled=False)
-    nm = bake(v, t, s)
+    nm = bake(*self_stacked_region_scene())
     assert nm.polygon_count > 0
     assert np.isfinite(nm.vertices).all()
     # regions are compact ids 1..max and every polygon has one

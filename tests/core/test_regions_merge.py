@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from scenes import Scene
+from scenes import Scene, self_stacked_region_scene
 
 from blender_navjump.core import BakeSettings, bake, regions
 
@@ -144,14 +144,8 @@ def test_merge_matches_reference_on_stacked_level(monkeypatch, partition):
 
 
 def test_crash_case_from_the_fuzz_audit(monkeypatch):
-    # monotone partition used to raise "Set changed size during iteration" here
-    v = np.array([[17.9, -12.5, 7.7], [0, 9, 10], [-19.8, 9, 11.1], [11.2, -1.9, 10],
-                  [5.3, -14.2, 8], [-10.7, 3.8, 13.6], [-15.9, 9, 16.1], [0, -19, -1.1],
-                  [12.5, 0, 10]])
-    t = np.array([[0, 1, 2], [3, 4, 5], [6, 7, 8]])
-    s = BakeSettings(partition="monotone", multi_stance=True, agent_radius=0,
-                     agent_max_climb=2, stand_height=2.4, crouch_enabled=False)
-    _check(_captured_merges(monkeypatch, v, t, s))
+    # the fuzz audit's scene (see test_bad_input_bake.py): the merge matches the reference
+    _check(_captured_merges(monkeypatch, *self_stacked_region_scene()))
 
 
 @settings(max_examples=15, deadline=None)
