@@ -399,6 +399,11 @@ def test_detour_fan_only_when_no_detail_at_all():
     nm.detail_meshes = np.zeros((0, 4), np.int32)
     tile = detour.build_detour_tile(nm)
     assert tile.detail_tris.shape[0] == 2
+    # no detail triangles either (found by the fuzz run: an IndexError)
+    nm.detail_triangles = np.zeros((0, 4), np.int32)
+    nm.detail_vertices = np.zeros((0, 3))
+    tile = detour.build_detour_tile(nm)
+    assert tile.detail_tris[:, :3].tolist() == [[0, 1, 2], [0, 2, 3]]
     nm = _copy(mixed_navmesh())
     nm.detail_meshes = nm.detail_meshes[:2]
     with pytest.raises(ValueError, match="'detail_meshes' has 2 rows; expected one per"):
