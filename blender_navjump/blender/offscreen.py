@@ -127,10 +127,13 @@ def auto_path(navmesh):
     """A long path that uses links if the navmesh has any (for pictures)."""
     from ..core.query import far_apart_points, find_path
 
-    pair = far_apart_points(navmesh)
-    if pair is None:
+    try:
+        pair = far_apart_points(navmesh)
+        if pair is None:
+            return None
+        return find_path(navmesh, pair[0], pair[1])
+    except ValueError:  # data the path queries refuse (core/navmesh_check): no path drawn
         return None
-    return find_path(navmesh, pair[0], pair[1])
 
 
 def _path_layer(navmesh, path):

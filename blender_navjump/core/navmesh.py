@@ -251,9 +251,14 @@ class NavMesh:
             fh.write(buf.getvalue())
 
     @classmethod
-    def load(cls, path: str | os.PathLike[str] | IO[bytes]) -> NavMesh:
+    def load(cls, path: str | os.PathLike[str] | IO[bytes], check: bool = True) -> NavMesh:
         """Read a :meth:`save` archive; ValueError naming the file and the problem (the
-        data is checked as every loaded navmesh is, see ``core.navmesh_check``)."""
+        data is checked as every loaded navmesh is, see ``core.navmesh_check``).
+
+        ``check=False`` skips only that last check (the archive's structure is still
+        verified): for a viewer that shows what it can of damaged data and names the
+        invalid parts itself (the Blender overlay); path queries and exporters check the
+        NavMesh they are given anyway."""
         from .navmesh_check import check_navmesh
 
         where = str(path)
@@ -305,7 +310,7 @@ class NavMesh:
             raise ValueError(f"{where}: link array(s) missing: "
                              f"{', '.join(n for n in links if n not in arrays)}")
         nm = cls(settings=meta["settings"], stats=meta["stats"], **arrays)
-        return check_navmesh(nm, where)
+        return check_navmesh(nm, where) if check else nm
 
     @classmethod
     def _array_names(cls) -> list[str]:

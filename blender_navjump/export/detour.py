@@ -459,7 +459,9 @@ def _detail(nm: NavMesh, padded: np.ndarray, counts: np.ndarray, ground_verts: n
     k = _ranges(np.zeros(n_ground), tri_n)  # triangle number within its polygon
     fan = np.stack([np.zeros_like(k), k + 1, k + 2], axis=1)
     src = np.where(use[owner], tb[owner] + k, 0)
-    detail = nm.detail_triangles[src, :3].astype(np.int64) if src.size else fan
+    # (with no detail triangles at all every polygon is a fan: nothing to index)
+    detail = nm.detail_triangles[src, :3].astype(np.int64) \
+        if src.size and nm.detail_triangles.shape[0] else fan
     local = np.where(use[owner][:, None], detail, fan)
     outside = ((local < 0) | (local >= np.where(use, nvd, counts)[owner][:, None])).any(axis=1)
     if outside.any():

@@ -6,6 +6,7 @@ cannot start. Pixels are matched against the overlay's own colour table, blended
 the background the way the GPU blends them.
 """
 
+import dataclasses
 import importlib
 import io
 import json
@@ -50,7 +51,7 @@ def hand_level(build):
         [[[1, 7, 0], [3, 7, 0]], [[6, 7, 1], [6, 7, 1]], [[9, 7, -2], [11, 7, -2]],
          [[1, 13, 0], [3, 13, 0]]],
         bidirectional=[True, False, False, False],
-        start_polys=[0, 1, 2, 3], end_polys=[3, 4, 5, 3], costs=[4.5, 6.0, 3.0, 3.0])
+        start_polys=[0, 1, 2, 3], end_polys=[3, 4, 5, -1], costs=[4.5, 6.0, 3.0, 3.0])
 
 
 @pytest.fixture(scope="module")
@@ -80,6 +81,13 @@ def level(ext):
 def baked(scene, ext, level):
     ext.storage.write_result(scene, level)
     return scene
+
+
+def _attached(level):
+    """The level without its loose link: path queries refuse a link that ends on no
+    polygon (issue 12); the overlay still draws it (red end) from the stored bake."""
+    return dataclasses.replace(level, **{f: getattr(level, f)[:3] for f in level.array_fields()
+                                         if f.startswith("link_")})
 
 
 @pytest.fixture(scope="module")
@@ -165,10 +173,10 @@ def test_stance_fills_and_link_colours_where_they_belong(ext, baked, gpu_on):
     inner = _rect(ext, view, proj, size, 1.3, 4.6, 2.7, 6.4)
     ribbon = _blend(ob.LINK_COLORS["jump_across"], ob.RIBBON_ALPHA, bg)
     assert _count(pixels, ribbon, inner) > 0.8 * (inner[2] - inner[0]) * (inner[3] - inner[1])
-    # every end is on a polygon (a stored navmesh with a loose end is refused when read:
-    # core.navmesh_check), so nothing is drawn in the loose-end red
+    # the loose end (y 13) is red; attached ends are not
     red = np.round(np.array(ob.UNATTACHED_COLOR[:3]) * 255)
-    assert _count(pixels, red) == 0
+    assert _count(pixels, red, _rect(ext, view, proj, size, 0.5, 12.5, 3.5, 13.5)) > 20
+    assert _count(pixels, red, _rect(ext, view, proj, size, 0, 0, 12, GAP_Y[1] - 0.3)) == 0
 
 
 def test_layers_switched_off_in_the_panel_are_not_drawn(ext, baked, gpu_on):
@@ -191,7 +199,8 @@ def test_layers_switched_off_in_the_panel_are_not_drawn(ext, baked, gpu_on):
     assert _count(pixels, np.round(np.array(bg[:3]) * 255)) == pixels.shape[0] * pixels.shape[1]
 
 
-def test_path_crosses_the_gap_where_the_link_is(ext, baked, gpu_on):
+def test_path_crosses_the_gap_where_the_link_is(ext, baked, level, gpu_on):
+    ext.storage.write_result(baked, _attached(level))
     ob = ext.batches
     pg = baked.navjump_overlay
     pg.path_test = True
@@ -264,8 +273,9 @@ def test_scene_overlay_draws_with_the_scene_cache_and_depth(bpy, ext, baked, gpu
     assert ext.overlay.scene_batches(baked, visible)["stance_stand"] is first["stance_stand"]
 
 
-def test_png_of_a_real_scene_three_quarter_view(bpy, ext, baked, gpu_on, tmp_path):
+def test_png_of_a_real_scene_three_quarter_view(bpy, ext, baked, level, gpu_on, tmp_path):
     """Scene geometry (a floor mesh) is drawn flat-shaded under the overlay."""
+    ext.storage.write_result(baked, _attached(level))
     ob, bg = ext.batches, ext.offscreen.BACKGROUND
     mesh = bpy.data.meshes.new("Floor")
     mesh.from_pydata([(-2, -2, -0.02), (14, -2, -0.02), (14, 13, -0.02), (-2, 13, -0.02)], [],
@@ -296,6 +306,8 @@ def test_png_of_a_real_scene_three_quarter_view(bpy, ext, baked, gpu_on, tmp_pat
 
 # ------------------------------------------------------------------ cached state
 def test_state_is_cached_until_the_bake_changes(ext, baked, level):
+    level = _attached(level)
+    ext.storage.write_result(baked, level)
     ov = ext.overlay
     first = ov.bake_state(baked)
     assert first.ok and not first.errors and not first.warnings
@@ -400,14 +412,14 @@ def test_deleted_and_hand_edited_result_objects(bpy, ext, baked):
     assert not state.ok and "deleted" in state.errors[0]
 
 
-def test_a_damaged_stored_bake_is_refused_naming_the_array(ext, scene, level, gpu_on):
-    """Every loaded navmesh passes the one check (core.navmesh_check): a damaged stored
-    blob draws nothing and the panel says which array and index, and to bake again."""
+def test_invalid_parts_are_skipped_and_the_rest_drawn(ext, scene, level, gpu_on):
     import dataclasses
 
     polys = level.polygons.copy()
     polys[2, 1] = 999  # the prone polygon points at a missing vertex
-    bad = dataclasses.replace(level, polygons=polys)
+    start = level.link_start.copy()
+    start[1, 0, 0] = np.nan  # the jump up is broken
+    bad = dataclasses.replace(level, polygons=polys, link_start=start)
     # write_result refuses broken data: store a good bake, then swap in the broken blob
     ext.storage.write_result(scene, level)
     data = ext.storage.navmesh_to_bytes(bad)
@@ -416,16 +428,15 @@ def test_a_damaged_stored_bake_is_refused_naming_the_array(ext, scene, level, gp
     mesh["navjump_npz"] = ext.storage.bytes_to_words(data)
     mesh["navjump_npz_size"] = len(data)
     state = ext.overlay.bake_state(scene)
-    assert not state.ok and state.navmesh is None
-    text = " ".join(state.errors)
-    assert "'polygons'[2][1] is 999" in text and "bake again" in text
+    assert state.ok
+    text = " ".join(state.warnings)
+    assert "1 polygons" in text and "1 links" in text
     ob, bg = ext.batches, ext.offscreen.BACKGROUND
-    pixels, _v, _p = _render(ext, scene)
-    for stance in ("stand", "crouch", "prone"):
-        assert _count(pixels, _blend(ob.STANCE_COLORS[stance], ob.FILL_ALPHA, bg)) == 0
-    # a good bake stored again is drawn again
-    ext.storage.write_result(scene, level)
-    assert ext.overlay.bake_state(scene).ok
+    pixels, _v, _p = _render(ext, scene, navmesh=state.navmesh)
+    assert _count(pixels, _blend(ob.STANCE_COLORS["prone"], ob.FILL_ALPHA, bg)) == 0
+    assert _count(pixels, _blend(ob.STANCE_COLORS["crouch"], ob.FILL_ALPHA, bg)) > 1000
+    assert _count_any(pixels, _link_colors(ext, "jump_up", bg)) == 0
+    assert _count_any(pixels, _link_colors(ext, "drop", bg)) > 20
 
 
 def test_panels_hang_under_the_main_panel(bpy, ext, navjump):
@@ -483,7 +494,7 @@ def test_panels_say_what_is_wrong(bpy, navjump, ext, scene, level):
     assert any("Not baked yet" in t for t in log["labels"])
     assert any("Bake first" in t for t in log["labels"])
 
-    ext.storage.write_result(scene, level)
+    ext.storage.write_result(scene, _attached(level))
     pg = scene.navjump_overlay
     pg.path_test = True
     pg.path_start = (2.0, 2.0, 0.0)

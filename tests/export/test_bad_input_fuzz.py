@@ -76,7 +76,7 @@ def corrupted_arrays(draw):
             arr = arr[:draw(st.integers(0, arr.shape[0] - 1))]
         elif mode == "append" and arr.shape[0]:
             arr = np.concatenate([arr, arr[-1:]])
-        elif mode == "dtype":
+        elif mode == "dtype" and arr.dtype.kind in "biuf":
             arr = arr.astype(draw(st.sampled_from([np.bool_, np.float32, np.int64, np.uint8,
                                                    np.int8, np.float64, "U3"])))
         elif mode == "reshape":

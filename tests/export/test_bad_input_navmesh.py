@@ -399,6 +399,11 @@ def test_detour_fan_only_when_no_detail_at_all():
     nm.detail_meshes = np.zeros((0, 4), np.int32)
     tile = detour.build_detour_tile(nm)
     assert tile.detail_tris.shape[0] == 2
+    # no detail triangles either (found by the fuzz run: an IndexError)
+    nm.detail_triangles = np.zeros((0, 4), np.int32)
+    nm.detail_vertices = np.zeros((0, 3))
+    tile = detour.build_detour_tile(nm)
+    assert tile.detail_tris[:, :3].tolist() == [[0, 1, 2], [0, 2, 3]]
     nm = _copy(mixed_navmesh())
     nm.detail_meshes = nm.detail_meshes[:2]
     with pytest.raises(ValueError, match="'detail_meshes' has 2 rows; expected one per"):
@@ -424,3 +429,19 @@ def test_float32_formats_refuse_a_level_far_from_the_origin(tmp_path, offset):
     n = nm.vertices.shape[0]  # then the link points
     np.testing.assert_allclose(back.vertices[:n], nm.vertices, rtol=0, atol=1e-4)
     assert navjump_json.read_json(navjump_json.write_json(nm, tmp_path / "x.json")).equals(nm)
+
+
+def test_unchecked_load_for_a_viewer_still_guards_queries_and_exports(tmp_path):
+    """NavMesh.load(check=False) (the Blender overlay shows what it can of a damaged bake)
+    keeps the structural checks, and the consumers still refuse the damaged data."""
+    path = tmp_path / "d.npz"
+    damaged("link_polygon_minus_one").save(path)
+    nm = NavMesh.load(path, check=False)
+    assert nm.link_end_poly[1] == -1
+    with pytest.raises(ValueError, match=r"'link_end_poly'\[1\] is -1"):
+        find_path(nm, (1, 1, 0), (3, 1, 0.2))
+    with pytest.raises(ValueError, match=r"'link_end_poly'\[1\] is -1"):
+        detour.write_detour(nm, tmp_path / "x.detour.bin")
+    (tmp_path / "m.npz").write_bytes(b"not a zip")
+    with pytest.raises(ValueError, match="not a NavJump navmesh file"):
+        NavMesh.load(tmp_path / "m.npz", check=False)
