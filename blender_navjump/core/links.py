@@ -26,7 +26,7 @@ import time
 import numpy as np
 from numba import njit
 
-from .links_geom import build_bins, polygon_height, support_triangle_bins
+from .links_geom import build_bins, ground_height, polygon_height, support_triangle_bins
 from .links_model import MODE_JUMP, make_params
 from .links_search import (
     N_LINK,
@@ -138,6 +138,17 @@ def _sample_edges(pverts, polys, pnv, border_p, border_e, step, dtris, dstart):
     return out
 
 
+@njit(cache=True)
+def _snap_heights(samples, tol, tri):
+    """Replace each sample's navmesh height by the closest support-triangle height within
+    ``tol`` (kept where there is none)."""
+    for i in range(samples.shape[0]):
+        z = ground_height(samples[i, 0], samples[i, 1], samples[i, 2], tol, tri[0], tri[1],
+                          tri[2], tri[3], tri[4])
+        if z == z:
+            samples[i, 2] = z
+
+
 def _bins_grid(cfg, size):
     nx = int(math.ceil(cfg.width * cfg.cs / size)) + 1
     ny = int(math.ceil(cfg.height * cfg.cs / size)) + 1
@@ -202,6 +213,9 @@ def build_links(nm, hf, chf, cfg, settings, vertices, triangles) -> dict:
     tgrid = _bins_grid(cfg, 4.0 * cfg.cs)
     tri_job = run_async(support_triangle_bins, v, t, cfg.walkable_slope_cos, tgrid[0],
                         tgrid[1], tgrid[2], int(tgrid[3]), int(tgrid[4]))
+    # every triangle, for the exact body tests that confirm a voxel refusal
+    solid_job = run_async(support_triangle_bins, v, t, -2.0, tgrid[0], tgrid[1], tgrid[2],
+                          int(tgrid[3]), int(tgrid[4]))
 
     t0 = time.perf_counter()
     dtris, dstart = _polygon_surfaces(nm)
@@ -226,7 +240,10 @@ def build_links(nm, hf, chf, cfg, settings, vertices, triangles) -> dict:
     # ground triangles grid: what is left of it to wait for
     t0 = time.perf_counter()
     tstart, titems = tri_job.result()
-    tri = (v, t, tstart, titems, tgrid)
+    sstart, sitems = solid_job.result()
+    tri = (v, t, tstart, titems, tgrid, sstart, sitems, tgrid)
+    # sample heights measured on the triangles (the navmesh's are voxel-rounded)
+    _snap_heights(samples, max(cfg.walkable_climb * cfg.ch, 2.0 * cfg.ch), tri)
     timings["triangle_index_wait"] = (time.perf_counter() - t0) * 1000.0
     t0 = time.perf_counter()
     vox = (hf.column_head, hf.span_min, hf.span_max, hf.span_next,

@@ -30,7 +30,7 @@ import math
 import numpy as np
 from numba import njit
 
-from .links_geom import has_ground
+from .links_geom import body_hits_triangles, has_ground
 
 # Shrink of the agent radius in collision tests, metres: the solid voxels are up to a cell
 # larger than the real walls, and the navmesh border itself sits exactly one agent radius
@@ -426,7 +426,14 @@ def arc_blocked(tx, ty, z0, ux, uy, vx, vz, t_f, ex, ey, prm, vox):
             zlo, zhi = _feet_range(ta, tb, z0, vz, g)
             if spans_overlap(c, (zlo + climb - bz) / ch, (zhi + top - bz) / ch, vox):
                 return True, 0.0
-    # path length: the arc as a polyline every P_SWEEP of its length bound
+    return False, arc_length(z0, vx, vz, t_f, prm)
+
+
+@njit(cache=True)
+def arc_length(z0, vx, vz, t_f, prm):
+    """Length of the flight arc: a polyline every P_SWEEP of its length bound."""
+    g = prm[P_G]
+    d_air = vx * t_f
     apex = vz * vz / (2.0 * g)
     z1 = z0 + vz * t_f - 0.5 * g * t_f * t_f
     est = d_air + 2.0 * apex + abs(z1 - z0)
@@ -438,14 +445,75 @@ def arc_blocked(tx, ty, z0, ux, uy, vx, vz, t_f, ex, ey, prm, vox):
         bz_ = z0 + vz * tau - 0.5 * g * tau * tau
         length += math.sqrt((d_air / n) ** 2 + (bz_ - pz) ** 2)
         pz = bz_
-    return False, length
+    return length
+
+
+# Step of the triangle-exact body sweeps (metres of travel, each way): the body is grown by
+# half a step so that the positions in between are covered too.
+TRI_SWEEP = 0.04
+
+
+@njit(cache=True)
+def _scratch():
+    return np.empty((8, 3)), np.empty((8, 3)), np.empty((8, 3))
+
+
+@njit(cache=True)
+def tri_walk_blocked(x0, y0, ux, uy, s0, s1, z, ex, ey, prm, tri):
+    """``walk_blocked`` on the input triangles (exact up to TRI_SWEEP / 2 of growth)."""
+    p0, p1, p2 = _scratch()
+    n = max(1, int(math.ceil(abs(s1 - s0) / TRI_SWEEP)))
+    h = abs(s1 - s0) / n
+    rad = prm[P_RC] + 0.5 * h
+    lx = prm[P_LAT] * ex
+    ly = prm[P_LAT] * ey
+    for i in range(n + 1):
+        s = s0 + (s1 - s0) * i / n
+        if body_hits_triangles(x0 + ux * s, y0 + uy * s, lx, ly, z + prm[P_CLIMB],
+                               z + prm[P_TOP], rad, tri[0], tri[1], tri[5], tri[6], tri[7],
+                               p0, p1, p2):
+            return True
+    return False
+
+
+@njit(cache=True)
+def tri_arc_blocked(tx, ty, z0, ux, uy, vx, vz, t_f, ex, ey, prm, tri):
+    """``arc_blocked`` on the input triangles: the body at positions at most TRI_SWEEP
+    apart (horizontally and vertically), grown by half that."""
+    p0, p1, p2 = _scratch()
+    g = prm[P_G]
+    d_air = vx * t_f
+    vmax = max(abs(vz), abs(vz - g * t_f))
+    n = max(1, int(math.ceil(max(d_air, vmax * t_f) / TRI_SWEEP)))
+    dh = d_air / n
+    dv = vmax * t_f / n
+    rad = prm[P_RC] + 0.5 * dh
+    lx = prm[P_LAT] * ex
+    ly = prm[P_LAT] * ey
+    for i in range(n + 1):
+        tau = t_f * i / n
+        s = vx * tau
+        z = z0 + vz * tau - 0.5 * g * tau * tau
+        if body_hits_triangles(tx + ux * s, ty + uy * s, lx, ly,
+                               z + prm[P_CLIMB] - 0.5 * dv, z + prm[P_TOP] + 0.5 * dv, rad,
+                               tri[0], tri[1], tri[5], tri[6], tri[7], p0, p1, p2):
+            return True
+    return False
+
+
+@njit(cache=True)
+def body_walk_blocked(x0, y0, ux, uy, s0, s1, z, ex, ey, prm, tri, vox):
+    """The walk is blocked: the voxel test first (fast, never misses a contact, but voxels
+    are up to a cell larger than the walls), a refusal confirmed on the triangles."""
+    if not walk_blocked(x0, y0, ux, uy, s0, s1, z, ex, ey, prm, vox):
+        return False
+    return tri_walk_blocked(x0, y0, ux, uy, s0, s1, z, ex, ey, prm, tri)
 
 
 @njit(cache=True)
 def support(x, y, zref, prm, tri):
-    vertices, triangles, tstart, titems, tgrid = tri
     c = prm[P_CLIMB]
-    return has_ground(x, y, zref - c, zref + c, vertices, triangles, tstart, titems, tgrid)
+    return has_ground(x, y, zref - c, zref + c, tri[0], tri[1], tri[2], tri[3], tri[4])
 
 
 @njit(cache=True)
@@ -537,7 +605,7 @@ def flight_ok(kind, mode, dz, d_air, prm):
 
 
 @njit(cache=True)
-def check_flight(x0, y0, z0, ux, uy, dist, z1, kind, mode, s_t, s_l, ex, ey, prm, vox):
+def check_flight(x0, y0, z0, ux, uy, dist, z1, kind, mode, s_t, s_l, ex, ey, prm, tri, vox):
     """Reach and collision of the flight and run-out (the run-up is tested separately).
     Returns (ok, length of flight + run-out)."""
     dz = z1 - z0
@@ -545,11 +613,15 @@ def check_flight(x0, y0, z0, ux, uy, dist, z1, kind, mode, s_t, s_l, ex, ey, prm
     if not ok:
         return False, 0.0
     vz = prm[P_VZ] if mode == MODE_JUMP else 0.0
-    blocked, arc_len = arc_blocked(x0 + ux * s_t, y0 + uy * s_t, z0, ux, uy, vx, vz, t_f,
-                                   ex, ey, prm, vox)
+    tx = x0 + ux * s_t
+    ty = y0 + uy * s_t
+    blocked, arc_len = arc_blocked(tx, ty, z0, ux, uy, vx, vz, t_f, ex, ey, prm, vox)
     if blocked:
-        return False, 0.0
-    if dist > s_l and walk_blocked(x0, y0, ux, uy, s_l, dist, z1, ex, ey, prm, vox):
+        # voxels are up to a cell larger than the walls: confirm on the triangles
+        if tri_arc_blocked(tx, ty, z0, ux, uy, vx, vz, t_f, ex, ey, prm, tri):
+            return False, 0.0
+        arc_len = arc_length(z0, vx, vz, t_f, prm)
+    if dist > s_l and body_walk_blocked(x0, y0, ux, uy, s_l, dist, z1, ex, ey, prm, tri, vox):
         return False, 0.0
     return True, arc_len + (dist - s_l)
 
@@ -583,10 +655,10 @@ def check_path(x0, y0, z0, x1, y1, z1, kind, mode, ex, ey, prm, tri, vox):
         s_l = touchdown_distance(x0, y0, ux, uy, dist, z1, s_t, prm, tri)
         if s_l < 0.0:
             return False, 0.0, 0.0, 0.0
-    if s_t > 0.0 and walk_blocked(x0, y0, ux, uy, 0.0, s_t, z0, ex, ey, prm, vox):
+    if s_t > 0.0 and body_walk_blocked(x0, y0, ux, uy, 0.0, s_t, z0, ex, ey, prm, tri, vox):
         return False, 0.0, 0.0, 0.0
     ok, rest = check_flight(x0, y0, z0, ux, uy, dist, z1, kind, mode, s_t, s_l, ex, ey, prm,
-                            vox)
+                            tri, vox)
     if not ok:
         return False, 0.0, 0.0, 0.0
     return True, s_t, s_l, s_t + rest

@@ -42,8 +42,11 @@ from .links_model import (
     support,
     takeoff_distance,
     touchdown_distance,
+    body_walk_blocked,
+    tri_walk_blocked,
     walk_blocked,
 )
+from .links_geom import ground_height
 
 # a sample's result for one kind (whether it has one is ``found_at``)
 (R_DIR, R_STEP, R_X, R_Y, R_Z, R_POLY, R_MODE, R_ST, R_SL, R_LEN) = range(10)
@@ -62,6 +65,7 @@ def _chf_candidate(c, z0, dead, prm, chf):
     and the compact heightfield round heights differently."""
     cell_index, cell_count, span_y, span_area = chf
     ch = prm[P_CH]
+    sl = 2.0 * ch  # slack: voxel-rounded heights against heights on the triangles
     climb = prm[P_CLIMB]
     bz = prm[P_BZ]
     mask = 0
@@ -69,11 +73,11 @@ def _chf_candidate(c, z0, dead, prm, chf):
         if span_area[i] != STAND:
             continue
         dz = bz + span_y[i] * ch - z0
-        if not dead[0] and -prm[P_DROP] - ch <= dz <= -climb + ch:
+        if not dead[0] and -prm[P_DROP] - sl <= dz <= -climb + sl:
             mask |= 1
-        if not dead[1] and -climb - ch <= dz <= climb + ch:
+        if not dead[1] and -climb - sl <= dz <= climb + sl:
             mask |= 2
-        if not dead[2] and climb - ch <= dz <= prm[P_H] + ch:
+        if not dead[2] and climb - sl <= dz <= prm[P_H] + sl:
             mask |= 4
     return mask
 
@@ -101,18 +105,28 @@ def _wall_ahead(x0, y0, z0, ux, uy, prm, vox):
 
 
 @njit(cache=True)
+def _first_step_blocked(x0, y0, z0, ux, uy, ex, ey, prm, tri, vox):
+    """A wall right in front of a border point: the quick voxel look (``_wall_ahead``, the
+    first step's swept test), confirmed on the triangles (voxels stick out of slanted
+    walls)."""
+    if not (_wall_ahead(x0, y0, z0, ux, uy, prm, vox) or walk_blocked(
+            x0, y0, ux, uy, 0.0, prm[P_DELTA], z0, ex, ey, prm, vox)):
+        return False
+    return tri_walk_blocked(x0, y0, ux, uy, 0.0, prm[P_DELTA], z0, ex, ey, prm, tri)
+
+
+@njit(cache=True)
 def _run_up(x0, y0, z0, ux, uy, ex, ey, start_clear, prm, tri, vox):
     """The run-up of one direction, the same for every landing: (1, s_T) when the ground
     ends within reach and the walk there is clear, else (-1, -1). ``start_clear``: the
     first step out is already known to be clear (the sample's own wall test, along the
     normal)."""
-    if not start_clear and (_wall_ahead(x0, y0, z0, ux, uy, prm, vox) or walk_blocked(
-            x0, y0, ux, uy, 0.0, prm[P_DELTA], z0, ex, ey, prm, vox)):
+    if not start_clear and _first_step_blocked(x0, y0, z0, ux, uy, ex, ey, prm, tri, vox):
         return -1, -1.0
     s_t = takeoff_distance(x0, y0, z0, ux, uy, prm[P_AMAX], prm, tri)
     if s_t < 0.0:
         return -1, -1.0
-    if s_t > 0.0 and walk_blocked(x0, y0, ux, uy, 0.0, s_t, z0, ex, ey, prm, vox):
+    if s_t > 0.0 and body_walk_blocked(x0, y0, ux, uy, 0.0, s_t, z0, ex, ey, prm, tri, vox):
         return -1, -1.0
     return 1, s_t
 
@@ -167,8 +181,15 @@ def search_landings(samples, dir_cos, dir_sin, enabled, prm, tri, vox, chf, pidx
     gw = int(prm[P_W])
     gh = int(prm[P_HH])
     can_jump = prm[P_VZ] > 0.0
-    zlo_rel = -prm[P_DROP] if enabled[0] else -climb
-    zhi_rel = max(prm[P_H], climb) if can_jump else -climb
+    # the navmesh heights of candidates are voxel-rounded: a window two cells wider, the
+    # kinds and limits are then judged on the triangles' heights
+    slack = 2.0 * prm[P_CH]
+    zlo_rel = (-prm[P_DROP] if enabled[0] else -climb) - slack
+    zhi_rel = (max(prm[P_H], climb) if can_jump else -climb) + slack
+    snap = max(climb, slack)
+    # a column whose solid covers the body heights of every jump up blocks them all only
+    # when the body surely covers the column (radius beyond the cell's diagonal)
+    column_stop = prm[P_RC] >= 1.4143 * cs
     for i in range(lo, hi):
         counters = counts[i]
         x0 = samples[i, 0]
@@ -182,8 +203,7 @@ def search_landings(samples, dir_cos, dir_sin, enabled, prm, tri, vox, chf, pidx
         for k in range(3):
             found[k] = not enabled[k]
         p0_ground = 0  # ground under P0 (within climb): 0 unknown, 1 yes, -1 no
-        wall = _wall_ahead(x0, y0, z0, nx, ny, prm, vox) or walk_blocked(
-            x0, y0, nx, ny, 0.0, prm[P_DELTA], z0, ex, ey, prm, vox)
+        wall = _first_step_blocked(x0, y0, z0, nx, ny, ex, ey, prm, tri, vox)
         if wall:
             found[0] = True
             found[1] = True
@@ -229,7 +249,8 @@ def search_landings(samples, dir_cos, dir_sin, enabled, prm, tri, vox, chf, pidx
                         continue
                 else:
                     last_c = c
-                    if not dead[2] and _solid_at(c, z0 + up_lo, z0 + up_hi, prm, vox):
+                    if column_stop and not dead[2] and _solid_at(
+                            c, z0 + up_lo + prm[P_CH], z0 + up_hi - prm[P_CH], prm, vox):
                         # every jump up from P0 passes this column with its cylinder covering
                         # these heights (feet between z0 and the apex): nothing beyond is
                         # reachable
@@ -254,7 +275,10 @@ def search_landings(samples, dir_cos, dir_sin, enabled, prm, tri, vox, chf, pidx
                 nh = locate(x, y, z0 + zlo_rel, z0 + zhi_rel, sp, pverts, polys, pnv, pbox,
                             pok, dtris, dstart, pstart, pitems, pgrid, out_poly, out_z)
                 for c in range(nh - 1, -1, -1):  # highest landing first
-                    z1 = out_z[c]
+                    z1 = ground_height(x, y, out_z[c], snap, tri[0], tri[1], tri[2], tri[3],
+                                       tri[4])
+                    if z1 != z1:  # no ground near the navmesh surface
+                        continue
                     dz = z1 - z0
                     kind = kind_of(dz, climb)
                     if dead[kind]:
@@ -301,7 +325,7 @@ def search_landings(samples, dir_cos, dir_sin, enabled, prm, tri, vox, chf, pidx
                     counters[3 + kind] += 1
                     if kind == 0:
                         ok, rest = check_flight(x0, y0, z0, ux, uy, dist, z1, 0, MODE_WALK_OFF,
-                                                s_t, s_l, ex, ey, prm, vox)
+                                                s_t, s_l, ex, ey, prm, tri, vox)
                         if ok:
                             _record(res, found_at, i, 0, di, j, x, y, z1, out_poly[c],
                                     MODE_WALK_OFF, s_t, s_l, s_t + rest)
@@ -316,7 +340,7 @@ def search_landings(samples, dir_cos, dir_sin, enabled, prm, tri, vox, chf, pidx
                         continue
                     tries[kind] += 1
                     ok, rest = check_flight(x0, y0, z0, ux, uy, dist, z1, kind, MODE_JUMP, s_t,
-                                            s_l, ex, ey, prm, vox)
+                                            s_l, ex, ey, prm, tri, vox)
                     if not ok:
                         if kind != 0:
                             fail_sl[kind] = s_l
