@@ -604,6 +604,7 @@ def validate_groups(samples, res, groups, offsets, prm, tri, vox, pidx, out, out
     out_poly = np.empty(MAX_LAYERS, np.int32)
     out_z = np.empty(MAX_LAYERS, np.float64)
     fit = np.empty(N_FIT, np.float64)
+    fit2 = np.empty(N_FIT, np.float64)
     for g in range(g_lo, g_hi):
         m = offsets[g]
         size = groups[g, 1] - groups[g, 0] + 1
@@ -613,9 +614,63 @@ def validate_groups(samples, res, groups, offsets, prm, tri, vox, pidx, out, out
         stack[0, 2] = groups[g, 2]
         stack[0, 3] = 1
         stack[0, 4] = 1
-        m = _validate_stack(samples, res, prm, tri, vox, pidx, out, m, stack, 1, fit,
+        m = _validate_stack(samples, res, prm, tri, vox, pidx, out, m, stack, 1, fit, fit2,
                             out_poly, out_z)
         out_n[g] = m - offsets[g]
+
+
+# Growth of a valid link's ends along its line: steps of a quarter cell, up to 2 cells.
+EXTEND_STEP = 0.25
+EXTEND_STEPS = 8
+
+
+@njit(cache=True)
+def _position_ok(fit, t, sp, kind, mode, ex, ey, prm, tri, vox, pidx, out_poly, out_z):
+    """One position (t along the fitted start line) of a link: start on the navmesh, end on
+    another polygon than ``sp``, of the kind, trajectory valid."""
+    x0 = fit[F_OX] + t * fit[F_DX]
+    y0 = fit[F_OY] + t * fit[F_DY]
+    z0 = fit[F_Z] + t * fit[F_ZS]
+    x1 = fit[F_EX] + t * fit[F_EXS]
+    y1 = fit[F_EY] + t * fit[F_EYS]
+    z1 = fit[F_EZ] + t * fit[F_EZS]
+    if kind_of(z1 - z0, prm[P_CLIMB]) != kind:
+        return False
+    if _end_poly(x0, y0, z0, -1, prm, pidx, out_poly, out_z) < 0:
+        return False
+    if _end_poly(x1, y1, z1, sp, prm, pidx, out_poly, out_z) < 0:
+        return False
+    ok, _st, _sl, _len = check_path(x0, y0, z0, x1, y1, z1, kind, mode, ex, ey, prm, tri, vox)
+    return ok
+
+
+@njit(cache=True)
+def _test_fit(fit, n, kind, mode, prm, tri, vox, pidx, out_poly, out_z):
+    """Test a fitted link at n + 1 evenly spaced positions (both ends included) and the
+    midpoints of its segments. Returns (first failing position or -1, start polygon, end
+    polygon, mean path length)."""
+    climb = prm[P_CLIMB]
+    c = link_point(fit, 0.5)
+    sp = _end_poly(c[0], c[1], c[2], -1, prm, pidx, out_poly, out_z)
+    ep = -1
+    if sp >= 0:
+        ep = _end_poly(c[3], c[4], c[5], sp, prm, pidx, out_poly, out_z)
+    if sp < 0 or ep < 0:
+        return 0.5, sp, ep, 0.0
+    total = 0.0
+    for h in range(n + 1):
+        pos = h / n
+        x0, y0, z0, x1, y1, z1 = link_point(fit, pos)
+        ok = kind_of(z1 - z0, climb) == kind
+        if ok:
+            ok = _end_poly(x1, y1, z1, sp, prm, pidx, out_poly, out_z) >= 0
+        if ok:
+            ok, _st, _sl, length = check_path(x0, y0, z0, x1, y1, z1, kind, mode, fit[F_DX],
+                                              fit[F_DY], prm, tri, vox)
+            total += length
+        if not ok:
+            return pos, sp, ep, 0.0
+    return -1.0, sp, ep, total / (n + 1)
 
 
 @njit(cache=True)
@@ -629,9 +684,8 @@ def _push(stack, top, i0, i1, kind, ext_lo, ext_hi):
 
 
 @njit(cache=True)
-def _validate_stack(samples, res, prm, tri, vox, pidx, out, m, stack, top, fit, out_poly,
-                    out_z):
-    climb = prm[P_CLIMB]
+def _validate_stack(samples, res, prm, tri, vox, pidx, out, m, stack, top, fit, fit2,
+                    out_poly, out_z):
     while top > 0:
         top -= 1
         i0, i1, kind = stack[top, 0], stack[top, 1], stack[top, 2]
@@ -644,30 +698,38 @@ def _validate_stack(samples, res, prm, tri, vox, pidx, out, m, stack, top, fit, 
         b = link_point(fit, 1.0)
         width = math.sqrt((b[0] - a[0]) ** 2 + (b[1] - a[1]) ** 2 + (b[2] - a[2]) ** 2)
         n = check_positions(width, prm)
-        fail = -1.0
-        total = 0.0
-        sp = -1
-        ep = -1
-        c = link_point(fit, 0.5)
-        sp = _end_poly(c[0], c[1], c[2], -1, prm, pidx, out_poly, out_z)
-        if sp >= 0:
-            ep = _end_poly(c[3], c[4], c[5], sp, prm, pidx, out_poly, out_z)
-        if sp < 0 or ep < 0:
-            fail = 0.5
-        else:
-            for h in range(n + 1):
-                pos = h / n
-                x0, y0, z0, x1, y1, z1 = link_point(fit, pos)
-                ok = kind_of(z1 - z0, climb) == kind
-                if ok:
-                    ok = _end_poly(x1, y1, z1, sp, prm, pidx, out_poly, out_z) >= 0
-                if ok:
-                    ok, _st, _sl, length = check_path(x0, y0, z0, x1, y1, z1, kind, mode, ex,
-                                                      ey, prm, tri, vox)
-                    total += length
-                if not ok:
-                    fail = pos
-                    break
+        fail, sp, ep, mean_len = _test_fit(fit, n, kind, mode, prm, tri, vox, pidx, out_poly,
+                                           out_z)
+        if fail < 0.0 and (ext_lo == 1 or ext_hi == 1):
+            # reach on along the straight line while single positions stay valid (a
+            # border bends away at corners; the ledge goes on), then test it all again
+            for k in range(N_FIT):
+                fit2[k] = fit[k]
+            grown = False
+            for side in range(2):
+                if (ext_lo if side == 0 else ext_hi) != 1:
+                    continue
+                for _ in range(EXTEND_STEPS):
+                    t = fit2[F_THI] + EXTEND_STEP * prm[P_CS] if side == 1 else \
+                        fit2[F_TLO] - EXTEND_STEP * prm[P_CS]
+                    if not _position_ok(fit2, t, sp, kind, mode, ex, ey, prm, tri, vox, pidx,
+                                        out_poly, out_z):
+                        break
+                    if side == 1:
+                        fit2[F_THI] = t
+                    else:
+                        fit2[F_TLO] = t
+                    grown = True
+            if grown:
+                a2 = link_point(fit2, 0.0)
+                b2 = link_point(fit2, 1.0)
+                w2 = math.sqrt((b2[0] - a2[0]) ** 2 + (b2[1] - a2[1]) ** 2
+                               + (b2[2] - a2[2]) ** 2)
+                n2 = check_positions(w2, prm)
+                f2, sp2, ep2, len2 = _test_fit(fit2, n2, kind, mode, prm, tri, vox, pidx,
+                                               out_poly, out_z)
+                if f2 < 0.0:
+                    a, b, sp, ep, mean_len = a2, b2, sp2, ep2, len2
         if fail < 0.0:
             row = out[m]
             row[L_I0] = i0
@@ -676,7 +738,7 @@ def _validate_stack(samples, res, prm, tri, vox, pidx, out, m, stack, top, fit, 
             row[L_MODE] = mode
             row[L_END_POLY] = ep
             row[L_START_POLY] = sp
-            row[L_LENGTH] = total / (n + 1)
+            row[L_LENGTH] = mean_len
             for k in range(3):
                 row[L_START + k] = a[k]
                 row[L_START + 3 + k] = b[k]
@@ -784,11 +846,28 @@ def _point_seg_dist(p, a, b):
     return math.sqrt(ex * ex + ey * ey + ez * ez)
 
 
+# A link is a near-duplicate of a kept one when at least this share of its positions
+# (start and end point at one fraction along it) lie within the tolerance of the kept
+# link's start and end segments.
+DUP_SHARE = 0.75
+DUP_POINTS = 9
+
+
 @njit(cache=True)
 def _covers(sa, sb, ea, eb, start, end, tol):
-    """Do both ends of segment pair (start, end) lie within tol of segments (sa-sb, ea-eb)?"""
-    return (_point_seg_dist(start[0], sa, sb) <= tol and _point_seg_dist(start[1], sa, sb) <= tol
-            and _point_seg_dist(end[0], ea, eb) <= tol and _point_seg_dist(end[1], ea, eb) <= tol)
+    """Are at least DUP_SHARE of the positions along (start, end) within tol of segments
+    (sa-sb, ea-eb)?"""
+    hits = 0
+    p = np.empty(3)
+    q = np.empty(3)
+    for h in range(DUP_POINTS):
+        f = h / (DUP_POINTS - 1)
+        for k in range(3):
+            p[k] = start[0, k] + f * (start[1, k] - start[0, k])
+            q[k] = end[0, k] + f * (end[1, k] - end[0, k])
+        if _point_seg_dist(p, sa, sb) <= tol and _point_seg_dist(q, ea, eb) <= tol:
+            hits += 1
+    return hits >= DUP_SHARE * DUP_POINTS - 1e-9
 
 
 @njit(cache=True)
