@@ -45,8 +45,8 @@ MODE_WALK_OFF = 0
 MODE_JUMP = 1
 
 (P_CS, P_CH, P_BX, P_BY, P_BZ, P_RC, P_CLIMB, P_TOP, P_H, P_DMAX, P_DROP, P_G, P_VZ,
- P_VXMAX, P_AMAX, P_DELTA, P_SWEEP, P_LAT, P_DS, P_SMAX, P_W, P_HH, P_SLOPE) = range(23)
-N_PARAMS = 23
+ P_VXMAX, P_AMAX, P_DELTA, P_SWEEP, P_LAT, P_DS, P_SMAX, P_W, P_HH, P_SLOPE, P_R) = range(24)
+N_PARAMS = 24
 
 
 @njit(cache=True)
@@ -697,4 +697,5 @@ def make_params(cfg, settings, sample_step: float) -> np.ndarray:
     prm[P_W] = cfg.width
     prm[P_HH] = cfg.height
     prm[P_SLOPE] = math.cos(math.radians(float(s.agent_max_slope)))
+    prm[P_R] = float(s.agent_radius)
     return prm

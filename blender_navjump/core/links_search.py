@@ -28,6 +28,7 @@ from .links_model import (
     P_DMAX,
     P_DROP,
     P_DS,
+    P_R,
     P_H,
     P_HH,
     P_RC,
@@ -619,9 +620,28 @@ def validate_groups(samples, res, groups, offsets, prm, tri, vox, pidx, out, out
         out_n[g] = m - offsets[g]
 
 
-# Growth of a valid link's ends along its line: steps of a quarter cell, up to 2 cells.
+# Growth of a valid link's ends along its line: steps of a quarter cell, up to 3 cells.
 EXTEND_STEP = 0.25
-EXTEND_STEPS = 8
+EXTEND_STEPS = 12
+
+
+@njit(cache=True)
+def _near_navmesh(x, y, z, exclude, prm, pidx, out_poly, out_z):
+    """A standing polygon (not ``exclude``) within the agent's radius of (x, y), at height
+    z within climb: on the point, or on one of 8 points around it at half and the full
+    radius. The navmesh's corners are cut round by the erosion, differently at every
+    angle to the grid; the ground (which the trajectory test checks) goes on."""
+    if _end_poly(x, y, z, exclude, prm, pidx, out_poly, out_z) >= 0:
+        return True
+    r = prm[P_R]
+    for ring in range(1, 3):
+        d = 0.5 * ring * r
+        for k in range(8):
+            a = 0.25 * math.pi * k
+            if _end_poly(x + d * math.cos(a), y + d * math.sin(a), z, exclude, prm, pidx,
+                         out_poly, out_z) >= 0:
+                return True
+    return False
 
 
 @njit(cache=True)
@@ -636,9 +656,9 @@ def _position_ok(fit, t, sp, kind, mode, ex, ey, prm, tri, vox, pidx, out_poly, 
     z1 = fit[F_EZ] + t * fit[F_EZS]
     if kind_of(z1 - z0, prm[P_CLIMB]) != kind:
         return False
-    if _end_poly(x0, y0, z0, -1, prm, pidx, out_poly, out_z) < 0:
+    if not _near_navmesh(x0, y0, z0, -1, prm, pidx, out_poly, out_z):
         return False
-    if _end_poly(x1, y1, z1, sp, prm, pidx, out_poly, out_z) < 0:
+    if not _near_navmesh(x1, y1, z1, sp, prm, pidx, out_poly, out_z):
         return False
     ok, _st, _sl, _len = check_path(x0, y0, z0, x1, y1, z1, kind, mode, ex, ey, prm, tri, vox)
     return ok
@@ -663,7 +683,8 @@ def _test_fit(fit, n, kind, mode, prm, tri, vox, pidx, out_poly, out_z):
         x0, y0, z0, x1, y1, z1 = link_point(fit, pos)
         ok = kind_of(z1 - z0, climb) == kind
         if ok:
-            ok = _end_poly(x1, y1, z1, sp, prm, pidx, out_poly, out_z) >= 0
+            ok = _near_navmesh(x0, y0, z0, -1, prm, pidx, out_poly, out_z) and _near_navmesh(
+                x1, y1, z1, sp, prm, pidx, out_poly, out_z)
         if ok:
             ok, _st, _sl, length = check_path(x0, y0, z0, x1, y1, z1, kind, mode, fit[F_DX],
                                               fit[F_DY], prm, tri, vox)
@@ -700,15 +721,13 @@ def _validate_stack(samples, res, prm, tri, vox, pidx, out, m, stack, top, fit, 
         n = check_positions(width, prm)
         fail, sp, ep, mean_len = _test_fit(fit, n, kind, mode, prm, tri, vox, pidx, out_poly,
                                            out_z)
-        if fail < 0.0 and (ext_lo == 1 or ext_hi == 1):
+        if fail < 0.0:
             # reach on along the straight line while single positions stay valid (a
             # border bends away at corners; the ledge goes on), then test it all again
             for k in range(N_FIT):
                 fit2[k] = fit[k]
             grown = False
             for side in range(2):
-                if (ext_lo if side == 0 else ext_hi) != 1:
-                    continue
                 for _ in range(EXTEND_STEPS):
                     t = fit2[F_THI] + EXTEND_STEP * prm[P_CS] if side == 1 else \
                         fit2[F_TLO] - EXTEND_STEP * prm[P_CS]
