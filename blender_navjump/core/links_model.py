@@ -538,7 +538,7 @@ def takeoff_distance(x0, y0, z0, ux, uy, limit, prm, tri):
                     lo = mid
                 else:
                     hi = mid
-            if lo > limit:
+            if hi > limit:  # the edge lies somewhere in [lo, hi]: judged at its far end
                 return -1.0
             return lo
         j += 1
@@ -569,7 +569,7 @@ def touchdown_distance(x0, y0, ux, uy, dist, z1, s_t, prm, tri):
                     hi = mid
                 else:
                     lo = mid
-            if dist - hi > a_max:
+            if dist - lo > a_max:  # judged at the far end of [lo, hi]
                 return -1.0
             return hi
         j += 1
