@@ -40,10 +40,12 @@ from .links_search import (
     N_LINK,
     N_RES,
     N_SAMPLE,
+    S_CHAIN,
     S_EDGE,
     S_STEP,
     dedupe,
     group_runs,
+    merge_links,
     reverse_valid,
     search_landings,
     validate_groups,
@@ -379,6 +381,12 @@ def build_links(nm, hf, chf, cfg, settings, vertices, triangles) -> dict:
     first = np.cumsum(out_n) - out_n
     rows = np.repeat(offsets[:-1], out_n) + np.arange(int(out_n.sum())) - np.repeat(first, out_n)
     links = out[rows]
+    # join the pieces of a border that was split where it strayed (kept in sample order)
+    order_l = np.lexsort((links[:, L_I0], links[:, L_KIND])).astype(np.int64)
+    links = np.ascontiguousarray(links[order_l])
+    merged = merge_links(links, samples[links[:, L_I0].astype(np.int64), S_CHAIN].copy(),
+                         tol_start, 2.0 * tol_start, prm, tri, vox, pidx)
+    links = links[merged]
     timings["group"] = (time.perf_counter() - t0) * 1000.0
 
     t0 = time.perf_counter()

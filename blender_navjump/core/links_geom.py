@@ -42,7 +42,7 @@ def _bins_from_boxes(box, nx, ny):
     return start, items
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _set_box(box, k, xmin, ymin, xmax, ymax, ox, oy, size, nx, ny):
     box[k, 0] = max(int(math.floor((xmin - ox) / size)), 0)
     box[k, 1] = min(int(math.floor((xmax - ox) / size)), nx - 1)
@@ -91,7 +91,7 @@ def support_triangle_bins(vertices, triangles, slope_cos, ox, oy, size, nx, ny):
     return _bins_from_boxes(box, nx, ny)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def bin_of(x, y, ox, oy, size, nx, ny):
     i = int(math.floor((x - ox) / size))
     j = int(math.floor((y - oy) / size))

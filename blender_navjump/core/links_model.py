@@ -128,7 +128,7 @@ def _seg_rect_dist2(px, py, qx, qy, x0, y0, x1, y1):
 TOP_OFFSET = 1 << 30
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _column_top(c, vox):
     column_head, span_min, span_max, span_next, col_top = vox
     if col_top[c] == 0:
@@ -141,7 +141,7 @@ def _column_top(c, vox):
     return col_top[c] - TOP_OFFSET
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _pt_seg_d2(px, py, ax, ay, bx, by):
     dx = bx - ax
     dy = by - ay
@@ -197,7 +197,7 @@ def _quad_rect_dist2(qx, qy, x0, y0, x1, y1):
     return best
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def column_range(xlo, xhi, ylo, yhi, prm):
     """Columns (x0, x1, y0, y1, inclusive, clipped to the grid) covering a world xy box."""
     cs = prm[P_CS]
@@ -250,7 +250,7 @@ def walk_blocked(x0, y0, ux, uy, s0, s1, z, ex, ey, prm, vox):
     return False
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _feet_range(ta, tb, z0, vz, g):
     """Lowest and highest feet height of the arc z0 + vz t - g t^2 / 2 over [ta, tb]."""
     za = z0 + vz * ta - 0.5 * g * ta * ta
@@ -262,7 +262,7 @@ def _feet_range(ta, tb, z0, vz, g):
     return min(za, zb), hi
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def spans_overlap(c, lo_lvl, hi_lvl, vox):
     """A solid span of column c overlaps the levels (lo_lvl, hi_lvl)?"""
     column_head, span_min, span_max, span_next, col_top = vox
@@ -276,7 +276,7 @@ def spans_overlap(c, lo_lvl, hi_lvl, vox):
     return False
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _lateral_d2(s, tx, ty, ux, uy, lx, ly, x0, y0, x1, y1):
     """Squared distance from the column rectangle to the agent's lateral segment (centre
     ± (lx, ly)) when its centre is s along the flight line."""

@@ -28,9 +28,9 @@ from .links_model import (
     P_DMAX,
     P_DROP,
     P_DS,
-    P_R,
     P_H,
     P_HH,
+    P_R,
     P_RC,
     P_SMAX,
     P_TOP,
@@ -62,7 +62,7 @@ FLIGHT_BUDGET = 8
 MAX_LAYERS = 8
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _chf_candidate(c, z0, dead, prm, chf):
     """Kinds (bit 1 drop, 2 jump across, 4 jump up) still searched (not ``dead``) that a
     standing span of column c could be a landing for. One cell height of slack: the navmesh
@@ -86,7 +86,7 @@ def _chf_candidate(c, z0, dead, prm, chf):
     return mask
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _solid_at(c, zlo, zhi, prm, vox):
     """Solid overlapping heights (zlo, zhi) in column c?"""
     if zhi <= zlo:
@@ -386,7 +386,7 @@ def group_runs(samples, res, found_at, tol_start, tol_end):
     groups whose start points lie within ``tol_start`` and whose landing points lie within
     ``tol_end`` of the straight chords between the group's first and last samples (in
     arc-length proportion along the run), splitting where a run strays furthest. A chain follows the navmesh border across edges
-    and polygons, so a straight ledge is one group whatever its angle to the grid.
+    and polygons, so a straight ledge is one group at any angle.
 
     Returns (G, 3) int64 rows (first sample, last sample, kind). Reads ``found_at`` (small)
     to skip samples, not the large ``res``."""
@@ -579,7 +579,7 @@ def _end_poly(x, y, z, exclude, prm, pidx, out_poly, out_z):
 N_LINK = 19
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def check_positions(width, prm):
     """Number of intervals between the positions a link is tested at: at most half a cell
     apart, both ends included (docs/jump-links.md, "Validity")."""
@@ -924,4 +924,94 @@ def dedupe(order, starts, ends, boxes, bidir, tol):
             keep[li] = True
             kept[nk] = li
             nk += 1
+    return keep
+
+
+@njit(cache=True)
+def merge_links(links, chain_of, tol, tol_end, prm, tri, vox, pidx):
+    """Join links that continue one another: consecutive links (in ``links`` row order) of
+    one border chain, kind and mode whose start segments and end segments lie on common
+    lines (within ``tol`` and ``tol_end``) and meet or overlap, when the joined link
+    (outer ends of the two) is valid at its test positions. The grouping splits a border
+    where it strays; a straight ledge is still one link. Rows are updated in place; returns a keep mask."""
+    nl = links.shape[0]
+    keep = np.ones(nl, np.bool_)
+    fit = np.empty(N_FIT, np.float64)
+    out_poly = np.empty(MAX_LAYERS, np.int32)
+    out_z = np.empty(MAX_LAYERS, np.float64)
+    cur = 0
+    for nxt in range(1, nl):
+        a = links[cur]
+        b = links[nxt]
+        if not keep[cur] or chain_of[cur] != chain_of[nxt] or a[L_KIND] != b[L_KIND] \
+                or a[L_MODE] != b[L_MODE]:
+            cur = nxt
+            continue
+        # the joined segments run from a's first to b's last points (or the reverse order)
+        sx0, sy0, sz0 = a[L_START], a[L_START + 1], a[L_START + 2]
+        sx1, sy1, sz1 = b[L_START + 3], b[L_START + 4], b[L_START + 5]
+        ln = math.sqrt((sx1 - sx0) ** 2 + (sy1 - sy0) ** 2)
+        if ln < 1e-9:
+            cur = nxt
+            continue
+        dx = (sx1 - sx0) / ln
+        dy = (sy1 - sy0) / ln
+        # every start and end point near the joined lines
+        ok = True
+        for k in range(2):
+            row = a if k == 0 else b
+            for e in range(2):
+                px = row[L_START + 3 * e] - sx0
+                py = row[L_START + 3 * e + 1] - sy0
+                if abs(px * dy - py * dx) > tol:
+                    ok = False
+        ex0, ey0, ez0 = a[L_END], a[L_END + 1], a[L_END + 2]
+        ex1, ey1, ez1 = b[L_END + 3], b[L_END + 4], b[L_END + 5]
+        eln = math.sqrt((ex1 - ex0) ** 2 + (ey1 - ey0) ** 2)
+        if ok and eln > 1e-9:
+            fx = (ex1 - ex0) / eln
+            fy = (ey1 - ey0) / eln
+            for k in range(2):
+                row = a if k == 0 else b
+                for e in range(2):
+                    px = row[L_END + 3 * e] - ex0
+                    py = row[L_END + 3 * e + 1] - ey0
+                    if abs(px * fy - py * fx) > tol_end:
+                        ok = False
+        # they meet: b's first start point not beyond a's last by more than a cell
+        gap = (b[L_START] - a[L_START + 3]) * dx + (b[L_START + 1] - a[L_START + 4]) * dy
+        if not ok or gap > prm[P_CS] or dx * (a[L_START + 3] - sx0) + dy * (
+                a[L_START + 4] - sy0) <= 0.0:
+            cur = nxt
+            continue
+        fit[F_OX] = sx0
+        fit[F_OY] = sy0
+        fit[F_DX] = dx
+        fit[F_DY] = dy
+        fit[F_TLO] = 0.0
+        fit[F_THI] = ln
+        fit[F_Z] = sz0
+        fit[F_ZS] = (sz1 - sz0) / ln
+        fit[F_EX] = ex0
+        fit[F_EXS] = (ex1 - ex0) / ln
+        fit[F_EY] = ey0
+        fit[F_EYS] = (ey1 - ey0) / ln
+        fit[F_EZ] = ez0
+        fit[F_EZS] = (ez1 - ez0) / ln
+        p = link_point(fit, 0.0)
+        q = link_point(fit, 1.0)
+        width = math.sqrt((q[0] - p[0]) ** 2 + (q[1] - p[1]) ** 2 + (q[2] - p[2]) ** 2)
+        n = check_positions(width, prm)
+        fail, sp, ep, mean_len = _test_fit(fit, n, int(a[L_KIND]), int(a[L_MODE]), prm, tri,
+                                           vox, pidx, out_poly, out_z)
+        if fail >= 0.0:
+            cur = nxt
+            continue
+        for k in range(3):
+            a[L_START + 3 + k] = q[k]
+            a[L_END + 3 + k] = q[3 + k]
+        a[L_START_POLY] = sp
+        a[L_END_POLY] = ep
+        a[L_LENGTH] = mean_len
+        keep[nxt] = False
     return keep
