@@ -385,8 +385,9 @@ def group_runs(samples, res, found_at, tol_start, tol_end):
     """Split runs of neighbouring valid samples (one border chain, same kind and mode) into
     groups whose start points lie within ``tol_start`` and whose landing points lie within
     ``tol_end`` of the straight chords between the group's first and last samples (in
-    arc-length proportion along the run), splitting where a run strays furthest. A chain follows the navmesh border across edges
-    and polygons, so a straight ledge is one group at any angle.
+    arc-length proportion along the run), splitting where a run strays furthest. A chain
+    follows the navmesh border across edges and polygons, so a straight ledge is one group
+    at any angle.
 
     Returns (G, 3) int64 rows (first sample, last sample, kind). Reads ``found_at`` (small)
     to skip samples, not the large ``res``."""
@@ -933,7 +934,8 @@ def merge_links(links, chain_of, tol, tol_end, prm, tri, vox, pidx):
     one border chain, kind and mode whose start segments and end segments lie on common
     lines (within ``tol`` and ``tol_end``) and meet or overlap, when the joined link
     (outer ends of the two) is valid at its test positions. The grouping splits a border
-    where it strays; a straight ledge is still one link. Rows are updated in place; returns a keep mask."""
+    where it strays; a straight ledge is still one link. Rows are updated in place;
+    returns a keep mask."""
     nl = links.shape[0]
     keep = np.ones(nl, np.bool_)
     fit = np.empty(N_FIT, np.float64)
