@@ -363,7 +363,7 @@ def build_links(nm, hf, chf, cfg, settings, vertices, triangles) -> dict:
     t0 = time.perf_counter()
     # the border's voxel steps and contour simplification wander up to about
     # edge_max_error cells from a straight edge: start points within that of a line group
-    tol_start = max(1.0, float(settings.edge_max_error)) * cfg.cs
+    tol_start = (1.0 + float(settings.edge_max_error)) * cfg.cs
     groups = group_runs(samples, res, found_at, tol_start, tol_start + 0.5 * cfg.cs)
     min_width = (2.0 * settings.agent_radius if settings.min_link_width < 0
                  else float(settings.min_link_width))

@@ -665,14 +665,31 @@ def _position_ok(fit, t, sp, kind, mode, ex, ey, prm, tri, vox, pidx, out_poly, 
     return ok
 
 
+# inward moves of a fitted start line whose midpoint is just off the navmesh, metres
+SHIFT_STEP = 0.05
+SHIFT_STEPS = 8
+
+
 @njit(cache=True)
 def _test_fit(fit, n, kind, mode, prm, tri, vox, pidx, out_poly, out_z):
     """Test a fitted link at n + 1 evenly spaced positions (both ends included) and the
-    midpoints of its segments. Returns (first failing position or -1, start polygon, end
-    polygon, mean path length)."""
+    midpoints of its segments (the start line is moved inward, up to SHIFT_STEPS
+    SHIFT_STEP, when its midpoint is off the navmesh). Returns (first failing position
+    or -1, start polygon, end polygon, mean path length)."""
     climb = prm[P_CLIMB]
     c = link_point(fit, 0.5)
     sp = _end_poly(c[0], c[1], c[2], -1, prm, pidx, out_poly, out_z)
+    if sp < 0:
+        # the fitted line passes outside a bend of the border at its middle: move it in
+        # (against the outward normal) until the midpoint is on the navmesh
+        for k in range(1, SHIFT_STEPS + 1):
+            d = k * SHIFT_STEP
+            sp = _end_poly(c[0] - d * fit[F_DY], c[1] + d * fit[F_DX], c[2], -1, prm, pidx,
+                           out_poly, out_z)
+            if sp >= 0:
+                fit[F_OX] -= d * fit[F_DY]
+                fit[F_OY] += d * fit[F_DX]
+                break
     ep = -1
     if sp >= 0:
         ep = _end_poly(c[3], c[4], c[5], sp, prm, pidx, out_poly, out_z)
@@ -722,6 +739,8 @@ def _validate_stack(samples, res, prm, tri, vox, pidx, out, m, stack, top, fit, 
         n = check_positions(width, prm)
         fail, sp, ep, mean_len = _test_fit(fit, n, kind, mode, prm, tri, vox, pidx, out_poly,
                                            out_z)
+        a = link_point(fit, 0.0)  # (the start line may have moved in)
+        b = link_point(fit, 1.0)
         if fail < 0.0:
             # reach on along the straight line while single positions stay valid (a
             # border bends away at corners; the ledge goes on), then test it all again
@@ -749,6 +768,8 @@ def _validate_stack(samples, res, prm, tri, vox, pidx, out, m, stack, top, fit, 
                 f2, sp2, ep2, len2 = _test_fit(fit2, n2, kind, mode, prm, tri, vox, pidx,
                                                out_poly, out_z)
                 if f2 < 0.0:
+                    a2 = link_point(fit2, 0.0)
+                    b2 = link_point(fit2, 1.0)
                     a, b, sp, ep, mean_len = a2, b2, sp2, ep2, len2
         if fail < 0.0:
             row = out[m]
@@ -866,10 +887,10 @@ def _point_seg_dist(p, a, b):
     return math.sqrt(ex * ex + ey * ey + ez * ez)
 
 
-# A link is a near-duplicate of a kept one when at least this share of its positions
+# A link is a near-duplicate of a kept one when at least half of its positions
 # (start and end point at one fraction along it) lie within the tolerance of the kept
 # link's start and end segments.
-DUP_SHARE = 0.75
+DUP_SHARE = 0.5
 DUP_POINTS = 9
 
 
@@ -1009,7 +1030,11 @@ def merge_links(links, chain_of, tol, tol_end, prm, tri, vox, pidx):
         if fail >= 0.0:
             cur = nxt
             continue
+        p = link_point(fit, 0.0)
+        q = link_point(fit, 1.0)
         for k in range(3):
+            a[L_START + k] = p[k]
+            a[L_END + k] = p[3 + k]
             a[L_START + 3 + k] = q[k]
             a[L_END + 3 + k] = q[3 + k]
         a[L_START_POLY] = sp
