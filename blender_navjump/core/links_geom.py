@@ -371,3 +371,88 @@ def body_hits_triangles(cx, cy, lx, ly, zlo, zhi, rad, vertices, triangles, sbin
                 if hit or ((pos or neg) and abs(area) > 1e-12):
                     return True
     return False
+
+
+@njit(cache=True)
+def _inside_convex(px, py, poly, n):
+    """(px, py) inside or on the convex polygon poly[:n] (either winding, nonzero area)."""
+    pos = True
+    neg = True
+    for e in range(n):
+        f = (e + 1) % n
+        cr = (poly[f, 0] - poly[e, 0]) * (py - poly[e, 1]) - (poly[f, 1] - poly[e, 1]) \
+            * (px - poly[e, 0])
+        if cr < 0.0:
+            pos = False
+        if cr > 0.0:
+            neg = False
+    return pos or neg
+
+
+@njit(cache=True)
+def swept_body_hits_triangles(qx, qy, zlo, zhi, rad, vertices, triangles, sbin_start,
+                              sbin_items, grid, p0, p1, p2, quad):
+    """Does any input triangle come within ``rad`` (horizontally) of the convex
+    quadrilateral (qx, qy: 4 corners in order) at heights strictly between zlo and zhi?
+    The area a body sweeps walking at one height: one exact pass over the triangles.
+    ``p0..p2`` are (8, 3) scratch arrays, ``quad`` a (4, 3) one."""
+    for k in range(4):
+        quad[k, 0] = qx[k]
+        quad[k, 1] = qy[k]
+        quad[k, 2] = 0.0
+    xlo = min(qx[0], qx[1], qx[2], qx[3]) - rad
+    xhi = max(qx[0], qx[1], qx[2], qx[3]) + rad
+    ylo = min(qy[0], qy[1], qy[2], qy[3]) - rad
+    yhi = max(qy[0], qy[1], qy[2], qy[3]) + rad
+    quad_area = abs((qx[2] - qx[0]) * (qy[3] - qy[1]) - (qx[3] - qx[1]) * (qy[2] - qy[0]))
+    nx = int(grid[3])
+    ny = int(grid[4])
+    i0 = max(int(math.floor((xlo - grid[0]) / grid[2])), 0)
+    i1 = min(int(math.floor((xhi - grid[0]) / grid[2])), nx - 1)
+    j0 = max(int(math.floor((ylo - grid[1]) / grid[2])), 0)
+    j1 = min(int(math.floor((yhi - grid[1]) / grid[2])), ny - 1)
+    r2 = rad * rad
+    for j in range(j0, j1 + 1):
+        for i in range(i0, i1 + 1):
+            b = i + j * nx
+            for q in range(sbin_start[b], sbin_start[b + 1]):
+                t = sbin_items[q]
+                va = vertices[triangles[t, 0]]
+                vb = vertices[triangles[t, 1]]
+                vc = vertices[triangles[t, 2]]
+                if min(va[2], min(vb[2], vc[2])) >= zhi or max(va[2], max(vb[2], vc[2])) <= zlo:
+                    continue
+                if min(va[0], min(vb[0], vc[0])) >= xhi or max(va[0], max(vb[0], vc[0])) <= xlo:
+                    continue
+                if min(va[1], min(vb[1], vc[1])) >= yhi or max(va[1], max(vb[1], vc[1])) <= ylo:
+                    continue
+                for k in range(3):
+                    p0[0, k] = va[k]
+                    p0[1, k] = vb[k]
+                    p0[2, k] = vc[k]
+                n = _clip_slab(p0, 3, zlo, True, p1)
+                if n < 3:
+                    continue
+                n = _clip_slab(p1, n, zhi, False, p2)
+                if n < 3:
+                    continue
+                area = 0.0
+                for e in range(n):
+                    f = (e + 1) % n
+                    area += p2[e, 0] * p2[f, 1] - p2[f, 0] * p2[e, 1]
+                # overlap: a corner of one inside the other
+                if abs(area) > 1e-12 and _inside_convex(qx[0], qy[0], p2, n):
+                    return True
+                if quad_area > 1e-12:
+                    for e in range(n):
+                        if _inside_convex(p2[e, 0], p2[e, 1], quad, 4):
+                            return True
+                # else the closest edges
+                for e in range(n):
+                    f = (e + 1) % n
+                    for k in range(4):
+                        m = (k + 1) % 4
+                        if _seg_seg_d2(qx[k], qy[k], qx[m], qy[m], p2[e, 0], p2[e, 1],
+                                       p2[f, 0], p2[f, 1]) < r2:
+                            return True
+    return False

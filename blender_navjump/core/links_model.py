@@ -30,7 +30,7 @@ import math
 import numpy as np
 from numba import njit
 
-from .links_geom import body_hits_triangles, has_ground
+from .links_geom import body_hits_triangles, has_ground, swept_body_hits_triangles
 
 # Shrink of the agent radius in collision tests, metres: the solid voxels are up to a cell
 # larger than the real walls, and the navmesh border itself sits exactly one agent radius
@@ -460,20 +460,20 @@ def _scratch():
 
 @njit(cache=True)
 def tri_walk_blocked(x0, y0, ux, uy, s0, s1, z, ex, ey, prm, tri):
-    """``walk_blocked`` on the input triangles (exact up to TRI_SWEEP / 2 of growth)."""
+    """``walk_blocked`` on the input triangles, exact: the area the body sweeps (the
+    walked segment widened sideways by +-P_LAT, grown by the radius) against every
+    triangle clipped to the body's heights."""
     p0, p1, p2 = _scratch()
-    n = max(1, int(math.ceil(abs(s1 - s0) / TRI_SWEEP)))
-    h = abs(s1 - s0) / n
-    rad = prm[P_RC] + 0.5 * h
-    lx = prm[P_LAT] * ex
-    ly = prm[P_LAT] * ey
-    for i in range(n + 1):
-        s = s0 + (s1 - s0) * i / n
-        if body_hits_triangles(x0 + ux * s, y0 + uy * s, lx, ly, z + prm[P_CLIMB],
-                               z + prm[P_TOP], rad, tri[0], tri[1], tri[5], tri[6], tri[7],
-                               p0, p1, p2):
-            return True
-    return False
+    quad = np.empty((4, 3))
+    lat = prm[P_LAT]
+    ax = x0 + ux * s0
+    ay = y0 + uy * s0
+    bx = x0 + ux * s1
+    by = y0 + uy * s1
+    qx = (ax - lat * ex, bx - lat * ex, bx + lat * ex, ax + lat * ex)
+    qy = (ay - lat * ey, by - lat * ey, by + lat * ey, ay + lat * ey)
+    return swept_body_hits_triangles(qx, qy, z + prm[P_CLIMB], z + prm[P_TOP], prm[P_RC],
+                                     tri[0], tri[1], tri[5], tri[6], tri[7], p0, p1, p2, quad)
 
 
 @njit(cache=True)
