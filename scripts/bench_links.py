@@ -67,9 +67,54 @@ def bench(vertices, triangles, settings, runs: int) -> dict:
     }
 
 
+def terraced_level(n_boxes: int = 3000, subdiv: int = 12, seed: int = 0):
+    """A terraced level full of ledges: ``n_boxes`` boxes (about a square grid of 2.5 m
+    footprints, heights in 0.25 m steps from a smooth terrain plus random steps, so that
+    neighbours differ by a walkable step, a jump up, a drop or more), their tops split into
+    ``subdiv`` x ``subdiv`` quads (12: about 1 M triangles for 3,000 boxes, like a
+    level modelled in Blender). Z up."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    side = int(np.ceil(np.sqrt(n_boxes)))
+    size = 2.5
+    verts, tris = [], []
+    base = 0
+    k = subdiv
+    g = np.linspace(0.0, 1.0, k + 1)
+    gx, gy = np.meshgrid(g, g, indexing="ij")
+    top_q = np.array([(i * (k + 1) + j, (i + 1) * (k + 1) + j, (i + 1) * (k + 1) + j + 1,
+                       i * (k + 1) + j + 1) for i in range(k) for j in range(k)])
+    top_t = np.concatenate([top_q[:, [0, 1, 2]], top_q[:, [0, 2, 3]]])
+    for b in range(n_boxes):
+        ix, iy = b % side, b // side
+        x0, y0 = ix * size, iy * size
+        h = 1.5 + 1.2 * np.sin(ix / 7.0) * np.cos(iy / 5.0) + 0.25 * rng.integers(0, 6)
+        h = round(h / 0.25) * 0.25 + 0.012
+        top = np.stack([x0 + size * gx.ravel(), y0 + size * gy.ravel(),
+                        np.full(gx.size, h)], axis=1)
+        bottom = np.array([[x0, y0, -1.0], [x0 + size, y0, -1.0], [x0 + size, y0 + size, -1.0],
+                           [x0, y0 + size, -1.0]])
+        verts += [top, bottom]
+        tris.append(top_t + base)
+        nb = base + top.shape[0]
+        # sides: from the bottom corners to the top grid's corners
+        c = [base + 0, base + k * (k + 1), base + (k + 1) ** 2 - 1, base + k]  # top corners
+        for e in range(4):
+            a, bb = nb + e, nb + (e + 1) % 4
+            tris.append(np.array([[a, bb, c[(e + 1) % 4]], [a, c[(e + 1) % 4], c[e]]]))
+        base = nb + 4
+    return np.concatenate(verts).astype(np.float64), np.concatenate(tris).astype(np.int32)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("meshes", nargs="+")
+    ap.add_argument("meshes", nargs="*")
+    ap.add_argument("--terraced", type=int, default=0, metavar="BOXES",
+                    help="also bench a procedural terraced level of BOXES boxes")
+    ap.add_argument("--subdiv", type=int, default=12,
+                    help="quads per side of each terraced box top (12: ~1 M triangles "
+                         "for 3,000 boxes)")
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--up", default="y", choices=("y", "z"))
     ap.add_argument("--tile", type=int, default=0)
@@ -99,6 +144,10 @@ def main(argv=None) -> int:
             res = bench(tv, tt, settings, args.tile_runs)
             results.append({"mesh": f"{pathlib.Path(mesh).name} x{args.tile}x{args.tile}",
                             **res})
+    if args.terraced:
+        v, t = terraced_level(args.terraced, args.subdiv)
+        res = bench(v, t, settings, args.tile_runs)
+        results.append({"mesh": f"terraced {args.terraced} boxes", **res})
     print(json.dumps({"settings": overrides, "results": results}, indent=2))
     return 0
 

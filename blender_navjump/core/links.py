@@ -26,13 +26,26 @@ import time
 import numpy as np
 from numba import njit
 
-from .links_geom import build_bins, polygon_height, support_triangle_bins
+from .links_geom import build_bins, ground_height, polygon_height, support_triangle_bins
 from .links_model import MODE_JUMP, make_params
 from .links_search import (
+    L_END,
+    L_END_POLY,
+    L_I0,
+    L_KIND,
+    L_LENGTH,
+    L_MODE,
+    L_START,
+    L_START_POLY,
     N_LINK,
     N_RES,
+    N_SAMPLE,
+    S_CHAIN,
+    S_EDGE,
+    S_STEP,
     dedupe,
     group_runs,
+    merge_links,
     reverse_valid,
     search_landings,
     validate_groups,
@@ -94,8 +107,85 @@ def _polygon_surfaces(nm):
 
 
 @njit(cache=True)
-def _sample_edges(pverts, polys, pnv, border_p, border_e, step, dtris, dstart):
-    """Samples every ``step`` (centred, at most step apart) along each border edge."""
+def border_chains(pverts, polys, pnv, border_p, border_e):
+    """Order the border edges into chains that follow the navmesh border: each edge is
+    followed by the border edge starting where it ends (across polygons). Open chains
+    start at an edge nothing leads into; a closed loop starts at its sharpest corner, so
+    that a straight stretch of border is never cut by where the walk began. Returns
+    (order, chain id per ordered edge)."""
+    ne = border_p.shape[0]
+    nv = pverts.shape[0]
+    va = np.empty(ne, np.int64)
+    vb = np.empty(ne, np.int64)
+    for k in range(ne):
+        p = border_p[k]
+        e = border_e[k]
+        va[k] = polys[p, e]
+        vb[k] = polys[p, (e + 1) % pnv[p]]
+    start = np.zeros(nv + 1, np.int64)
+    incoming = np.zeros(nv, np.int64)
+    for k in range(ne):
+        start[va[k] + 1] += 1
+        incoming[vb[k]] += 1
+    for v in range(nv):
+        start[v + 1] += start[v]
+    fill = start[:-1].copy()
+    items = np.empty(ne, np.int64)
+    for k in range(ne):
+        items[fill[va[k]]] = k
+        fill[va[k]] += 1
+    visited = np.zeros(ne, np.bool_)
+    order = np.empty(ne, np.int64)
+    chain = np.empty(ne, np.int64)
+    m = 0
+    nc = 0
+    for rnd in range(2):  # open chains first, then closed loops
+        for e0 in range(ne):
+            if visited[e0] or (rnd == 0 and incoming[va[e0]] > 0):
+                continue
+            begin = m
+            e = e0
+            while e >= 0 and not visited[e]:
+                visited[e] = True
+                order[m] = e
+                chain[m] = nc
+                m += 1
+                nxt = -1
+                for q in range(start[vb[e]], start[vb[e] + 1]):
+                    if not visited[items[q]]:
+                        nxt = items[q]
+                        break
+                e = nxt
+            cnt = m - begin
+            if rnd == 1 and cnt > 2 and vb[order[m - 1]] == va[order[begin]]:
+                # closed: start at the sharpest turn
+                best = -1.0
+                best_i = 0
+                for i in range(cnt):
+                    a = order[begin + (i - 1) % cnt]
+                    b = order[begin + i]
+                    ax = pverts[vb[a], 0] - pverts[va[a], 0]
+                    ay = pverts[vb[a], 1] - pverts[va[a], 1]
+                    bx = pverts[vb[b], 0] - pverts[va[b], 0]
+                    by = pverts[vb[b], 1] - pverts[va[b], 1]
+                    la = math.sqrt(ax * ax + ay * ay)
+                    lb = math.sqrt(bx * bx + by * by)
+                    turn = 1.0 - (ax * bx + ay * by) / (la * lb) if la * lb > 0 else 0.0
+                    if turn > best + 1e-12:
+                        best = turn
+                        best_i = i
+                rolled = np.empty(cnt, np.int64)
+                for i in range(cnt):
+                    rolled[i] = order[begin + (best_i + i) % cnt]
+                order[begin:m] = rolled
+            nc += 1
+    return order, chain
+
+
+@njit(cache=True)
+def _sample_edges(pverts, polys, pnv, border_p, border_e, chain, step, dtris, dstart):
+    """Samples every ``step`` (centred, at most step apart) along each border edge, in the
+    edges' order (``border_chains``); rows as the ``S_*`` columns."""
     ne = border_p.shape[0]
     total = 0
     for k in range(ne):
@@ -105,7 +195,7 @@ def _sample_edges(pverts, polys, pnv, border_p, border_e, step, dtris, dstart):
         b = pverts[polys[p, (e + 1) % pnv[p]]]
         ln = math.sqrt((b[0] - a[0]) ** 2 + (b[1] - a[1]) ** 2)
         total += max(1, int(math.ceil(ln / step - 1e-9)))
-    out = np.empty((total, 10), np.float64)
+    out = np.empty((total, N_SAMPLE), np.float64)
     m = 0
     for k in range(ne):
         p = border_p[k]
@@ -134,8 +224,20 @@ def _sample_edges(pverts, polys, pnv, border_p, border_e, step, dtris, dstart):
             out[m, 7] = p
             out[m, 8] = k
             out[m, 9] = ln / n  # spacing
+            out[m, 10] = chain[k]
             m += 1
     return out
+
+
+@njit(cache=True)
+def _snap_heights(samples, tol, tri):
+    """Replace each sample's navmesh height by the closest support-triangle height within
+    ``tol`` (kept where there is none)."""
+    for i in range(samples.shape[0]):
+        z = ground_height(samples[i, 0], samples[i, 1], samples[i, 2], tol, tri[0], tri[1],
+                          tri[2], tri[3], tri[4])
+        if z == z:
+            samples[i, 2] = z
 
 
 def _bins_grid(cfg, size):
@@ -189,6 +291,9 @@ def build_links(nm, hf, chf, cfg, settings, vertices, triangles) -> dict:
     stand = np.asarray(nm.polygon_area) == AREA_STAND
     border = (slot < pnv[:, None]) & (nm.neighbours < 0) & stand[:, None]
     border_p, border_e = (a.astype(np.int32) for a in np.nonzero(border))
+    order, chain = border_chains(pverts, polys, pnv, border_p, border_e)
+    border_p = np.ascontiguousarray(border_p[order])
+    border_e = np.ascontiguousarray(border_e[order])
     info["border_edges"] = int(border_p.size)
     if border_p.size == 0:
         info["messages"].append("the navmesh has no border edges (no ledges or walls on "
@@ -202,10 +307,14 @@ def build_links(nm, hf, chf, cfg, settings, vertices, triangles) -> dict:
     tgrid = _bins_grid(cfg, 4.0 * cfg.cs)
     tri_job = run_async(support_triangle_bins, v, t, cfg.walkable_slope_cos, tgrid[0],
                         tgrid[1], tgrid[2], int(tgrid[3]), int(tgrid[4]))
+    # every triangle, for the exact body tests that confirm a voxel refusal
+    solid_job = run_async(support_triangle_bins, v, t, -2.0, tgrid[0], tgrid[1], tgrid[2],
+                          int(tgrid[3]), int(tgrid[4]))
 
     t0 = time.perf_counter()
     dtris, dstart = _polygon_surfaces(nm)
-    samples = _sample_edges(pverts, polys, pnv, border_p, border_e, step, dtris, dstart)
+    samples = _sample_edges(pverts, polys, pnv, border_p, border_e, chain, step, dtris,
+                             dstart)
     info["samples"] = int(samples.shape[0])
     prm = make_params(cfg, settings, step)
     timings["samples"] = (time.perf_counter() - t0) * 1000.0
@@ -226,7 +335,10 @@ def build_links(nm, hf, chf, cfg, settings, vertices, triangles) -> dict:
     # ground triangles grid: what is left of it to wait for
     t0 = time.perf_counter()
     tstart, titems = tri_job.result()
-    tri = (v, t, tstart, titems, tgrid)
+    sstart, sitems = solid_job.result()
+    tri = (v, t, tstart, titems, tgrid, sstart, sitems, tgrid)
+    # sample heights measured on the triangles (the navmesh's are voxel-rounded)
+    _snap_heights(samples, max(cfg.walkable_climb * cfg.ch, 2.0 * cfg.ch), tri)
     timings["triangle_index_wait"] = (time.perf_counter() - t0) * 1000.0
     t0 = time.perf_counter()
     vox = (hf.column_head, hf.span_min, hf.span_max, hf.span_next,
@@ -249,11 +361,14 @@ def build_links(nm, hf, chf, cfg, settings, vertices, triangles) -> dict:
     timings["search"] = (time.perf_counter() - t0) * 1000.0
 
     t0 = time.perf_counter()
-    groups = group_runs(samples, res, found_at, 0.5 * cfg.cs)
+    # the border's voxel steps and contour simplification wander up to about
+    # edge_max_error cells from a straight edge: start points within that of a line group
+    tol_start = (1.0 + float(settings.edge_max_error)) * cfg.cs
+    groups = group_runs(samples, res, found_at, tol_start, tol_start + 0.5 * cfg.cs)
     min_width = (2.0 * settings.agent_radius if settings.min_link_width < 0
                  else float(settings.min_link_width))
     # a group can grow to half a sample beyond its ends, no more: skip hopeless ones
-    reach = (groups[:, 1] - groups[:, 0] + 1) * samples[groups[:, 0], 9]
+    reach = (groups[:, 1] - groups[:, 0] + 1) * samples[groups[:, 0], S_STEP]
     hopeless = reach < min_width - 1e-9
     groups = np.ascontiguousarray(groups[~hopeless])
     sizes = groups[:, 1] - groups[:, 0] + 1
@@ -266,25 +381,32 @@ def build_links(nm, hf, chf, cfg, settings, vertices, triangles) -> dict:
     first = np.cumsum(out_n) - out_n
     rows = np.repeat(offsets[:-1], out_n) + np.arange(int(out_n.sum())) - np.repeat(first, out_n)
     links = out[rows]
+    # join the pieces of a border that was split where it strayed (kept in sample order)
+    order_l = np.lexsort((links[:, L_I0], links[:, L_KIND])).astype(np.int64)
+    links = np.ascontiguousarray(links[order_l])
+    merged = merge_links(links, samples[links[:, L_I0].astype(np.int64), S_CHAIN].copy(),
+                         tol_start, 2.0 * tol_start, prm, tri, vox, pidx)
+    links = links[merged]
     timings["group"] = (time.perf_counter() - t0) * 1000.0
 
     t0 = time.perf_counter()
-    i0 = links[:, 0].astype(np.int64)
-    kind = links[:, 2].astype(np.int64)
-    mode = links[:, 3].astype(np.int64)
-    starts = links[:, 6:12].reshape(-1, 2, 3).copy()
-    ends = links[:, 12:18].reshape(-1, 2, 3).copy()
+    i0 = links[:, L_I0].astype(np.int64)
+    kind = links[:, L_KIND].astype(np.int64)
+    mode = links[:, L_MODE].astype(np.int64)
+    starts = links[:, L_START:L_START + 6].reshape(-1, 2, 3).copy()
+    ends = links[:, L_END:L_END + 6].reshape(-1, 2, 3).copy()
     width = np.linalg.norm(starts[:, 1] - starts[:, 0], axis=1)
     wide = width >= min_width - 1e-9
     sel = np.nonzero(wide)[0]
     i0, kind, mode = i0[sel], kind[sel], mode[sel]
     starts, ends, width = starts[sel], ends[sel], width[sel]
-    end_poly = links[sel, 4].astype(np.int32)
-    start_poly = samples[i0, 7].astype(np.int32)
-    length = links[sel, 5].copy()
-    edge_of = samples[i0, 8].astype(np.int64)
+    end_poly = links[sel, L_END_POLY].astype(np.int32)
+    start_poly = links[sel, L_START_POLY].astype(np.int32)
+    length = links[sel, L_LENGTH].copy()
+    edge_of = samples[i0, S_EDGE].astype(np.int64)
 
-    edge_dirs = np.ascontiguousarray(samples[i0, 3:5])
+    sd = starts[:, 1, :2] - starts[:, 0, :2]
+    edge_dirs = np.ascontiguousarray(sd / np.maximum(np.linalg.norm(sd, axis=1), 1e-12)[:, None])
     rev_ok, rev_kind, rev_len = reverse_valid(
         np.ascontiguousarray(starts), np.ascontiguousarray(ends), mode, edge_dirs, enabled, prm,
         tri, vox)

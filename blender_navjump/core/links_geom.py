@@ -42,7 +42,7 @@ def _bins_from_boxes(box, nx, ny):
     return start, items
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _set_box(box, k, xmin, ymin, xmax, ymax, ox, oy, size, nx, ny):
     box[k, 0] = max(int(math.floor((xmin - ox) / size)), 0)
     box[k, 1] = min(int(math.floor((xmax - ox) / size)), nx - 1)
@@ -91,7 +91,7 @@ def support_triangle_bins(vertices, triangles, slope_cos, ox, oy, size, nx, ny):
     return _bins_from_boxes(box, nx, ny)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def bin_of(x, y, ox, oy, size, nx, ny):
     i = int(math.floor((x - ox) / size))
     j = int(math.floor((y - oy) / size))
@@ -216,3 +216,243 @@ def locate(x, y, zlo, zhi, exclude, pverts, polys, pnv, pbox, pok, dtris, dstart
         out_poly[i] = p
         n += 1
     return n
+
+
+@njit(cache=True)
+def ground_height(x, y, zref, tol, vertices, triangles, tbin_start, tbin_items, grid):
+    """Height of the support triangle surface under (x, y) closest to ``zref`` within
+    ``tol``; NaN when there is none. Links measure heights here (on the input triangles),
+    not on the voxel-rounded navmesh."""
+    b = bin_of(x, y, grid[0], grid[1], grid[2], int(grid[3]), int(grid[4]))
+    if b < 0:
+        return np.nan
+    best = np.nan
+    best_d = tol
+    for k in range(tbin_start[b], tbin_start[b + 1]):
+        t = tbin_items[k]
+        a = vertices[triangles[t, 0]]
+        bb = vertices[triangles[t, 1]]
+        c = vertices[triangles[t, 2]]
+        d = (bb[0] - a[0]) * (c[1] - a[1]) - (c[0] - a[0]) * (bb[1] - a[1])
+        if d <= 0.0:
+            continue
+        w1 = ((x - a[0]) * (c[1] - a[1]) - (c[0] - a[0]) * (y - a[1])) / d
+        w2 = ((bb[0] - a[0]) * (y - a[1]) - (x - a[0]) * (bb[1] - a[1])) / d
+        w0 = 1.0 - w1 - w2
+        if w0 < -BARY_EPS or w1 < -BARY_EPS or w2 < -BARY_EPS:
+            continue
+        z = w0 * a[2] + w1 * bb[2] + w2 * c[2]
+        if abs(z - zref) <= best_d:
+            best_d = abs(z - zref)
+            best = z
+    return best
+
+
+@njit(cache=True)
+def _clip_slab(src, n, z, keep_above, dst):
+    """Clip polygon src[:n] (rows x, y, z) by the plane z; returns the vertex count."""
+    m = 0
+    for i in range(n):
+        j = (i + 1) % n
+        ina = src[i, 2] >= z if keep_above else src[i, 2] <= z
+        inb = src[j, 2] >= z if keep_above else src[j, 2] <= z
+        if ina:
+            dst[m, 0] = src[i, 0]
+            dst[m, 1] = src[i, 1]
+            dst[m, 2] = src[i, 2]
+            m += 1
+        if ina != inb:
+            t = (z - src[i, 2]) / (src[j, 2] - src[i, 2])
+            dst[m, 0] = src[i, 0] + t * (src[j, 0] - src[i, 0])
+            dst[m, 1] = src[i, 1] + t * (src[j, 1] - src[i, 1])
+            dst[m, 2] = z
+            m += 1
+    return m
+
+
+@njit(cache=True)
+def _seg_seg_d2(ax, ay, bx, by, cx, cy, dx, dy):
+    """Squared distance between 2D segments ab and cd (0 when they cross)."""
+    d1x = bx - ax
+    d1y = by - ay
+    d2x = dx - cx
+    d2y = dy - cy
+    den = d1x * d2y - d1y * d2x
+    if den != 0.0:
+        s = ((cx - ax) * d2y - (cy - ay) * d2x) / den
+        t = ((cx - ax) * d1y - (cy - ay) * d1x) / den
+        if 0.0 <= s <= 1.0 and 0.0 <= t <= 1.0:
+            return 0.0
+    best = 1e300
+    for k in range(4):
+        if k == 0:
+            px, py, qx, qy, rx, ry = ax, ay, cx, cy, dx, dy
+        elif k == 1:
+            px, py, qx, qy, rx, ry = bx, by, cx, cy, dx, dy
+        elif k == 2:
+            px, py, qx, qy, rx, ry = cx, cy, ax, ay, bx, by
+        else:
+            px, py, qx, qy, rx, ry = dx, dy, ax, ay, bx, by
+        ex = rx - qx
+        ey = ry - qy
+        ll = ex * ex + ey * ey
+        t = 0.0
+        if ll > 0.0:
+            t = min(max(((px - qx) * ex + (py - qy) * ey) / ll, 0.0), 1.0)
+        fx = qx + t * ex - px
+        fy = qy + t * ey - py
+        best = min(best, fx * fx + fy * fy)
+    return best
+
+
+@njit(cache=True)
+def body_hits_triangles(cx, cy, lx, ly, zlo, zhi, rad, vertices, triangles, sbin_start,
+                        sbin_items, grid, p0, p1, p2):
+    """Does any input triangle meet the body: every point within ``rad`` (horizontally) of
+    the segment (cx, cy) +- (lx, ly), at heights strictly between zlo and zhi? ``p0..p2``
+    are (8, 3) scratch arrays. Exact on the triangles (the same test as the oracle's, with
+    a segment for the axis)."""
+    reach = rad + abs(lx) + abs(ly)
+    nx = int(grid[3])
+    ny = int(grid[4])
+    i0 = max(int(math.floor((cx - reach - grid[0]) / grid[2])), 0)
+    i1 = min(int(math.floor((cx + reach - grid[0]) / grid[2])), nx - 1)
+    j0 = max(int(math.floor((cy - reach - grid[1]) / grid[2])), 0)
+    j1 = min(int(math.floor((cy + reach - grid[1]) / grid[2])), ny - 1)
+    r2 = rad * rad
+    ax = cx - lx
+    ay = cy - ly
+    bx = cx + lx
+    by = cy + ly
+    for j in range(j0, j1 + 1):
+        for i in range(i0, i1 + 1):
+            b = i + j * nx
+            for q in range(sbin_start[b], sbin_start[b + 1]):
+                t = sbin_items[q]
+                va = vertices[triangles[t, 0]]
+                vb = vertices[triangles[t, 1]]
+                vc = vertices[triangles[t, 2]]
+                if min(va[2], min(vb[2], vc[2])) >= zhi or max(va[2], max(vb[2], vc[2])) <= zlo:
+                    continue
+                if min(va[0], min(vb[0], vc[0])) >= cx + reach or \
+                        max(va[0], max(vb[0], vc[0])) <= cx - reach:
+                    continue
+                if min(va[1], min(vb[1], vc[1])) >= cy + reach or \
+                        max(va[1], max(vb[1], vc[1])) <= cy - reach:
+                    continue
+                for k in range(3):
+                    p0[0, k] = va[k]
+                    p0[1, k] = vb[k]
+                    p0[2, k] = vc[k]
+                n = _clip_slab(p0, 3, zlo, True, p1)
+                if n < 3:
+                    continue
+                n = _clip_slab(p1, n, zhi, False, p2)
+                if n < 3:
+                    continue
+                pos = True
+                neg = True
+                area = 0.0
+                hit = False
+                for e in range(n):
+                    f = (e + 1) % n
+                    ex = p2[f, 0] - p2[e, 0]
+                    ey = p2[f, 1] - p2[e, 1]
+                    cr = ex * (cy - p2[e, 1]) - ey * (cx - p2[e, 0])
+                    if cr < 0.0:
+                        pos = False
+                    if cr > 0.0:
+                        neg = False
+                    area += p2[e, 0] * p2[f, 1] - p2[f, 0] * p2[e, 1]
+                    if _seg_seg_d2(ax, ay, bx, by, p2[e, 0], p2[e, 1], p2[f, 0],
+                                   p2[f, 1]) < r2:
+                        hit = True
+                        break
+                if hit or ((pos or neg) and abs(area) > 1e-12):
+                    return True
+    return False
+
+
+@njit(cache=True)
+def _inside_convex(px, py, poly, n):
+    """(px, py) inside or on the convex polygon poly[:n] (either winding, nonzero area)."""
+    pos = True
+    neg = True
+    for e in range(n):
+        f = (e + 1) % n
+        cr = (poly[f, 0] - poly[e, 0]) * (py - poly[e, 1]) - (poly[f, 1] - poly[e, 1]) \
+            * (px - poly[e, 0])
+        if cr < 0.0:
+            pos = False
+        if cr > 0.0:
+            neg = False
+    return pos or neg
+
+
+@njit(cache=True)
+def swept_body_hits_triangles(qx, qy, zlo, zhi, rad, vertices, triangles, sbin_start,
+                              sbin_items, grid, p0, p1, p2, quad):
+    """Does any input triangle come within ``rad`` (horizontally) of the convex
+    quadrilateral (qx, qy: 4 corners in order) at heights strictly between zlo and zhi?
+    The area a body sweeps walking at one height: one exact pass over the triangles.
+    ``p0..p2`` are (8, 3) scratch arrays, ``quad`` a (4, 3) one."""
+    for k in range(4):
+        quad[k, 0] = qx[k]
+        quad[k, 1] = qy[k]
+        quad[k, 2] = 0.0
+    xlo = min(qx[0], qx[1], qx[2], qx[3]) - rad
+    xhi = max(qx[0], qx[1], qx[2], qx[3]) + rad
+    ylo = min(qy[0], qy[1], qy[2], qy[3]) - rad
+    yhi = max(qy[0], qy[1], qy[2], qy[3]) + rad
+    quad_area = abs((qx[2] - qx[0]) * (qy[3] - qy[1]) - (qx[3] - qx[1]) * (qy[2] - qy[0]))
+    nx = int(grid[3])
+    ny = int(grid[4])
+    i0 = max(int(math.floor((xlo - grid[0]) / grid[2])), 0)
+    i1 = min(int(math.floor((xhi - grid[0]) / grid[2])), nx - 1)
+    j0 = max(int(math.floor((ylo - grid[1]) / grid[2])), 0)
+    j1 = min(int(math.floor((yhi - grid[1]) / grid[2])), ny - 1)
+    r2 = rad * rad
+    for j in range(j0, j1 + 1):
+        for i in range(i0, i1 + 1):
+            b = i + j * nx
+            for q in range(sbin_start[b], sbin_start[b + 1]):
+                t = sbin_items[q]
+                va = vertices[triangles[t, 0]]
+                vb = vertices[triangles[t, 1]]
+                vc = vertices[triangles[t, 2]]
+                if min(va[2], min(vb[2], vc[2])) >= zhi or max(va[2], max(vb[2], vc[2])) <= zlo:
+                    continue
+                if min(va[0], min(vb[0], vc[0])) >= xhi or max(va[0], max(vb[0], vc[0])) <= xlo:
+                    continue
+                if min(va[1], min(vb[1], vc[1])) >= yhi or max(va[1], max(vb[1], vc[1])) <= ylo:
+                    continue
+                for k in range(3):
+                    p0[0, k] = va[k]
+                    p0[1, k] = vb[k]
+                    p0[2, k] = vc[k]
+                n = _clip_slab(p0, 3, zlo, True, p1)
+                if n < 3:
+                    continue
+                n = _clip_slab(p1, n, zhi, False, p2)
+                if n < 3:
+                    continue
+                area = 0.0
+                for e in range(n):
+                    f = (e + 1) % n
+                    area += p2[e, 0] * p2[f, 1] - p2[f, 0] * p2[e, 1]
+                # overlap: a corner of one inside the other
+                if abs(area) > 1e-12 and _inside_convex(qx[0], qy[0], p2, n):
+                    return True
+                if quad_area > 1e-12:
+                    for e in range(n):
+                        if _inside_convex(p2[e, 0], p2[e, 1], quad, 4):
+                            return True
+                # else the closest edges
+                for e in range(n):
+                    f = (e + 1) % n
+                    for k in range(4):
+                        m = (k + 1) % 4
+                        if _seg_seg_d2(qx[k], qy[k], qx[m], qy[m], p2[e, 0], p2[e, 1],
+                                       p2[f, 0], p2[f, 1]) < r2:
+                            return True
+    return False

@@ -30,7 +30,7 @@ import math
 import numpy as np
 from numba import njit
 
-from .links_geom import has_ground
+from .links_geom import body_hits_triangles, has_ground, swept_body_hits_triangles
 
 # Shrink of the agent radius in collision tests, metres: the solid voxels are up to a cell
 # larger than the real walls, and the navmesh border itself sits exactly one agent radius
@@ -45,8 +45,8 @@ MODE_WALK_OFF = 0
 MODE_JUMP = 1
 
 (P_CS, P_CH, P_BX, P_BY, P_BZ, P_RC, P_CLIMB, P_TOP, P_H, P_DMAX, P_DROP, P_G, P_VZ,
- P_VXMAX, P_AMAX, P_DELTA, P_SWEEP, P_LAT, P_DS, P_SMAX, P_W, P_HH, P_SLOPE) = range(23)
-N_PARAMS = 23
+ P_VXMAX, P_AMAX, P_DELTA, P_SWEEP, P_LAT, P_DS, P_SMAX, P_W, P_HH, P_SLOPE, P_R) = range(24)
+N_PARAMS = 24
 
 
 @njit(cache=True)
@@ -128,7 +128,7 @@ def _seg_rect_dist2(px, py, qx, qy, x0, y0, x1, y1):
 TOP_OFFSET = 1 << 30
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _column_top(c, vox):
     column_head, span_min, span_max, span_next, col_top = vox
     if col_top[c] == 0:
@@ -141,7 +141,7 @@ def _column_top(c, vox):
     return col_top[c] - TOP_OFFSET
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _pt_seg_d2(px, py, ax, ay, bx, by):
     dx = bx - ax
     dy = by - ay
@@ -197,7 +197,7 @@ def _quad_rect_dist2(qx, qy, x0, y0, x1, y1):
     return best
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def column_range(xlo, xhi, ylo, yhi, prm):
     """Columns (x0, x1, y0, y1, inclusive, clipped to the grid) covering a world xy box."""
     cs = prm[P_CS]
@@ -250,7 +250,7 @@ def walk_blocked(x0, y0, ux, uy, s0, s1, z, ex, ey, prm, vox):
     return False
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _feet_range(ta, tb, z0, vz, g):
     """Lowest and highest feet height of the arc z0 + vz t - g t^2 / 2 over [ta, tb]."""
     za = z0 + vz * ta - 0.5 * g * ta * ta
@@ -262,7 +262,7 @@ def _feet_range(ta, tb, z0, vz, g):
     return min(za, zb), hi
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def spans_overlap(c, lo_lvl, hi_lvl, vox):
     """A solid span of column c overlaps the levels (lo_lvl, hi_lvl)?"""
     column_head, span_min, span_max, span_next, col_top = vox
@@ -276,7 +276,7 @@ def spans_overlap(c, lo_lvl, hi_lvl, vox):
     return False
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _lateral_d2(s, tx, ty, ux, uy, lx, ly, x0, y0, x1, y1):
     """Squared distance from the column rectangle to the agent's lateral segment (centre
     ± (lx, ly)) when its centre is s along the flight line."""
@@ -426,7 +426,14 @@ def arc_blocked(tx, ty, z0, ux, uy, vx, vz, t_f, ex, ey, prm, vox):
             zlo, zhi = _feet_range(ta, tb, z0, vz, g)
             if spans_overlap(c, (zlo + climb - bz) / ch, (zhi + top - bz) / ch, vox):
                 return True, 0.0
-    # path length: the arc as a polyline every P_SWEEP of its length bound
+    return False, arc_length(z0, vx, vz, t_f, prm)
+
+
+@njit(cache=True)
+def arc_length(z0, vx, vz, t_f, prm):
+    """Length of the flight arc: a polyline every P_SWEEP of its length bound."""
+    g = prm[P_G]
+    d_air = vx * t_f
     apex = vz * vz / (2.0 * g)
     z1 = z0 + vz * t_f - 0.5 * g * t_f * t_f
     est = d_air + 2.0 * apex + abs(z1 - z0)
@@ -438,14 +445,75 @@ def arc_blocked(tx, ty, z0, ux, uy, vx, vz, t_f, ex, ey, prm, vox):
         bz_ = z0 + vz * tau - 0.5 * g * tau * tau
         length += math.sqrt((d_air / n) ** 2 + (bz_ - pz) ** 2)
         pz = bz_
-    return False, length
+    return length
+
+
+# Step of the triangle-exact body sweeps (metres of travel, each way): the body is grown by
+# half a step so that the positions in between are covered too.
+TRI_SWEEP = 0.04
+
+
+@njit(cache=True)
+def _scratch():
+    return np.empty((8, 3)), np.empty((8, 3)), np.empty((8, 3))
+
+
+@njit(cache=True)
+def tri_walk_blocked(x0, y0, ux, uy, s0, s1, z, ex, ey, prm, tri):
+    """``walk_blocked`` on the input triangles, exact: the area the body sweeps (the
+    walked segment widened sideways by +-P_LAT, grown by the radius) against every
+    triangle clipped to the body's heights."""
+    p0, p1, p2 = _scratch()
+    quad = np.empty((4, 3))
+    lat = prm[P_LAT]
+    ax = x0 + ux * s0
+    ay = y0 + uy * s0
+    bx = x0 + ux * s1
+    by = y0 + uy * s1
+    qx = (ax - lat * ex, bx - lat * ex, bx + lat * ex, ax + lat * ex)
+    qy = (ay - lat * ey, by - lat * ey, by + lat * ey, ay + lat * ey)
+    return swept_body_hits_triangles(qx, qy, z + prm[P_CLIMB], z + prm[P_TOP], prm[P_RC],
+                                     tri[0], tri[1], tri[5], tri[6], tri[7], p0, p1, p2, quad)
+
+
+@njit(cache=True)
+def tri_arc_blocked(tx, ty, z0, ux, uy, vx, vz, t_f, ex, ey, prm, tri):
+    """``arc_blocked`` on the input triangles: the body at positions at most TRI_SWEEP
+    apart (horizontally and vertically), grown by half that."""
+    p0, p1, p2 = _scratch()
+    g = prm[P_G]
+    d_air = vx * t_f
+    vmax = max(abs(vz), abs(vz - g * t_f))
+    n = max(1, int(math.ceil(max(d_air, vmax * t_f) / TRI_SWEEP)))
+    dh = d_air / n
+    dv = vmax * t_f / n
+    rad = prm[P_RC] + 0.5 * dh
+    lx = prm[P_LAT] * ex
+    ly = prm[P_LAT] * ey
+    for i in range(n + 1):
+        tau = t_f * i / n
+        s = vx * tau
+        z = z0 + vz * tau - 0.5 * g * tau * tau
+        if body_hits_triangles(tx + ux * s, ty + uy * s, lx, ly,
+                               z + prm[P_CLIMB] - 0.5 * dv, z + prm[P_TOP] + 0.5 * dv, rad,
+                               tri[0], tri[1], tri[5], tri[6], tri[7], p0, p1, p2):
+            return True
+    return False
+
+
+@njit(cache=True)
+def body_walk_blocked(x0, y0, ux, uy, s0, s1, z, ex, ey, prm, tri, vox):
+    """The walk is blocked: the voxel test first (fast, never misses a contact, but voxels
+    are up to a cell larger than the walls), a refusal confirmed on the triangles."""
+    if not walk_blocked(x0, y0, ux, uy, s0, s1, z, ex, ey, prm, vox):
+        return False
+    return tri_walk_blocked(x0, y0, ux, uy, s0, s1, z, ex, ey, prm, tri)
 
 
 @njit(cache=True)
 def support(x, y, zref, prm, tri):
-    vertices, triangles, tstart, titems, tgrid = tri
     c = prm[P_CLIMB]
-    return has_ground(x, y, zref - c, zref + c, vertices, triangles, tstart, titems, tgrid)
+    return has_ground(x, y, zref - c, zref + c, tri[0], tri[1], tri[2], tri[3], tri[4])
 
 
 @njit(cache=True)
@@ -470,7 +538,7 @@ def takeoff_distance(x0, y0, z0, ux, uy, limit, prm, tri):
                     lo = mid
                 else:
                     hi = mid
-            if lo > limit:
+            if hi > limit:  # the edge lies somewhere in [lo, hi]: judged at its far end
                 return -1.0
             return lo
         j += 1
@@ -501,7 +569,7 @@ def touchdown_distance(x0, y0, ux, uy, dist, z1, s_t, prm, tri):
                     hi = mid
                 else:
                     lo = mid
-            if dist - hi > a_max:
+            if dist - lo > a_max:  # judged at the far end of [lo, hi]
                 return -1.0
             return hi
         j += 1
@@ -537,7 +605,7 @@ def flight_ok(kind, mode, dz, d_air, prm):
 
 
 @njit(cache=True)
-def check_flight(x0, y0, z0, ux, uy, dist, z1, kind, mode, s_t, s_l, ex, ey, prm, vox):
+def check_flight(x0, y0, z0, ux, uy, dist, z1, kind, mode, s_t, s_l, ex, ey, prm, tri, vox):
     """Reach and collision of the flight and run-out (the run-up is tested separately).
     Returns (ok, length of flight + run-out)."""
     dz = z1 - z0
@@ -545,11 +613,15 @@ def check_flight(x0, y0, z0, ux, uy, dist, z1, kind, mode, s_t, s_l, ex, ey, prm
     if not ok:
         return False, 0.0
     vz = prm[P_VZ] if mode == MODE_JUMP else 0.0
-    blocked, arc_len = arc_blocked(x0 + ux * s_t, y0 + uy * s_t, z0, ux, uy, vx, vz, t_f,
-                                   ex, ey, prm, vox)
+    tx = x0 + ux * s_t
+    ty = y0 + uy * s_t
+    blocked, arc_len = arc_blocked(tx, ty, z0, ux, uy, vx, vz, t_f, ex, ey, prm, vox)
     if blocked:
-        return False, 0.0
-    if dist > s_l and walk_blocked(x0, y0, ux, uy, s_l, dist, z1, ex, ey, prm, vox):
+        # voxels are up to a cell larger than the walls: confirm on the triangles
+        if tri_arc_blocked(tx, ty, z0, ux, uy, vx, vz, t_f, ex, ey, prm, tri):
+            return False, 0.0
+        arc_len = arc_length(z0, vx, vz, t_f, prm)
+    if dist > s_l and body_walk_blocked(x0, y0, ux, uy, s_l, dist, z1, ex, ey, prm, tri, vox):
         return False, 0.0
     return True, arc_len + (dist - s_l)
 
@@ -583,10 +655,10 @@ def check_path(x0, y0, z0, x1, y1, z1, kind, mode, ex, ey, prm, tri, vox):
         s_l = touchdown_distance(x0, y0, ux, uy, dist, z1, s_t, prm, tri)
         if s_l < 0.0:
             return False, 0.0, 0.0, 0.0
-    if s_t > 0.0 and walk_blocked(x0, y0, ux, uy, 0.0, s_t, z0, ex, ey, prm, vox):
+    if s_t > 0.0 and body_walk_blocked(x0, y0, ux, uy, 0.0, s_t, z0, ex, ey, prm, tri, vox):
         return False, 0.0, 0.0, 0.0
     ok, rest = check_flight(x0, y0, z0, ux, uy, dist, z1, kind, mode, s_t, s_l, ex, ey, prm,
-                            vox)
+                            tri, vox)
     if not ok:
         return False, 0.0, 0.0, 0.0
     return True, s_t, s_l, s_t + rest
@@ -625,4 +697,5 @@ def make_params(cfg, settings, sample_step: float) -> np.ndarray:
     prm[P_W] = cfg.width
     prm[P_HH] = cfg.height
     prm[P_SLOPE] = math.cos(math.radians(float(s.agent_max_slope)))
+    prm[P_R] = float(s.agent_radius)
     return prm

@@ -12,7 +12,7 @@ import math
 import numpy as np
 from numba import njit
 
-from .links_geom import locate
+from .links_geom import ground_height, locate
 from .links_model import (
     COLLISION_TOLERANCE,
     MODE_JUMP,
@@ -30,11 +30,13 @@ from .links_model import (
     P_DS,
     P_H,
     P_HH,
+    P_R,
     P_RC,
     P_SMAX,
     P_TOP,
     P_VZ,
     P_W,
+    body_walk_blocked,
     check_flight,
     check_path,
     kind_of,
@@ -42,9 +44,14 @@ from .links_model import (
     support,
     takeoff_distance,
     touchdown_distance,
+    tri_walk_blocked,
     walk_blocked,
 )
 
+# columns of a sample row (``links._sample_edges``): point on a border edge, the edge's
+# direction, outward normal, polygon, border edge, sample spacing, border chain
+(S_X, S_Y, S_Z, S_EX, S_EY, S_NX, S_NY, S_POLY, S_EDGE, S_STEP, S_CHAIN) = range(11)
+N_SAMPLE = 11
 # a sample's result for one kind (whether it has one is ``found_at``)
 (R_DIR, R_STEP, R_X, R_Y, R_Z, R_POLY, R_MODE, R_ST, R_SL, R_LEN) = range(10)
 N_RES = 10
@@ -55,13 +62,14 @@ FLIGHT_BUDGET = 8
 MAX_LAYERS = 8
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _chf_candidate(c, z0, dead, prm, chf):
     """Kinds (bit 1 drop, 2 jump across, 4 jump up) still searched (not ``dead``) that a
     standing span of column c could be a landing for. One cell height of slack: the navmesh
     and the compact heightfield round heights differently."""
     cell_index, cell_count, span_y, span_area = chf
     ch = prm[P_CH]
+    sl = 2.0 * ch  # slack: voxel-rounded heights against heights on the triangles
     climb = prm[P_CLIMB]
     bz = prm[P_BZ]
     mask = 0
@@ -69,16 +77,16 @@ def _chf_candidate(c, z0, dead, prm, chf):
         if span_area[i] != STAND:
             continue
         dz = bz + span_y[i] * ch - z0
-        if not dead[0] and -prm[P_DROP] - ch <= dz <= -climb + ch:
+        if not dead[0] and -prm[P_DROP] - sl <= dz <= -climb + sl:
             mask |= 1
-        if not dead[1] and -climb - ch <= dz <= climb + ch:
+        if not dead[1] and -climb - sl <= dz <= climb + sl:
             mask |= 2
-        if not dead[2] and climb - ch <= dz <= prm[P_H] + ch:
+        if not dead[2] and climb - sl <= dz <= prm[P_H] + sl:
             mask |= 4
     return mask
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _solid_at(c, zlo, zhi, prm, vox):
     """Solid overlapping heights (zlo, zhi) in column c?"""
     if zhi <= zlo:
@@ -101,18 +109,28 @@ def _wall_ahead(x0, y0, z0, ux, uy, prm, vox):
 
 
 @njit(cache=True)
+def _first_step_blocked(x0, y0, z0, ux, uy, ex, ey, prm, tri, vox):
+    """A wall right in front of a border point: the quick voxel look (``_wall_ahead``, the
+    first step's swept test), confirmed on the triangles (voxels stick out of slanted
+    walls)."""
+    if not (_wall_ahead(x0, y0, z0, ux, uy, prm, vox) or walk_blocked(
+            x0, y0, ux, uy, 0.0, prm[P_DELTA], z0, ex, ey, prm, vox)):
+        return False
+    return tri_walk_blocked(x0, y0, ux, uy, 0.0, prm[P_DELTA], z0, ex, ey, prm, tri)
+
+
+@njit(cache=True)
 def _run_up(x0, y0, z0, ux, uy, ex, ey, start_clear, prm, tri, vox):
     """The run-up of one direction, the same for every landing: (1, s_T) when the ground
     ends within reach and the walk there is clear, else (-1, -1). ``start_clear``: the
     first step out is already known to be clear (the sample's own wall test, along the
     normal)."""
-    if not start_clear and (_wall_ahead(x0, y0, z0, ux, uy, prm, vox) or walk_blocked(
-            x0, y0, ux, uy, 0.0, prm[P_DELTA], z0, ex, ey, prm, vox)):
+    if not start_clear and _first_step_blocked(x0, y0, z0, ux, uy, ex, ey, prm, tri, vox):
         return -1, -1.0
     s_t = takeoff_distance(x0, y0, z0, ux, uy, prm[P_AMAX], prm, tri)
     if s_t < 0.0:
         return -1, -1.0
-    if s_t > 0.0 and walk_blocked(x0, y0, ux, uy, 0.0, s_t, z0, ex, ey, prm, vox):
+    if s_t > 0.0 and body_walk_blocked(x0, y0, ux, uy, 0.0, s_t, z0, ex, ey, prm, tri, vox):
         return -1, -1.0
     return 1, s_t
 
@@ -167,8 +185,15 @@ def search_landings(samples, dir_cos, dir_sin, enabled, prm, tri, vox, chf, pidx
     gw = int(prm[P_W])
     gh = int(prm[P_HH])
     can_jump = prm[P_VZ] > 0.0
-    zlo_rel = -prm[P_DROP] if enabled[0] else -climb
-    zhi_rel = max(prm[P_H], climb) if can_jump else -climb
+    # the navmesh heights of candidates are voxel-rounded: a window two cells wider, the
+    # kinds and limits are then judged on the triangles' heights
+    slack = 2.0 * prm[P_CH]
+    zlo_rel = (-prm[P_DROP] if enabled[0] else -climb) - slack
+    zhi_rel = (max(prm[P_H], climb) if can_jump else -climb) + slack
+    snap = max(climb, slack)
+    # a column whose solid covers the body heights of every jump up blocks them all only
+    # when the body surely covers the column (radius beyond the cell's diagonal)
+    column_stop = prm[P_RC] >= 1.4143 * cs
     for i in range(lo, hi):
         counters = counts[i]
         x0 = samples[i, 0]
@@ -182,8 +207,7 @@ def search_landings(samples, dir_cos, dir_sin, enabled, prm, tri, vox, chf, pidx
         for k in range(3):
             found[k] = not enabled[k]
         p0_ground = 0  # ground under P0 (within climb): 0 unknown, 1 yes, -1 no
-        wall = _wall_ahead(x0, y0, z0, nx, ny, prm, vox) or walk_blocked(
-            x0, y0, nx, ny, 0.0, prm[P_DELTA], z0, ex, ey, prm, vox)
+        wall = _first_step_blocked(x0, y0, z0, nx, ny, ex, ey, prm, tri, vox)
         if wall:
             found[0] = True
             found[1] = True
@@ -229,7 +253,8 @@ def search_landings(samples, dir_cos, dir_sin, enabled, prm, tri, vox, chf, pidx
                         continue
                 else:
                     last_c = c
-                    if not dead[2] and _solid_at(c, z0 + up_lo, z0 + up_hi, prm, vox):
+                    if column_stop and not dead[2] and _solid_at(
+                            c, z0 + up_lo + prm[P_CH], z0 + up_hi - prm[P_CH], prm, vox):
                         # every jump up from P0 passes this column with its cylinder covering
                         # these heights (feet between z0 and the apex): nothing beyond is
                         # reachable
@@ -254,7 +279,10 @@ def search_landings(samples, dir_cos, dir_sin, enabled, prm, tri, vox, chf, pidx
                 nh = locate(x, y, z0 + zlo_rel, z0 + zhi_rel, sp, pverts, polys, pnv, pbox,
                             pok, dtris, dstart, pstart, pitems, pgrid, out_poly, out_z)
                 for c in range(nh - 1, -1, -1):  # highest landing first
-                    z1 = out_z[c]
+                    z1 = ground_height(x, y, out_z[c], snap, tri[0], tri[1], tri[2], tri[3],
+                                       tri[4])
+                    if z1 != z1:  # no ground near the navmesh surface
+                        continue
                     dz = z1 - z0
                     kind = kind_of(dz, climb)
                     if dead[kind]:
@@ -301,7 +329,7 @@ def search_landings(samples, dir_cos, dir_sin, enabled, prm, tri, vox, chf, pidx
                     counters[3 + kind] += 1
                     if kind == 0:
                         ok, rest = check_flight(x0, y0, z0, ux, uy, dist, z1, 0, MODE_WALK_OFF,
-                                                s_t, s_l, ex, ey, prm, vox)
+                                                s_t, s_l, ex, ey, prm, tri, vox)
                         if ok:
                             _record(res, found_at, i, 0, di, j, x, y, z1, out_poly[c],
                                     MODE_WALK_OFF, s_t, s_l, s_t + rest)
@@ -316,7 +344,7 @@ def search_landings(samples, dir_cos, dir_sin, enabled, prm, tri, vox, chf, pidx
                         continue
                     tries[kind] += 1
                     ok, rest = check_flight(x0, y0, z0, ux, uy, dist, z1, kind, MODE_JUMP, s_t,
-                                            s_l, ex, ey, prm, vox)
+                                            s_l, ex, ey, prm, tri, vox)
                     if not ok:
                         if kind != 0:
                             fail_sl[kind] = s_l
@@ -346,15 +374,30 @@ def search_landings(samples, dir_cos, dir_sin, enabled, prm, tri, vox, chf, pidx
 
 
 @njit(cache=True)
-def group_runs(samples, res, found_at, tol):
-    """Split runs of neighbouring valid samples (same edge, kind, direction and mode) into
-    groups whose landing points lie within ``tol`` of the straight end segment.
+def _off_chord(ax, ay, az, bx, by, bz, qx, qy, qz, f):
+    """Squared distance of q from the point a fraction f along a -> b."""
+    return ((ax + f * (bx - ax) - qx) ** 2 + (ay + f * (by - ay) - qy) ** 2
+            + (az + f * (bz - az) - qz) ** 2)
+
+
+@njit(cache=True)
+def group_runs(samples, res, found_at, tol_start, tol_end):
+    """Split runs of neighbouring valid samples (one border chain, same kind and mode) into
+    groups whose start points lie within ``tol_start`` and whose landing points lie within
+    ``tol_end`` of the straight chords between the group's first and last samples (in
+    arc-length proportion along the run), splitting where a run strays furthest. A chain
+    follows the navmesh border across edges and polygons, so a straight ledge is one group
+    at any angle.
 
     Returns (G, 3) int64 rows (first sample, last sample, kind). Reads ``found_at`` (small)
     to skip samples, not the large ``res``."""
     n = samples.shape[0]
     out = np.empty((max(int(np.count_nonzero(found_at)), 1), 3), np.int64)
+    arc = np.zeros(n + 1)
+    stack = np.empty((n + 2, 2), np.int64)
     m = 0
+    ts2 = tol_start * tol_start
+    te2 = tol_end * tol_end
     for kind in range(3):
         i = 0
         while i < n:
@@ -363,50 +406,156 @@ def group_runs(samples, res, found_at, tol):
                 continue
             # maximal run of compatible samples
             j = i
+            arc[i] = 0.0
             while j + 1 < n and found_at[j + 1, kind] \
-                    and samples[j + 1, 8] == samples[i, 8] \
-                    and res[j + 1, kind, R_DIR] == res[i, kind, R_DIR] \
+                    and samples[j + 1, S_CHAIN] == samples[i, S_CHAIN] \
                     and res[j + 1, kind, R_MODE] == res[i, kind, R_MODE]:
+                arc[j + 1] = arc[j] + math.sqrt((samples[j + 1, S_X] - samples[j, S_X]) ** 2
+                                                + (samples[j + 1, S_Y] - samples[j, S_Y]) ** 2)
                 j += 1
-            g0 = i
-            for k in range(i + 1, j + 2):
-                close = k == j + 1
-                if not close:
-                    # would [g0, k] keep every landing near the line P1[g0] -> P1[k]?
-                    for q in range(g0 + 1, k):
-                        f = (q - g0) / (k - g0)
-                        lx = res[g0, kind, R_X] + f * (res[k, kind, R_X] - res[g0, kind, R_X])
-                        ly = res[g0, kind, R_Y] + f * (res[k, kind, R_Y] - res[g0, kind, R_Y])
-                        if (lx - res[q, kind, R_X]) ** 2 + (ly - res[q, kind, R_Y]) ** 2 \
-                                > tol * tol:
-                            close = True
-                            break
-                if close:
+            # split the run where it strays furthest from its chords, recursively (as
+            # Douglas-Peucker), so that a bend splits it and a straight stretch stays whole
+            top = 0
+            stack[0, 0] = i
+            stack[0, 1] = j
+            top = 1
+            while top > 0:
+                top -= 1
+                g0 = stack[top, 0]
+                g1 = stack[top, 1]
+                worst = 1.0
+                split = -1
+                span = arc[g1] - arc[g0]
+                for q in range(g0 + 1, g1):
+                    f = (arc[q] - arc[g0]) / span if span > 0.0 else 0.0
+                    d = _off_chord(samples[g0, S_X], samples[g0, S_Y], 0.0, samples[g1, S_X],
+                                   samples[g1, S_Y], 0.0, samples[q, S_X], samples[q, S_Y],
+                                   0.0, f) / ts2
+                    d = max(d, _off_chord(
+                        res[g0, kind, R_X], res[g0, kind, R_Y], res[g0, kind, R_Z],
+                        res[g1, kind, R_X], res[g1, kind, R_Y], res[g1, kind, R_Z],
+                        res[q, kind, R_X], res[q, kind, R_Y], res[q, kind, R_Z], f) / te2)
+                    if d > worst:
+                        worst = d
+                        split = q
+                if split < 0:
                     out[m, 0] = g0
-                    out[m, 1] = k - 1
+                    out[m, 1] = g1
                     out[m, 2] = kind
                     m += 1
-                    g0 = k
+                    continue
+                # the later part is pushed first: groups come out in sample order
+                stack[top, 0] = split + 1
+                stack[top, 1] = g1
+                stack[top + 1, 0] = g0
+                stack[top + 1, 1] = split
+                top += 2
             i = j + 1
     return out[:m]
 
 
 @njit(cache=True)
-def _link_point(samples, res, i0, i1, kind, pos):
-    """Start and end points of a group at sample position ``pos`` (i0 - 0.5 .. i1 + 0.5),
-    interpolated (or extrapolated by half a sample) along the group's segments."""
-    a = samples[i0]
-    ra = res[i0, kind]
-    if i1 > i0:
-        b = samples[i1]
-        rb = res[i1, kind]
-        f = (pos - i0) / (i1 - i0)
-        return (a[0] + f * (b[0] - a[0]), a[1] + f * (b[1] - a[1]), a[2] + f * (b[2] - a[2]),
-                ra[R_X] + f * (rb[R_X] - ra[R_X]), ra[R_Y] + f * (rb[R_Y] - ra[R_Y]),
-                ra[R_Z] + f * (rb[R_Z] - ra[R_Z]))
-    off = (pos - i0) * a[9]
-    return (a[0] + off * a[3], a[1] + off * a[4], a[2], ra[R_X] + off * a[3],
-            ra[R_Y] + off * a[4], ra[R_Z])
+def fit_group(samples, res, i0, i1, kind, ext_lo, ext_hi, fit):
+    """Straight start and end segments for samples i0..i1 of one kind, written to ``fit``
+    (the F_* slots): the start line is the least-squares line through the samples'
+    start points (so it follows the border's true direction, not its voxel steps), the
+    samples' positions along it give the segment's extent (half a sample further at an
+    end with ``ext_*``), and the start heights and the landing points are fitted linearly
+    over that position. Position 0..1 along the link: ``link_point``."""
+    cnt = i1 - i0 + 1
+    mx = 0.0
+    my = 0.0
+    for i in range(i0, i1 + 1):
+        mx += samples[i, S_X]
+        my += samples[i, S_Y]
+    mx /= cnt
+    my /= cnt
+    sxx = 0.0
+    sxy = 0.0
+    syy = 0.0
+    for i in range(i0, i1 + 1):
+        dx = samples[i, S_X] - mx
+        dy = samples[i, S_Y] - my
+        sxx += dx * dx
+        sxy += dx * dy
+        syy += dy * dy
+    # principal direction of the start points; one sample: its edge
+    dx = samples[i0, S_EX]
+    dy = samples[i0, S_EY]
+    if cnt > 1 and sxx + syy > 1e-12:
+        ang = 0.5 * math.atan2(2.0 * sxy, sxx - syy)
+        dx = math.cos(ang)
+        dy = math.sin(ang)
+        if dx * samples[i0, S_EX] + dy * samples[i0, S_EY] < 0.0:
+            dx = -dx
+            dy = -dy
+    t_lo = 1e300
+    t_hi = -1e300
+    # least-squares sums over t: start z, landing x, y, z
+    st = 0.0
+    stt = 0.0
+    sz = 0.0
+    stz = 0.0
+    sex = 0.0
+    stex = 0.0
+    sey = 0.0
+    stey = 0.0
+    sez = 0.0
+    stez = 0.0
+    for i in range(i0, i1 + 1):
+        t = (samples[i, S_X] - mx) * dx + (samples[i, S_Y] - my) * dy
+        half = 0.5 * samples[i, S_STEP]
+        t_lo = min(t_lo, t - half if (i == i0 and ext_lo) else t)
+        t_hi = max(t_hi, t + half if (i == i1 and ext_hi) else t)
+        st += t
+        stt += t * t
+        sz += samples[i, S_Z]
+        stz += t * samples[i, S_Z]
+        sex += res[i, kind, R_X]
+        stex += t * res[i, kind, R_X]
+        sey += res[i, kind, R_Y]
+        stey += t * res[i, kind, R_Y]
+        sez += res[i, kind, R_Z]
+        stez += t * res[i, kind, R_Z]
+    den = cnt * stt - st * st
+    fit[F_OX] = mx
+    fit[F_OY] = my
+    fit[F_DX] = dx
+    fit[F_DY] = dy
+    fit[F_TLO] = t_lo
+    fit[F_THI] = t_hi
+    if cnt > 1 and den > 1e-12:
+        for slot, s_v, s_tv in ((F_Z, sz, stz), (F_EX, sex, stex), (F_EY, sey, stey),
+                                (F_EZ, sez, stez)):
+            b = (cnt * s_tv - st * s_v) / den
+            fit[slot] = (s_v - b * st) / cnt
+            fit[slot + 1] = b
+    else:
+        # one sample (or all at one place): the landing moves with the start
+        t0 = st / cnt
+        fit[F_Z] = sz / cnt
+        fit[F_Z + 1] = 0.0
+        fit[F_EX] = sex / cnt - dx * t0
+        fit[F_EX + 1] = dx
+        fit[F_EY] = sey / cnt - dy * t0
+        fit[F_EY + 1] = dy
+        fit[F_EZ] = sez / cnt
+        fit[F_EZ + 1] = 0.0
+
+
+# slots of a group's fit (``fit_group``): start line origin and direction, extent along it,
+# start height and landing x, y, z as (value at t = 0, slope per metre of t)
+(F_OX, F_OY, F_DX, F_DY, F_TLO, F_THI, F_Z, F_ZS, F_EX, F_EXS, F_EY, F_EYS, F_EZ,
+ F_EZS) = range(14)
+N_FIT = 14
+
+
+@njit(cache=True)
+def link_point(fit, pos):
+    """Start and end points at position pos (0..1) along a fitted group."""
+    t = fit[F_TLO] + pos * (fit[F_THI] - fit[F_TLO])
+    return (fit[F_OX] + t * fit[F_DX], fit[F_OY] + t * fit[F_DY], fit[F_Z] + t * fit[F_ZS],
+            fit[F_EX] + t * fit[F_EXS], fit[F_EY] + t * fit[F_EYS], fit[F_EZ] + t * fit[F_EZS])
 
 
 @njit(cache=True)
@@ -425,10 +574,13 @@ def _end_poly(x, y, z, exclude, prm, pidx, out_poly, out_z):
     return best
 
 
-N_LINK = 18  # i0, i1, kind, mode, end poly, mean length, start (2, 3), end (2, 3)
+# columns of a link row from ``validate_groups``
+(L_I0, L_I1, L_KIND, L_MODE, L_END_POLY, L_LENGTH, L_START, L_END, L_START_POLY) = (
+    0, 1, 2, 3, 4, 5, 6, 12, 18)
+N_LINK = 19
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def check_positions(width, prm):
     """Number of intervals between the positions a link is tested at: at most half a cell
     apart, both ends included (docs/jump-links.md, "Validity")."""
@@ -440,104 +592,229 @@ def validate_groups(samples, res, groups, offsets, prm, tri, vox, pidx, out, out
                     g_hi):
     """Turn groups g_lo..g_hi-1 into links and test them where they will be used.
 
-    A group of samples i0..i1 first tries segments reaching half a sample beyond its first
-    and last samples. At ``check_positions`` evenly spaced positions along the segments,
-    the start and end points must be on the navmesh (the end on another polygon than the
-    start), of the group's kind, and their trajectory valid; the end segment's midpoint
-    must be on a polygon too. A failure beyond the first or last sample pulls that end back
-    to the sample; a failure inside splits the group around it.
+    A group of samples i0..i1 gets straight segments (``fit_group``) reaching half a
+    sample beyond its first and last samples. At ``check_positions`` evenly spaced
+    positions along them, the start and end points must be on the navmesh (the end on
+    another polygon than the start), of the group's kind, and their trajectory valid; the
+    midpoints of both segments must be on polygons too. A failure beyond the first or last
+    sample pulls that end back to the sample; a failure inside splits the group around it
+    (and each part gets its own fit).
 
     Group g writes its links (N_LINK columns each; at most one per sample) to
     ``out[offsets[g]:]`` and their number to ``out_n[g]``; bands of groups are independent.
     """
     out_poly = np.empty(MAX_LAYERS, np.int32)
     out_z = np.empty(MAX_LAYERS, np.float64)
-    climb = prm[P_CLIMB]
+    fit = np.empty(N_FIT, np.float64)
+    fit2 = np.empty(N_FIT, np.float64)
     for g in range(g_lo, g_hi):
         m = offsets[g]
         size = groups[g, 1] - groups[g, 0] + 1
-        stack_i = np.empty((2 * size + 2, 3), np.int64)  # i0, i1, kind
-        stack_f = np.empty((2 * size + 2, 2), np.float64)  # lo, hi sample positions
-        stack_i[0, 0] = groups[g, 0]
-        stack_i[0, 1] = groups[g, 1]
-        stack_i[0, 2] = groups[g, 2]
-        stack_f[0, 0] = groups[g, 0] - 0.5
-        stack_f[0, 1] = groups[g, 1] + 0.5
-        top = 1
-        m = _validate_stack(samples, res, prm, tri, vox, pidx, out, m, stack_i, stack_f, top,
-                            out_poly, out_z, climb)
+        stack = np.empty((2 * size + 2, 5), np.int64)  # i0, i1, kind, ext_lo, ext_hi
+        stack[0, 0] = groups[g, 0]
+        stack[0, 1] = groups[g, 1]
+        stack[0, 2] = groups[g, 2]
+        stack[0, 3] = 1
+        stack[0, 4] = 1
+        m = _validate_stack(samples, res, prm, tri, vox, pidx, out, m, stack, 1, fit, fit2,
+                            out_poly, out_z)
         out_n[g] = m - offsets[g]
 
 
+# Growth of a valid link's ends along its line: steps of a quarter cell, up to 3 cells.
+EXTEND_STEP = 0.25
+EXTEND_STEPS = 12
+
+
 @njit(cache=True)
-def _validate_stack(samples, res, prm, tri, vox, pidx, out, m, stack_i, stack_f, top,
-                    out_poly, out_z, climb):
+def _near_navmesh(x, y, z, exclude, prm, pidx, out_poly, out_z):
+    """A standing polygon (not ``exclude``) within the agent's radius of (x, y), at height
+    z within climb: on the point, or on one of 8 points around it at half and the full
+    radius. The navmesh's corners are cut round by the erosion, differently at every
+    angle to the grid; the ground (which the trajectory test checks) goes on."""
+    if _end_poly(x, y, z, exclude, prm, pidx, out_poly, out_z) >= 0:
+        return True
+    r = prm[P_R]
+    for ring in range(1, 3):
+        d = 0.5 * ring * r
+        for k in range(8):
+            a = 0.25 * math.pi * k
+            if _end_poly(x + d * math.cos(a), y + d * math.sin(a), z, exclude, prm, pidx,
+                         out_poly, out_z) >= 0:
+                return True
+    return False
+
+
+@njit(cache=True)
+def _position_ok(fit, t, sp, kind, mode, ex, ey, prm, tri, vox, pidx, out_poly, out_z):
+    """One position (t along the fitted start line) of a link: start on the navmesh, end on
+    another polygon than ``sp``, of the kind, trajectory valid."""
+    x0 = fit[F_OX] + t * fit[F_DX]
+    y0 = fit[F_OY] + t * fit[F_DY]
+    z0 = fit[F_Z] + t * fit[F_ZS]
+    x1 = fit[F_EX] + t * fit[F_EXS]
+    y1 = fit[F_EY] + t * fit[F_EYS]
+    z1 = fit[F_EZ] + t * fit[F_EZS]
+    if kind_of(z1 - z0, prm[P_CLIMB]) != kind:
+        return False
+    if not _near_navmesh(x0, y0, z0, -1, prm, pidx, out_poly, out_z):
+        return False
+    if not _near_navmesh(x1, y1, z1, sp, prm, pidx, out_poly, out_z):
+        return False
+    ok, _st, _sl, _len = check_path(x0, y0, z0, x1, y1, z1, kind, mode, ex, ey, prm, tri, vox)
+    return ok
+
+
+# inward moves of a fitted start line whose midpoint is just off the navmesh, metres
+SHIFT_STEP = 0.05
+SHIFT_STEPS = 8
+
+
+@njit(cache=True)
+def _test_fit(fit, n, kind, mode, prm, tri, vox, pidx, out_poly, out_z):
+    """Test a fitted link at n + 1 evenly spaced positions (both ends included) and the
+    midpoints of its segments (the start line is moved inward, up to SHIFT_STEPS
+    SHIFT_STEP, when its midpoint is off the navmesh). Returns (first failing position
+    or -1, start polygon, end polygon, mean path length)."""
+    climb = prm[P_CLIMB]
+    c = link_point(fit, 0.5)
+    sp = _end_poly(c[0], c[1], c[2], -1, prm, pidx, out_poly, out_z)
+    if sp < 0:
+        # the fitted line passes outside a bend of the border at its middle: move it in
+        # (against the outward normal) until the midpoint is on the navmesh
+        for k in range(1, SHIFT_STEPS + 1):
+            d = k * SHIFT_STEP
+            sp = _end_poly(c[0] - d * fit[F_DY], c[1] + d * fit[F_DX], c[2], -1, prm, pidx,
+                           out_poly, out_z)
+            if sp >= 0:
+                fit[F_OX] -= d * fit[F_DY]
+                fit[F_OY] += d * fit[F_DX]
+                break
+    ep = -1
+    if sp >= 0:
+        ep = _end_poly(c[3], c[4], c[5], sp, prm, pidx, out_poly, out_z)
+    if sp < 0 or ep < 0:
+        return 0.5, sp, ep, 0.0
+    total = 0.0
+    for h in range(n + 1):
+        pos = h / n
+        x0, y0, z0, x1, y1, z1 = link_point(fit, pos)
+        ok = kind_of(z1 - z0, climb) == kind
+        if ok:
+            ok = _near_navmesh(x0, y0, z0, -1, prm, pidx, out_poly, out_z) and _near_navmesh(
+                x1, y1, z1, sp, prm, pidx, out_poly, out_z)
+        if ok:
+            ok, _st, _sl, length = check_path(x0, y0, z0, x1, y1, z1, kind, mode, fit[F_DX],
+                                              fit[F_DY], prm, tri, vox)
+            total += length
+        if not ok:
+            return pos, sp, ep, 0.0
+    return -1.0, sp, ep, total / (n + 1)
+
+
+@njit(cache=True)
+def _push(stack, top, i0, i1, kind, ext_lo, ext_hi):
+    stack[top, 0] = i0
+    stack[top, 1] = i1
+    stack[top, 2] = kind
+    stack[top, 3] = ext_lo
+    stack[top, 4] = ext_hi
+    return top + 1
+
+
+@njit(cache=True)
+def _validate_stack(samples, res, prm, tri, vox, pidx, out, m, stack, top, fit, fit2,
+                    out_poly, out_z):
     while top > 0:
         top -= 1
-        i0, i1, kind = stack_i[top, 0], stack_i[top, 1], stack_i[top, 2]
-        lo, hi = stack_f[top, 0], stack_f[top, 1]
+        i0, i1, kind = stack[top, 0], stack[top, 1], stack[top, 2]
+        ext_lo, ext_hi = stack[top, 3], stack[top, 4]
         mode = int(res[i0, kind, R_MODE])
-        sp = int(samples[i0, 7])
-        ex = samples[i0, 3]
-        ey = samples[i0, 4]
-        a = _link_point(samples, res, i0, i1, kind, lo)
-        b = _link_point(samples, res, i0, i1, kind, hi)
+        fit_group(samples, res, i0, i1, kind, ext_lo == 1, ext_hi == 1, fit)
+        ex = fit[F_DX]
+        ey = fit[F_DY]
+        a = link_point(fit, 0.0)
+        b = link_point(fit, 1.0)
         width = math.sqrt((b[0] - a[0]) ** 2 + (b[1] - a[1]) ** 2 + (b[2] - a[2]) ** 2)
         n = check_positions(width, prm)
-        fail = 1e300
-        total = 0.0
-        for h in range(n + 1):
-            pos = lo + (hi - lo) * h / n
-            x0, y0, z0, x1, y1, z1 = _link_point(samples, res, i0, i1, kind, pos)
-            ok = kind_of(z1 - z0, climb) == kind
-            if ok:
-                ok = _end_poly(x1, y1, z1, sp, prm, pidx, out_poly, out_z) >= 0
-            if ok:
-                ok, _st, _sl, length = check_path(x0, y0, z0, x1, y1, z1, kind, mode, ex, ey,
-                                                  prm, tri, vox)
-                total += length
-            if not ok:
-                fail = pos
-                break
-        ep = -1
-        if fail == 1e300:
-            c = _link_point(samples, res, i0, i1, kind, 0.5 * (lo + hi))
-            ep = _end_poly(c[3], c[4], c[5], sp, prm, pidx, out_poly, out_z)
-            if ep < 0:
-                fail = 0.5 * (lo + hi)
-        if fail == 1e300:
+        fail, sp, ep, mean_len = _test_fit(fit, n, kind, mode, prm, tri, vox, pidx, out_poly,
+                                           out_z)
+        a = link_point(fit, 0.0)  # (the start line may have moved in)
+        b = link_point(fit, 1.0)
+        if fail < 0.0:
+            # reach on along the straight line while single positions stay valid (a
+            # border bends away at corners; the ledge goes on), then test it all again
+            for k in range(N_FIT):
+                fit2[k] = fit[k]
+            grown = False
+            for side in range(2):
+                for _ in range(EXTEND_STEPS):
+                    t = fit2[F_THI] + EXTEND_STEP * prm[P_CS] if side == 1 else \
+                        fit2[F_TLO] - EXTEND_STEP * prm[P_CS]
+                    if not _position_ok(fit2, t, sp, kind, mode, ex, ey, prm, tri, vox, pidx,
+                                        out_poly, out_z):
+                        break
+                    if side == 1:
+                        fit2[F_THI] = t
+                    else:
+                        fit2[F_TLO] = t
+                    grown = True
+            if grown:
+                a2 = link_point(fit2, 0.0)
+                b2 = link_point(fit2, 1.0)
+                w2 = math.sqrt((b2[0] - a2[0]) ** 2 + (b2[1] - a2[1]) ** 2
+                               + (b2[2] - a2[2]) ** 2)
+                n2 = check_positions(w2, prm)
+                f2, sp2, ep2, len2 = _test_fit(fit2, n2, kind, mode, prm, tri, vox, pidx,
+                                               out_poly, out_z)
+                if f2 < 0.0:
+                    a2 = link_point(fit2, 0.0)
+                    b2 = link_point(fit2, 1.0)
+                    a, b, sp, ep, mean_len = a2, b2, sp2, ep2, len2
+        if fail < 0.0:
             row = out[m]
-            row[0] = i0
-            row[1] = i1
-            row[2] = kind
-            row[3] = mode
-            row[4] = ep
-            row[5] = total / (n + 1)
+            row[L_I0] = i0
+            row[L_I1] = i1
+            row[L_KIND] = kind
+            row[L_MODE] = mode
+            row[L_END_POLY] = ep
+            row[L_START_POLY] = sp
+            row[L_LENGTH] = mean_len
             for k in range(3):
-                row[6 + k] = a[k]
-                row[9 + k] = b[k]
-                row[12 + k] = a[3 + k]
-                row[15 + k] = b[3 + k]
+                row[L_START + k] = a[k]
+                row[L_START + 3 + k] = b[k]
+                row[L_END + k] = a[3 + k]
+                row[L_END + 3 + k] = b[3 + k]
             m += 1
             continue
-        # shrink or split around the failing position
-        if fail < i0:
-            pieces = ((i0, i1, i0 * 1.0, hi), (-1, -1, 0.0, 0.0))
-        elif fail > i1:
-            pieces = ((i0, i1, lo, i1 * 1.0), (-1, -1, 0.0, 0.0))
-        else:
-            q_left = int(math.ceil(fail)) - 1  # last sample before the failure
-            q_right = int(math.floor(fail)) + 1  # first sample after it
-            pieces = ((q_right, i1, q_right * 1.0, hi), (i0, q_left, lo, q_left * 1.0))
-        for pc in pieces:
-            if pc[0] < 0 or pc[1] < pc[0]:
-                continue
-            stack_i[top, 0] = pc[0]
-            stack_i[top, 1] = pc[1]
-            stack_i[top, 2] = kind
-            stack_f[top, 0] = max(pc[2], pc[0] - 0.5)
-            stack_f[top, 1] = min(pc[3], pc[1] + 0.5)
-            top += 1
+        # where the failure lies among the samples (their positions along the fit);
+        # every part pushed is smaller than this one, so it ends
+        t_fail = fit[F_TLO] + fail * (fit[F_THI] - fit[F_TLO])
+        q_first = i1 + 1  # first sample at or after the failure
+        for q in range(i0, i1 + 1):
+            t = (samples[q, S_X] - fit[F_OX]) * fit[F_DX] + (samples[q, S_Y] - fit[F_OY]) \
+                * fit[F_DY]
+            if t >= t_fail - 1e-9:
+                q_first = q
+                break
+        if q_first == i0:  # at or before the first sample
+            if ext_lo == 1:
+                top = _push(stack, top, i0, i1, kind, 0, ext_hi)
+            elif i0 + 1 <= i1:
+                top = _push(stack, top, i0 + 1, i1, kind, 0, ext_hi)
+            continue
+        if q_first > i1:  # after the last sample
+            if ext_hi == 1:
+                top = _push(stack, top, i0, i1, kind, ext_lo, 0)
+            elif i0 <= i1 - 1:
+                top = _push(stack, top, i0, i1 - 1, kind, ext_lo, 0)
+            continue
+        t = (samples[q_first, S_X] - fit[F_OX]) * fit[F_DX] \
+            + (samples[q_first, S_Y] - fit[F_OY]) * fit[F_DY]
+        r0 = q_first if t > t_fail + 1e-9 else q_first + 1  # a failing sample is left out
+        if r0 <= i1:
+            top = _push(stack, top, r0, i1, kind, 0, ext_hi)
+        top = _push(stack, top, i0, q_first - 1, kind, ext_lo, 0)
     return m
 
 
@@ -610,11 +887,28 @@ def _point_seg_dist(p, a, b):
     return math.sqrt(ex * ex + ey * ey + ez * ez)
 
 
+# A link is a near-duplicate of a kept one when at least half of its positions
+# (start and end point at one fraction along it) lie within the tolerance of the kept
+# link's start and end segments.
+DUP_SHARE = 0.5
+DUP_POINTS = 9
+
+
 @njit(cache=True)
 def _covers(sa, sb, ea, eb, start, end, tol):
-    """Do both ends of segment pair (start, end) lie within tol of segments (sa-sb, ea-eb)?"""
-    return (_point_seg_dist(start[0], sa, sb) <= tol and _point_seg_dist(start[1], sa, sb) <= tol
-            and _point_seg_dist(end[0], ea, eb) <= tol and _point_seg_dist(end[1], ea, eb) <= tol)
+    """Are at least DUP_SHARE of the positions along (start, end) within tol of segments
+    (sa-sb, ea-eb)?"""
+    hits = 0
+    p = np.empty(3)
+    q = np.empty(3)
+    for h in range(DUP_POINTS):
+        f = h / (DUP_POINTS - 1)
+        for k in range(3):
+            p[k] = start[0, k] + f * (start[1, k] - start[0, k])
+            q[k] = end[0, k] + f * (end[1, k] - end[0, k])
+        if _point_seg_dist(p, sa, sb) <= tol and _point_seg_dist(q, ea, eb) <= tol:
+            hits += 1
+    return hits >= DUP_SHARE * DUP_POINTS - 1e-9
 
 
 @njit(cache=True)
@@ -652,4 +946,99 @@ def dedupe(order, starts, ends, boxes, bidir, tol):
             keep[li] = True
             kept[nk] = li
             nk += 1
+    return keep
+
+
+@njit(cache=True)
+def merge_links(links, chain_of, tol, tol_end, prm, tri, vox, pidx):
+    """Join links that continue one another: consecutive links (in ``links`` row order) of
+    one border chain, kind and mode whose start segments and end segments lie on common
+    lines (within ``tol`` and ``tol_end``) and meet or overlap, when the joined link
+    (outer ends of the two) is valid at its test positions. The grouping splits a border
+    where it strays; a straight ledge is still one link. Rows are updated in place;
+    returns a keep mask."""
+    nl = links.shape[0]
+    keep = np.ones(nl, np.bool_)
+    fit = np.empty(N_FIT, np.float64)
+    out_poly = np.empty(MAX_LAYERS, np.int32)
+    out_z = np.empty(MAX_LAYERS, np.float64)
+    cur = 0
+    for nxt in range(1, nl):
+        a = links[cur]
+        b = links[nxt]
+        if not keep[cur] or chain_of[cur] != chain_of[nxt] or a[L_KIND] != b[L_KIND] \
+                or a[L_MODE] != b[L_MODE]:
+            cur = nxt
+            continue
+        # the joined segments run from a's first to b's last points (or the reverse order)
+        sx0, sy0, sz0 = a[L_START], a[L_START + 1], a[L_START + 2]
+        sx1, sy1, sz1 = b[L_START + 3], b[L_START + 4], b[L_START + 5]
+        ln = math.sqrt((sx1 - sx0) ** 2 + (sy1 - sy0) ** 2)
+        if ln < 1e-9:
+            cur = nxt
+            continue
+        dx = (sx1 - sx0) / ln
+        dy = (sy1 - sy0) / ln
+        # every start and end point near the joined lines
+        ok = True
+        for k in range(2):
+            row = a if k == 0 else b
+            for e in range(2):
+                px = row[L_START + 3 * e] - sx0
+                py = row[L_START + 3 * e + 1] - sy0
+                if abs(px * dy - py * dx) > tol:
+                    ok = False
+        ex0, ey0, ez0 = a[L_END], a[L_END + 1], a[L_END + 2]
+        ex1, ey1, ez1 = b[L_END + 3], b[L_END + 4], b[L_END + 5]
+        eln = math.sqrt((ex1 - ex0) ** 2 + (ey1 - ey0) ** 2)
+        if ok and eln > 1e-9:
+            fx = (ex1 - ex0) / eln
+            fy = (ey1 - ey0) / eln
+            for k in range(2):
+                row = a if k == 0 else b
+                for e in range(2):
+                    px = row[L_END + 3 * e] - ex0
+                    py = row[L_END + 3 * e + 1] - ey0
+                    if abs(px * fy - py * fx) > tol_end:
+                        ok = False
+        # they meet: b's first start point not beyond a's last by more than a cell
+        gap = (b[L_START] - a[L_START + 3]) * dx + (b[L_START + 1] - a[L_START + 4]) * dy
+        if not ok or gap > prm[P_CS] or dx * (a[L_START + 3] - sx0) + dy * (
+                a[L_START + 4] - sy0) <= 0.0:
+            cur = nxt
+            continue
+        fit[F_OX] = sx0
+        fit[F_OY] = sy0
+        fit[F_DX] = dx
+        fit[F_DY] = dy
+        fit[F_TLO] = 0.0
+        fit[F_THI] = ln
+        fit[F_Z] = sz0
+        fit[F_ZS] = (sz1 - sz0) / ln
+        fit[F_EX] = ex0
+        fit[F_EXS] = (ex1 - ex0) / ln
+        fit[F_EY] = ey0
+        fit[F_EYS] = (ey1 - ey0) / ln
+        fit[F_EZ] = ez0
+        fit[F_EZS] = (ez1 - ez0) / ln
+        p = link_point(fit, 0.0)
+        q = link_point(fit, 1.0)
+        width = math.sqrt((q[0] - p[0]) ** 2 + (q[1] - p[1]) ** 2 + (q[2] - p[2]) ** 2)
+        n = check_positions(width, prm)
+        fail, sp, ep, mean_len = _test_fit(fit, n, int(a[L_KIND]), int(a[L_MODE]), prm, tri,
+                                           vox, pidx, out_poly, out_z)
+        if fail >= 0.0:
+            cur = nxt
+            continue
+        p = link_point(fit, 0.0)
+        q = link_point(fit, 1.0)
+        for k in range(3):
+            a[L_START + k] = p[k]
+            a[L_END + k] = p[3 + k]
+            a[L_START + 3 + k] = q[k]
+            a[L_END + 3 + k] = q[3 + k]
+        a[L_START_POLY] = sp
+        a[L_END_POLY] = ep
+        a[L_LENGTH] = mean_len
+        keep[nxt] = False
     return keep

@@ -68,25 +68,9 @@ def _empty_links() -> dict:
 
 # The climb graph (core/climb.py, docs/climbing.md): elements, nodes, edges and the links
 # that join it to the polygons. Empty when the bake had no climbing; files without them load.
-CLIMB_ARRAYS = {  # name: (dtype, shape after the first axis)
-    "climb_element_kind": (np.int8, ()),
-    "climb_element_ends": (np.float64, (2, 3)),
-    "climb_element_abilities": (np.uint16, ()),
-    "climb_element_name": (np.str_, ()),
-    "climb_node_position": (np.float64, (3,)),
-    "climb_edge_nodes": (np.int32, (2,)),
-    "climb_edge_kind": (np.int8, ()),
-    "climb_edge_element": (np.int32, ()),
-    "climb_edge_length": (np.float64, ()),
-    "climb_edge_abilities": (np.uint16, ()),
-    "climb_edge_bidirectional": (np.bool_, ()),
-    "climb_link_kind": (np.int8, ()),
-    "climb_link_node": (np.int32, ()),
-    "climb_link_point": (np.float64, (3,)),
-    "climb_link_poly": (np.int32, ()),
-    "climb_link_bidirectional": (np.bool_, ()),
-    "climb_link_length": (np.float64, ()),
-}
+
+
+from .navmesh_check import CLIMB_ARRAYS  # noqa: E402  (the layout of the climb arrays)
 
 
 def _empty_climb(name: str) -> np.ndarray:

@@ -16,6 +16,28 @@ import numpy as np
 
 from .kinds import LINK_KINDS, STANCE_NAMES
 
+# The climb graph arrays of a NavMesh (core/climb.py); empty when a bake has no climbing.
+CLIMB_ARRAYS = {  # name: (dtype, shape after the first axis)
+    "climb_element_kind": (np.int8, ()),
+    "climb_element_ends": (np.float64, (2, 3)),
+    "climb_element_abilities": (np.uint16, ()),
+    "climb_element_name": (np.str_, ()),
+    "climb_node_position": (np.float64, (3,)),
+    "climb_edge_nodes": (np.int32, (2,)),
+    "climb_edge_kind": (np.int8, ()),
+    "climb_edge_element": (np.int32, ()),
+    "climb_edge_length": (np.float64, ()),
+    "climb_edge_abilities": (np.uint16, ()),
+    "climb_edge_bidirectional": (np.bool_, ()),
+    "climb_link_kind": (np.int8, ()),
+    "climb_link_node": (np.int32, ()),
+    "climb_link_point": (np.float64, (3,)),
+    "climb_link_poly": (np.int32, ()),
+    "climb_link_bidirectional": (np.bool_, ()),
+    "climb_link_length": (np.float64, ()),
+}
+
+
 # Coordinates beyond this (metres) are refused, here and by the bake: their float64 spacing
 # (0.1 mm at 1e12 m) is still far below a cell, and their differences never overflow.
 MAX_COORDINATE = 1.0e12
@@ -346,7 +368,6 @@ def _check(nm, c: _Check):
 def _check_climb(nm, c: _Check, n_polys: int) -> dict:
     """The ``climb_*`` arrays (core/climb.py): shapes, counts, kinds and indices."""
     from .kinds import CLIMB_EDGE_KINDS, CLIMB_ELEMENT_KINDS, CLIMB_LINK_KINDS
-    from .navmesh import CLIMB_ARRAYS
 
     out = {}
     for name, (dtype, tail) in CLIMB_ARRAYS.items():

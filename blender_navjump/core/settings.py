@@ -179,6 +179,13 @@ class BakeSettings:
                                f"{walk_h:g} m: at least 3 cells are needed "
                                f"(cell_height <= {walk_h / 3:g})")
         if self.links_enabled:
+            # link samples finer than a quarter cell only multiply work (0 = one cell)
+            if 0.0 < self.link_sample_step < 0.25 * self.cell_size:
+                raise SettingsError(
+                    "link_sample_step",
+                    f"{self.link_sample_step:g} m is finer than a quarter cell at cell_size "
+                    f"{self.cell_size:g}; use 0 (one cell) or at least "
+                    f"{0.25 * self.cell_size:g} m")
             reach_cells = self.max_jump_distance / self.cell_size
             if reach_cells > 200:
                 raise SettingsError(

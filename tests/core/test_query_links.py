@@ -41,10 +41,16 @@ def test_baked_jump_link_is_taken_and_refused_without_links(gap_navmesh):
     segs = (nm.link_start[link], nm.link_end[link])
     if on_segment(take_off, segs[1])[0] < on_segment(take_off, segs[0])[0]:
         segs = segs[::-1]  # a bidirectional link used from its end
-    d0, t0 = on_segment(take_off, segs[0])
-    d1, t1 = on_segment(landing, segs[1])
+    # links store heights measured on the triangles, path points the navmesh surface's
+    # (voxel-rounded by up to a cell height): on the segments horizontally, heights close
+    flat = [np.array(sg, np.float64) * (1.0, 1.0, 0.0) for sg in segs]
+    d0, t0 = on_segment(take_off * (1.0, 1.0, 0.0), flat[0])
+    d1, t1 = on_segment(landing * (1.0, 1.0, 0.0), flat[1])
     assert d0 < 1e-6 and d1 < 1e-6
     assert t0 == pytest.approx(t1, abs=1e-6)
+    ch = BakeSettings().cell_height
+    assert abs(take_off[2] - (segs[0][0, 2] + t0 * (segs[0][1, 2] - segs[0][0, 2]))) <= ch + 1e-6
+    assert abs(landing[2] - (segs[1][0, 2] + t1 * (segs[1][1, 2] - segs[1][0, 2]))) <= ch + 1e-6
     assert res.cost > res.length  # the link adds its cost
     # docs/path-queries.md: walking costs length x stance multiplier, a link segment
     # max(link_cost x kind multiplier, its straight length)
