@@ -79,8 +79,9 @@ def test_preferences_are_found_through_the_extension_package(bpy, navjump):
 
 
 def test_viewport_query_kernels_cache_in_the_user_kernel_folder(bpy, navjump):
-    """The gizmo imports the query kernels directly; they still cache where the command
-    line does (one folder per user and version), found by numba's own dispatchers."""
+    """The viewport (gizmo placement, path test) imports the query kernels directly; they
+    still cache where the command line does (one folder per user and version), found by
+    numba's own dispatchers."""
     import time
 
     import numpy as np
@@ -89,11 +90,11 @@ def test_viewport_query_kernels_cache_in_the_user_kernel_folder(bpy, navjump):
     t0 = time.time() - 1
     core = navjump.core
     kernel_cache = sys.modules[f"{navjump.module}.core.kernel_cache"]
-    gizmo = importlib.import_module(f"{navjump.module}.blender.gizmo")
+    query = importlib.import_module(f"{navjump.module}.core.query")  # as gizmo.py does
     build = importlib.import_module(f"{navjump.module}.core.query.build")
     verts = [(0, 0, 0), (4, 0, 0), (4, 4, 0), (0, 4, 0), (8, 0, 0), (8, 4, 0)]
     nm = build.navmesh_from_polygons(verts, [[0, 1, 2, 3], [1, 4, 5, 2]])
-    a, b = gizmo.far_apart_points(nm, samples=6)
+    a, b = query.far_apart_points(nm, samples=6)
     assert np.linalg.norm(np.subtract(a, b)) > 0
     folder = Path(kernel_cache.active_dir())
     assert folder.parent == Path(kernel_cache.default_root())
