@@ -338,19 +338,14 @@ def border_edges(nm):
     return out
 
 
-def _on_edge(seg, edge, tol):
-    a, b = edge[0][:2], edge[1][:2]
+def _covers(seg, edge, tol):
+    """The segment runs past the middle of the border edge (seen from above, within tol): a
+    link's start line is fitted along the true edge and may span several border edges."""
+    m = 0.5 * (edge[0][:2] + edge[1][:2])
+    a, b = seg[0][:2], seg[1][:2]
     d = b - a
-    ln = float(np.hypot(*d))
-    if ln == 0:
-        return False
-    for p in seg:
-        q = p[:2] - a
-        along = float(q @ d) / ln
-        off = abs(float(q[0] * d[1] - q[1] * d[0])) / ln
-        if off > tol or along < -tol or along > ln + tol:
-            return False
-    return True
+    t = float(np.clip((m - a) @ d / max(float(d @ d), 1e-12), 0.0, 1.0))
+    return float(np.hypot(*(a + t * d - m))) <= tol
 
 
 @pytest.mark.parametrize("mesh", ["dungeon", "nav_test"])
@@ -366,14 +361,14 @@ def test_recast_sample_meshes(recast_data, mesh, capsys):
     for e in edges:
         segs = [nm.link_start[k] for k in range(nm.link_count)]
         segs += [nm.link_end[k] for k in range(nm.link_count) if nm.link_bidirectional[k]]
-        if any(_on_edge(sg, e, 0.5 * st.cell_size) for sg in segs):
+        if any(_covers(sg, e, st.agent_radius + st.cell_size) for sg in segs):
             linked += 1
     share = linked / max(len(edges), 1)
     with capsys.disabled():
         print(f"\n{mesh}: links {nm.stats['links']}, border edges {len(edges)}, "
               f"with a link {linked} ({100 * share:.1f}%), links "
               f"{nm.stats['timings_ms']['links']:.1f} ms")
-    assert 0 < linked <= len(edges) and 0.0 < share <= 1.0  # docs: 3 and 6 edges linked
+    assert 0 < linked <= len(edges) and 0.0 < share <= 1.0
     assert sum(nm.stats["links"].values()) == nm.link_count
     assert math.isfinite(nm.link_cost.sum())
     assert nm.link_kind.dtype == np.int8 and nm.link_start.shape == (nm.link_count, 2, 3)
