@@ -50,7 +50,7 @@ from .links_search import (
     search_landings,
     validate_groups,
 )
-from .navmesh import AREA_STAND, LINK_JUMP_UP, LINK_KINDS
+from .navmesh import AREA_STAND, LINK_JUMP_UP, LINK_KINDS, empty_links
 from .parallel import run_async, run_banded
 from .settings import SettingsError
 
@@ -247,15 +247,8 @@ def _bins_grid(cfg, size):
 
 
 def _empty_result(nm):
-    nm.link_kind = np.zeros(0, np.int8)
-    nm.link_start = np.zeros((0, 2, 3), np.float64)
-    nm.link_end = np.zeros((0, 2, 3), np.float64)
-    nm.link_bidirectional = np.zeros(0, np.bool_)
-    nm.link_start_poly = np.zeros(0, np.int32)
-    nm.link_end_poly = np.zeros(0, np.int32)
-    nm.link_apex = np.zeros(0, np.float64)
-    nm.link_length = np.zeros(0, np.float64)
-    nm.link_cost = np.zeros(0, np.float64)
+    for name, empty in empty_links().items():
+        setattr(nm, name, empty)
 
 
 def build_links(nm, hf, chf, cfg, settings, vertices, triangles) -> dict:

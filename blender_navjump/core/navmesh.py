@@ -52,7 +52,8 @@ def _ranks(counts: np.ndarray) -> np.ndarray:
     return np.arange(int(ends[-1]) if counts.size else 0) - np.repeat(ends - counts, counts)
 
 
-def _empty_links() -> dict:
+def empty_links() -> dict[str, np.ndarray]:
+    """The link arrays of a NavMesh without links (the one definition of their dtypes)."""
     return {
         "link_kind": np.zeros(0, np.int8),
         "link_start": np.zeros((0, 2, 3), np.float64),
@@ -98,16 +99,16 @@ class NavMesh:
     detail_triangles: np.ndarray  # (Dt, 4) int32
     settings: dict = field(default_factory=dict)
     stats: dict = field(default_factory=dict)
-    link_kind: np.ndarray = field(default_factory=lambda: _empty_links()["link_kind"])
-    link_start: np.ndarray = field(default_factory=lambda: _empty_links()["link_start"])
-    link_end: np.ndarray = field(default_factory=lambda: _empty_links()["link_end"])
+    link_kind: np.ndarray = field(default_factory=lambda: empty_links()["link_kind"])
+    link_start: np.ndarray = field(default_factory=lambda: empty_links()["link_start"])
+    link_end: np.ndarray = field(default_factory=lambda: empty_links()["link_end"])
     link_bidirectional: np.ndarray = field(
-        default_factory=lambda: _empty_links()["link_bidirectional"])
-    link_start_poly: np.ndarray = field(default_factory=lambda: _empty_links()["link_start_poly"])
-    link_end_poly: np.ndarray = field(default_factory=lambda: _empty_links()["link_end_poly"])
-    link_apex: np.ndarray = field(default_factory=lambda: _empty_links()["link_apex"])
-    link_length: np.ndarray = field(default_factory=lambda: _empty_links()["link_length"])
-    link_cost: np.ndarray = field(default_factory=lambda: _empty_links()["link_cost"])
+        default_factory=lambda: empty_links()["link_bidirectional"])
+    link_start_poly: np.ndarray = field(default_factory=lambda: empty_links()["link_start_poly"])
+    link_end_poly: np.ndarray = field(default_factory=lambda: empty_links()["link_end_poly"])
+    link_apex: np.ndarray = field(default_factory=lambda: empty_links()["link_apex"])
+    link_length: np.ndarray = field(default_factory=lambda: empty_links()["link_length"])
+    link_cost: np.ndarray = field(default_factory=lambda: empty_links()["link_cost"])
     climb_element_kind: np.ndarray = _climb_field()["climb_element_kind"]
     climb_element_ends: np.ndarray = _climb_field()["climb_element_ends"]
     climb_element_abilities: np.ndarray = _climb_field()["climb_element_abilities"]

@@ -111,13 +111,24 @@ def _setting(nm: NavMesh, name: str, default: float) -> float:
 
 
 def _walkable_height(nm: NavMesh) -> float:
+    """The clearance the bake kept (``BakeSettings.walkable_height_world``: agent height, or
+    the lowest enabled stance), from the navmesh's settings over the defaults."""
+    from ..core.settings import BakeSettings
+
+    d = BakeSettings()
     s = nm.settings if isinstance(nm.settings, dict) else {}
-    if s.get("multi_stance"):
-        enabled = [_setting(nm, f"{n}_height", 1.0) for n in ("prone", "crouch", "stand")
-                   if s.get(f"{n}_enabled", True)]
-        if enabled:
-            return min(enabled)
-    return _setting(nm, "agent_height", 2.0)
+
+    def flag(name: str) -> bool:
+        return bool(s.get(name, getattr(d, name)))
+
+    return BakeSettings(
+        agent_height=_setting(nm, "agent_height", d.agent_height),
+        stand_height=_setting(nm, "stand_height", d.stand_height),
+        crouch_height=_setting(nm, "crouch_height", d.crouch_height),
+        prone_height=_setting(nm, "prone_height", d.prone_height),
+        multi_stance=flag("multi_stance"), stand_enabled=flag("stand_enabled"),
+        crouch_enabled=flag("crouch_enabled"), prone_enabled=flag("prone_enabled"),
+    ).walkable_height_world()
 
 
 def agent_radius(nm: NavMesh) -> float:

@@ -599,3 +599,24 @@ def test_matches_detours_own_builder(node_client, tmp_path):
 
 
 POLY_DETAIL_FIELDS = ("vertBase", "triBase", "vertCount", "triCount")
+
+
+@pytest.mark.parametrize("changes", [
+    {}, {"agent_height": 1.7},
+    {"multi_stance": True},
+    {"multi_stance": True, "prone_enabled": False},
+    {"multi_stance": True, "prone_enabled": False, "crouch_enabled": False,
+     "stand_height": 2.1},
+])
+def test_walkable_height_is_the_bakes_own(changes):
+    """The tile header's walkableHeight is BakeSettings.walkable_height_world of the bake's
+    settings (one derivation, not a copy with its own defaults)."""
+    from blender_navjump.core.navmesh import empty_navmesh
+    from blender_navjump.core.settings import BakeSettings
+
+    settings = BakeSettings().with_values(**changes)
+    nm = empty_navmesh()
+    nm.settings = settings.to_dict()
+    assert detour._walkable_height(nm) == settings.walkable_height_world()
+    nm.settings = dict(changes)  # a partial record: the rest are the defaults
+    assert detour._walkable_height(nm) == settings.walkable_height_world()
