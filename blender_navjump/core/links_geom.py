@@ -101,6 +101,23 @@ def bin_of(x, y, ox, oy, size, nx, ny):
 
 
 @njit(cache=True)
+def support_height(x, y, t, vertices, triangles):
+    """Height of the up-facing triangle t over (x, y), NaN when (x, y) is not over it."""
+    a = vertices[triangles[t, 0]]
+    bb = vertices[triangles[t, 1]]
+    c = vertices[triangles[t, 2]]
+    d = (bb[0] - a[0]) * (c[1] - a[1]) - (c[0] - a[0]) * (bb[1] - a[1])
+    if d <= 0.0:
+        return np.nan
+    w1 = ((x - a[0]) * (c[1] - a[1]) - (c[0] - a[0]) * (y - a[1])) / d
+    w2 = ((bb[0] - a[0]) * (y - a[1]) - (x - a[0]) * (bb[1] - a[1])) / d
+    w0 = 1.0 - w1 - w2
+    if w0 < -BARY_EPS or w1 < -BARY_EPS or w2 < -BARY_EPS:
+        return np.nan
+    return w0 * a[2] + w1 * bb[2] + w2 * c[2]
+
+
+@njit(cache=True)
 def has_ground(x, y, zlo, zhi, vertices, triangles, tbin_start, tbin_items, grid):
     """True when a support triangle lies under (x, y) with its surface height in [zlo, zhi].
 
@@ -110,19 +127,9 @@ def has_ground(x, y, zlo, zhi, vertices, triangles, tbin_start, tbin_items, grid
     if b < 0:
         return False
     for k in range(tbin_start[b], tbin_start[b + 1]):
-        t = tbin_items[k]
-        a = vertices[triangles[t, 0]]
-        bb = vertices[triangles[t, 1]]
-        c = vertices[triangles[t, 2]]
-        d = (bb[0] - a[0]) * (c[1] - a[1]) - (c[0] - a[0]) * (bb[1] - a[1])
-        if d <= 0.0:
+        z = support_height(x, y, tbin_items[k], vertices, triangles)
+        if math.isnan(z):
             continue
-        w1 = ((x - a[0]) * (c[1] - a[1]) - (c[0] - a[0]) * (y - a[1])) / d
-        w2 = ((bb[0] - a[0]) * (y - a[1]) - (x - a[0]) * (bb[1] - a[1])) / d
-        w0 = 1.0 - w1 - w2
-        if w0 < -BARY_EPS or w1 < -BARY_EPS or w2 < -BARY_EPS:
-            continue
-        z = w0 * a[2] + w1 * bb[2] + w2 * c[2]
         if zlo <= z <= zhi:
             return True
     return False
@@ -229,19 +236,9 @@ def ground_height(x, y, zref, tol, vertices, triangles, tbin_start, tbin_items, 
     best = np.nan
     best_d = tol
     for k in range(tbin_start[b], tbin_start[b + 1]):
-        t = tbin_items[k]
-        a = vertices[triangles[t, 0]]
-        bb = vertices[triangles[t, 1]]
-        c = vertices[triangles[t, 2]]
-        d = (bb[0] - a[0]) * (c[1] - a[1]) - (c[0] - a[0]) * (bb[1] - a[1])
-        if d <= 0.0:
+        z = support_height(x, y, tbin_items[k], vertices, triangles)
+        if math.isnan(z):
             continue
-        w1 = ((x - a[0]) * (c[1] - a[1]) - (c[0] - a[0]) * (y - a[1])) / d
-        w2 = ((bb[0] - a[0]) * (y - a[1]) - (x - a[0]) * (bb[1] - a[1])) / d
-        w0 = 1.0 - w1 - w2
-        if w0 < -BARY_EPS or w1 < -BARY_EPS or w2 < -BARY_EPS:
-            continue
-        z = w0 * a[2] + w1 * bb[2] + w2 * c[2]
         if abs(z - zref) <= best_d:
             best_d = abs(z - zref)
             best = z
@@ -271,6 +268,20 @@ def _clip_slab(src, n, z, keep_above, dst):
 
 
 @njit(cache=True)
+def pt_seg_d2(px, py, ax, ay, bx, by):
+    """Squared distance from point p to 2D segment ab."""
+    dx = bx - ax
+    dy = by - ay
+    ll = dx * dx + dy * dy
+    t = 0.0
+    if ll > 0.0:
+        t = min(max(((px - ax) * dx + (py - ay) * dy) / ll, 0.0), 1.0)
+    ex = ax + t * dx - px
+    ey = ay + t * dy - py
+    return ex * ex + ey * ey
+
+
+@njit(cache=True)
 def _seg_seg_d2(ax, ay, bx, by, cx, cy, dx, dy):
     """Squared distance between 2D segments ab and cd (0 when they cross)."""
     d1x = bx - ax
@@ -293,15 +304,7 @@ def _seg_seg_d2(ax, ay, bx, by, cx, cy, dx, dy):
             px, py, qx, qy, rx, ry = cx, cy, ax, ay, bx, by
         else:
             px, py, qx, qy, rx, ry = dx, dy, ax, ay, bx, by
-        ex = rx - qx
-        ey = ry - qy
-        ll = ex * ex + ey * ey
-        t = 0.0
-        if ll > 0.0:
-            t = min(max(((px - qx) * ex + (py - qy) * ey) / ll, 0.0), 1.0)
-        fx = qx + t * ex - px
-        fy = qy + t * ey - py
-        best = min(best, fx * fx + fy * fy)
+        best = min(best, pt_seg_d2(px, py, qx, qy, rx, ry))
     return best
 
 

@@ -30,7 +30,7 @@ import math
 import numpy as np
 from numba import njit
 
-from .links_geom import body_hits_triangles, has_ground, swept_body_hits_triangles
+from .links_geom import body_hits_triangles, has_ground, pt_seg_d2, swept_body_hits_triangles
 
 # Shrink of the agent radius in collision tests, metres: the solid voxels are up to a cell
 # larger than the real walls, and the navmesh border itself sits exactly one agent radius
@@ -142,19 +142,6 @@ def _column_top(c, vox):
 
 
 @njit(cache=True)
-def _pt_seg_d2(px, py, ax, ay, bx, by):
-    dx = bx - ax
-    dy = by - ay
-    ll = dx * dx + dy * dy
-    t = 0.0
-    if ll > 0.0:
-        t = min(max(((px - ax) * dx + (py - ay) * dy) / ll, 0.0), 1.0)
-    ex = ax + t * dx - px
-    ey = ay + t * dy - py
-    return ex * ex + ey * ey
-
-
-@njit(cache=True)
 def _quad_rect_dist2(qx, qy, x0, y0, x1, y1):
     """Squared distance between the convex quadrilateral (qx, qy: 4 corners in order) and
     the rectangle [x0, x1] x [y0, y1]; 0 when they overlap."""
@@ -192,7 +179,7 @@ def _quad_rect_dist2(qx, qy, x0, y0, x1, y1):
         cx = x0 if (m & 1) == 0 else x1
         cy = y0 if (m & 2) == 0 else y1
         for k in range(4):
-            best = min(best, _pt_seg_d2(cx, cy, qx[k], qy[k], qx[(k + 1) % 4],
+            best = min(best, pt_seg_d2(cx, cy, qx[k], qy[k], qx[(k + 1) % 4],
                                         qy[(k + 1) % 4]))
     return best
 
@@ -209,18 +196,23 @@ def column_range(xlo, xhi, ylo, yhi, prm):
 
 
 @njit(cache=True)
+def _swept_corners(x0, y0, ux, uy, s0, s1, ex, ey, lat):
+    """Corners (x tuple, y tuple), in order, of the walked segment s0..s1 along the ray
+    widened by +-lat along (ex, ey); tuples, so no heap allocation on this hot path."""
+    ax = x0 + ux * s0
+    ay = y0 + uy * s0
+    bx = x0 + ux * s1
+    by = y0 + uy * s1
+    return ((ax - lat * ex, bx - lat * ex, bx + lat * ex, ax + lat * ex),
+            (ay - lat * ey, by - lat * ey, by + lat * ey, ay + lat * ey))
+
+
+@njit(cache=True)
 def walk_blocked(x0, y0, ux, uy, s0, s1, z, ex, ey, prm, vox):
     """The cylinder walking from s0 to s1 along the ray, feet at height z, widened sideways
     by +-P_LAT along (ex, ey): one exact test of the whole swept area (a parallelogram
     grown by the radius) against the columns."""
-    lat = prm[P_LAT]
-    ax = x0 + ux * s0
-    ay = y0 + uy * s0
-    bx_ = x0 + ux * s1
-    by_ = y0 + uy * s1
-    # corners in order, as tuples (no heap allocation on this hot path)
-    qx = (ax - lat * ex, bx_ - lat * ex, bx_ + lat * ex, ax + lat * ex)
-    qy = (ay - lat * ey, by_ - lat * ey, by_ + lat * ey, ay + lat * ey)
+    qx, qy = _swept_corners(x0, y0, ux, uy, s0, s1, ex, ey, prm[P_LAT])
     cs = prm[P_CS]
     ch = prm[P_CH]
     bx = prm[P_BX]
@@ -465,13 +457,7 @@ def tri_walk_blocked(x0, y0, ux, uy, s0, s1, z, ex, ey, prm, tri):
     triangle clipped to the body's heights."""
     p0, p1, p2 = _scratch()
     quad = np.empty((4, 3))
-    lat = prm[P_LAT]
-    ax = x0 + ux * s0
-    ay = y0 + uy * s0
-    bx = x0 + ux * s1
-    by = y0 + uy * s1
-    qx = (ax - lat * ex, bx - lat * ex, bx + lat * ex, ax + lat * ex)
-    qy = (ay - lat * ey, by - lat * ey, by + lat * ey, ay + lat * ey)
+    qx, qy = _swept_corners(x0, y0, ux, uy, s0, s1, ex, ey, prm[P_LAT])
     return swept_body_hits_triangles(qx, qy, z + prm[P_CLIMB], z + prm[P_TOP], prm[P_RC],
                                      tri[0], tri[1], tri[5], tri[6], tri[7], p0, p1, p2, quad)
 
