@@ -158,7 +158,7 @@ def bake_command(argv: list[str]) -> int:
     args = _bake_parser().parse_args(argv)
     from .core import bake
     from .core.objio import read_obj_scene
-    from .export import check_outputs, write_formats
+    from .export import check_outputs, export_navmesh
 
     formats = [f.strip() for f in args.format.split(",") if f.strip()]
     if not formats:
@@ -188,7 +188,7 @@ def bake_command(argv: list[str]) -> int:
     wall = time.perf_counter() - t0
     if notice:
         kernel_cache.mark_warm()
-    paths = write_formats(nm, args.out, formats)
+    paths = export_navmesh(nm, args.out, formats, inputs=[args.input])
     _written.extend(paths)
     if nm.polygon_count == 0:
         print(empty_result_warning(args.input), file=sys.stderr)

@@ -7,8 +7,9 @@ side effects. The core (numba) is imported only when a bake runs.
 
 # Registration order matters: preferences and properties first (panels and operators use
 # them), handlers last; unregister runs in reverse.
-_MODULE_NAMES = ("prefs", "props", "storage", "ops_bake", "ops_clear", "ops_presets", "panel",
-                 "overlay_props", "overlay", "gizmo", "live_rebake", "panel_overlay", "cli_command")
+_MODULE_NAMES = ("prefs", "props", "storage", "ops_bake", "ops_clear", "ops_presets",
+                 "ops_export", "panel", "overlay_props", "overlay", "gizmo", "live_rebake",
+                 "panel_overlay", "cli_command")
 
 
 def _modules():

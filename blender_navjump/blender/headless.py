@@ -814,7 +814,7 @@ def _bake_into(result: dict, path: Path, opts: BakeOptions, reuse_open: bool):
 
     from ..cli import run_interruptibly
     from ..core.settings import SettingsError
-    from ..export import check_outputs, write_formats
+    from ..export import check_outputs, export_navmesh
     from . import gather as gather_mod
     from . import ops_bake, props, storage
 
@@ -897,7 +897,7 @@ def _bake_into(result: dict, path: Path, opts: BakeOptions, reuse_open: bool):
 
     t = time.perf_counter()
     with all_or_nothing() as staged:
-        outputs = write_formats(navmesh, target, opts.formats)
+        outputs = export_navmesh(navmesh, target, opts.formats, inputs=[path])
         phases["write"] = time.perf_counter() - t
         if opts.save:
             t = time.perf_counter()

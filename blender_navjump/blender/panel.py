@@ -37,6 +37,7 @@ class NAVJUMP_PT_main(_SidebarPanel, Panel):
         layout.prop(settings, "source")
         if settings.source == 'COLLECTION':
             layout.prop(settings, "source_collection")
+        layout.prop(settings, "bounds_object")
 
         row = layout.row(align=True)
         row.menu(NAVJUMP_MT_agent_presets.__name__, text=NAVJUMP_MT_agent_presets.bl_label)
@@ -194,6 +195,7 @@ class NAVJUMP_PT_result(_SidebarPanel, Panel):
                 col.label(text=f"{name.title()}: {ms:.0f} ms")
         for warning in report.get("warnings") or []:
             layout.label(text=warning, icon='ERROR')
+        layout.operator("navjump.export", text="Export...", icon='EXPORT')
 
 
 class NAVJUMP_PT_object(Panel):

@@ -9,10 +9,18 @@ from dataclasses import fields
 from typing import Any
 
 import bpy
-from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty, PointerProperty
+from bpy.props import (
+    BoolProperty,
+    EnumProperty,
+    FloatProperty,
+    IntProperty,
+    PointerProperty,
+    StringProperty,
+)
 from bpy.types import PropertyGroup
 
 from ..core.settings import BakeSettings
+from ..export import FORMAT_SUFFIXES, FORMATS
 from .stub_gaps import register_classes_factory
 
 ROLE_ITEMS = (
@@ -60,6 +68,29 @@ def _cost(name, default):
                                      f"(per metre travelled)")
 
 
+def _bounds_poll(_self, obj) -> bool:
+    from .gather import is_result_object
+
+    return obj.type in {'MESH', 'EMPTY'} and not is_result_object(obj)
+
+
+EXPORT_FORMAT_LABELS = {"json": "NavJump JSON", "obj": "OBJ", "gltf": "glTF binary",
+                        "detour": "Detour (MSET)"}
+# One flag per format the command line writes (export.FORMATS), in its order.
+EXPORT_FORMAT_ITEMS = tuple(
+    (name, EXPORT_FORMAT_LABELS.get(name, name),
+     f"Write {EXPORT_FORMAT_LABELS.get(name, name)} (<name>{FORMAT_SUFFIXES[name]})")
+    for name in FORMATS)
+DEFAULT_EXPORT_FORMATS = {"json"}
+
+
+def export_formats_property():
+    """The export format choice (scene setting and operator option)."""
+    return EnumProperty(name="Formats", items=EXPORT_FORMAT_ITEMS, options={'ENUM_FLAG'},
+                        default=DEFAULT_EXPORT_FORMATS,
+                        description="File formats to write beside the chosen path")
+
+
 class NAVJUMP_PG_settings(PropertyGroup):
     # --- what to bake ---
     source: EnumProperty(name="Source", items=SOURCE_ITEMS, default='SCENE',
@@ -67,6 +98,21 @@ class NAVJUMP_PG_settings(PropertyGroup):
     source_collection: PointerProperty(
         name="Collection", type=bpy.types.Collection,
         description="Collection to bake when the source is a collection")
+    bounds_object: PointerProperty(
+        name="Bounds", type=bpy.types.Object, poll=_bounds_poll,
+        description="Bake only inside this object's box (a mesh's bounding box or an "
+                    "empty's cube, as transformed in the scene); triangles crossing it are "
+                    "clipped. The object itself is never baked")
+    # --- debug data for the overlay's debug layers ---
+    keep_debug: BoolProperty(
+        name="Debug Data", default=False,
+        description="Keep the voxel tops, regions and contours of the bake (stored with the "
+                    "result) for the overlay's debug layers")
+    # --- export (the last successful File > Export > NavJump navmesh) ---
+    export_path: StringProperty(name="Export Path", subtype='FILE_PATH', default="",
+                                description="NavJump JSON file of the last export; the "
+                                            "other formats go beside it")
+    export_formats: export_formats_property()
 
     # --- agent ---
     agent_radius: _length("Radius", 0.4, "Agent radius: walkable areas keep this distance "

@@ -3,7 +3,9 @@
 ``write_formats(nm, out, ["json", "obj", "gltf", "detour"])`` writes the chosen formats
 beside ``out``: ``<stem>.json``, ``<stem>.obj``, ``<stem>.glb``, ``<stem>.detour.bin``:
 all of them, or (when one fails) none. ``check_outputs`` checks the names, the folder and
-that no output would overwrite an input, before a bake starts.
+that no output would overwrite an input, before a bake starts. ``export_navmesh`` is the
+one export every front end runs (the ``bake`` command line, the headless batch, the
+``navjump.export`` operator in Blender): both steps, on a baked NavMesh.
 """
 
 from __future__ import annotations
@@ -99,3 +101,12 @@ def write_formats(nm, out_json_path, formats) -> list[pathlib.Path]:
             writers[f](nm, path)
             paths.append(path)
     return paths
+
+
+def export_navmesh(nm, out_json_path, formats, inputs=()) -> list[pathlib.Path]:
+    """Check the outputs (:func:`check_outputs`, again: the folder may have changed since
+    a bake started) and write ``nm`` in ``formats`` beside ``out_json_path``
+    (:func:`write_formats`). Returns the written paths; ValueError or OSError name what
+    failed, and then no file has changed."""
+    check_outputs(out_json_path, formats, inputs=inputs)
+    return write_formats(nm, out_json_path, formats)

@@ -1,0 +1,122 @@
+"""``navjump.export``: write the scene's baked navmesh (File > Export > NavJump navmesh).
+
+The export is the command line's own (:func:`export.export_navmesh`): the same checks,
+the same writers, all formats or none. The path names the NavJump JSON file; the other
+formats go beside it with their own suffixes (``level.json`` -> ``level.obj``,
+``level.glb``, ``level.detour.bin``), as ``bake --out`` does. The path and the formats
+of the last successful export are kept in the scene (``scene.navjump.export_path``,
+``export_formats``), so the next export offers them again.
+"""
+
+from __future__ import annotations
+
+import bpy
+from bpy.props import StringProperty
+from bpy.types import Operator
+from bpy_extras.io_utils import ExportHelper
+
+from ..export import FORMATS
+from . import storage
+from .props import DEFAULT_EXPORT_FORMATS, export_formats_property
+from .stub_gaps import register_classes_factory
+
+MENU_LABEL = "NavJump navmesh"
+
+
+def default_path(scene) -> str:
+    """The remembered path, else ``<blend name>.json`` beside the .blend (or untitled)."""
+    remembered = scene.navjump.export_path
+    if remembered:
+        return bpy.path.abspath(remembered)
+    blend = bpy.data.filepath
+    stem = bpy.path.display_name_from_filepath(blend) if blend else "untitled"
+    folder = bpy.path.abspath("//") if blend else ""
+    return f"{folder}{stem}.navjump.json"
+
+
+class NAVJUMP_OT_export(Operator, ExportHelper):
+    """Export the baked navigation mesh and links (NavJump JSON, OBJ, glTF, Detour)"""
+
+    bl_idname = "navjump.export"
+    bl_label = "Export NavJump"
+    bl_options = {'REGISTER'}
+
+    filename_ext = ".json"
+    filter_glob: StringProperty(default="*.json", options={'HIDDEN'})
+    formats: export_formats_property()
+
+    @classmethod
+    def poll(cls, context):
+        if context.scene is None or not storage.has_result(context.scene):
+            cls.poll_message_set("Nothing baked in this scene: bake first")
+            return False
+        return True
+
+    def invoke(self, context, event):
+        pg = context.scene.navjump
+        if not self.properties.is_property_set("filepath"):
+            self.filepath = default_path(context.scene)
+        if not self.properties.is_property_set("formats"):
+            self.formats = set(pg.export_formats) or set(DEFAULT_EXPORT_FORMATS)
+        context.window_manager.fileselect_add(self)
+        return {'RUNNING_MODAL'}
+
+    def draw(self, context):
+        layout = self.layout
+        col = layout.column(heading="Formats", align=True)
+        col.prop(self, "formats")
+
+    def execute(self, context):
+        from ..export import export_navmesh
+
+        scene = context.scene
+        formats = [f for f in FORMATS if f in self.formats]
+        if not formats:
+            self.report({'ERROR'}, "NavJump export: choose at least one format")
+            return {'CANCELLED'}
+        if not self.filepath:
+            self.report({'ERROR'}, "NavJump export: no file path given")
+            return {'CANCELLED'}
+        path = bpy.path.abspath(self.filepath)
+        try:
+            navmesh = storage.load_navmesh(scene)
+        except ValueError as exc:
+            self.report({'ERROR'}, f"NavJump export: the stored bake cannot be read ({exc}); "
+                                   f"bake again")
+            return {'CANCELLED'}
+        if navmesh is None:
+            self.report({'ERROR'}, "NavJump export: nothing baked in this scene; bake first")
+            return {'CANCELLED'}
+        inputs = [bpy.data.filepath] if bpy.data.filepath else []
+        try:
+            written = export_navmesh(navmesh, path, formats, inputs=inputs)
+        except (ValueError, OSError) as exc:
+            text = str(exc) or type(exc).__name__
+            self.report({'ERROR'}, f"NavJump export to {path} failed, no file was changed: "
+                                   f"{text}")
+            return {'CANCELLED'}
+        pg = scene.navjump
+        pg.export_path = self.filepath
+        pg.export_formats = set(formats)
+        self.report({'INFO'}, f"NavJump: exported {', '.join(str(p) for p in written)}")
+        return {'FINISHED'}
+
+
+def menu_entry(self, _context):
+    self.layout.operator(NAVJUMP_OT_export.bl_idname, text=MENU_LABEL)
+
+
+classes = (NAVJUMP_OT_export,)
+
+
+_register_classes, _unregister_classes = register_classes_factory(classes)
+
+
+def register():
+    _register_classes()
+    bpy.types.TOPBAR_MT_file_export.append(menu_entry)
+
+
+def unregister():
+    bpy.types.TOPBAR_MT_file_export.remove(menu_entry)
+    _unregister_classes()
