@@ -116,7 +116,7 @@ def _evaluated_arrays(obj_eval):
         obj_eval.to_mesh_clear()
 
 
-def gather(depsgraph, view_layer=None, collection=None) -> GatherResult:
+def gather(depsgraph, view_layer=None, collection=None, exclude=()) -> GatherResult:
     """Triangles of the evaluated scene.
 
     What the viewport shows is what is baked: hidden, disabled and excluded objects are
@@ -124,9 +124,10 @@ def gather(depsgraph, view_layer=None, collection=None) -> GatherResult:
     of the view layer; a collection: only its visible objects and those of its child
     collections (instances count by their instancer). Objects with role IGNORED and
     NavJump's own result objects are skipped; OBSTACLE triangles come back with
-    walkable False.
+    walkable False. Objects in ``exclude`` (e.g. the bake bounds) are skipped too.
     """
     t0 = time.perf_counter()
+    excluded = {o.original.as_pointer() for o in exclude if o is not None}
     scope = None
     if collection is not None:
         scope = {o.original.as_pointer() for o in collection.all_objects}
@@ -153,6 +154,8 @@ def gather(depsgraph, view_layer=None, collection=None) -> GatherResult:
         if not inst.is_instance and obj.type != 'MESH' and top.as_pointer() in self_meshed:
             continue
         if is_result_object(top) or is_result_object(source):
+            continue
+        if top.as_pointer() in excluded:
             continue
         if scope is not None:
             if top.as_pointer() not in scope:
@@ -204,4 +207,149 @@ def gather_from_context(context, settings_pg=None) -> GatherResult:
         collection = settings_pg.source_collection
         if collection is None:
             raise ValueError("Source is set to a collection, but no collection is chosen")
-    return gather(depsgraph, context.view_layer, collection)
+    bounds = getattr(settings_pg, "bounds_object", None)
+    box = check_box(bounds_box(bounds), bounds.name) if bounds is not None else None
+    g = gather(depsgraph, context.view_layer, collection, exclude=(bounds,))
+    if box is None:
+        return g
+    t0 = time.perf_counter()
+    clipped = clip_gathered(g, box)
+    clipped.seconds = g.seconds + time.perf_counter() - t0
+    return clipped
+
+
+def bounds_box(obj) -> np.ndarray:
+    """The box of a bounds object as a 4 x 4 matrix taking [-1, 1]^3 to the world: an
+    empty's display cube (``empty_display_size``), a mesh's local bounding box, each under
+    the object's world transform."""
+    m = np.array(obj.matrix_world, np.float64).reshape(4, 4)
+    if obj.type == 'EMPTY':
+        local = np.diag([obj.empty_display_size] * 3 + [1.0])
+    else:
+        corners = np.array([tuple(c) for c in obj.bound_box], np.float64).reshape(-1, 3)
+        lo, hi = corners.min(axis=0), corners.max(axis=0)
+        local = np.diag(list((hi - lo) / 2.0) + [1.0])
+        local[:3, 3] = (hi + lo) / 2.0
+    return m @ local
+
+
+# ---------------------------------------------------------------- bake bounds
+# A bounds box thinner than this (m) along any of its axes has no volume to bake in.
+MIN_BOUNDS_SIZE = 1.0e-4
+# Most vertices of a triangle clipped by the six faces of a box (3 + one per face).
+_MAX_CLIPPED = 9
+
+
+@dataclass
+class ClippedTriangles:
+    vertices: np.ndarray  # (N, 3) float64, world
+    triangles: np.ndarray  # (M, 3) int32
+    source: np.ndarray  # (M,) int64: the input triangle each output triangle comes from
+
+
+def box_size(box) -> np.ndarray:
+    """Full lengths (m) of the three edges of the box ``box`` (a 4 x 4 matrix taking the
+    cube [-1, 1]^3 to the world)."""
+    m = np.asarray(box, np.float64).reshape(4, 4)
+    return 2.0 * np.linalg.norm(m[:3, :3], axis=0)
+
+
+def check_box(box, name: str) -> np.ndarray:
+    """The box as a float64 4 x 4 matrix; ValueError naming ``name`` when it has no volume
+    (an edge shorter than ``MIN_BOUNDS_SIZE``, or flat: its axes in one plane)."""
+    m = np.asarray(box, np.float64).reshape(4, 4)
+    size = box_size(m)
+    if not np.isfinite(m).all():
+        raise ValueError(f"Bake bounds '{name}': its transform is not finite")
+    # flat: the three axes (nearly) in one plane, however long each is
+    flat = abs(float(np.linalg.det(m[:3, :3]))) < 1e-6 * float(np.prod(size / 2.0))
+    if size.min() < MIN_BOUNDS_SIZE or flat:
+        raise ValueError(f"Bake bounds '{name}' has no volume (box {size[0]:.4g} x "
+                         f"{size[1]:.4g} x {size[2]:.4g} m{', flat' if flat else ''}; at "
+                         f"least {MIN_BOUNDS_SIZE:g} m needed on every axis): scale it up "
+                         f"or clear Bounds")
+    return m
+
+
+def _clip_plane(poly: np.ndarray, count: np.ndarray, axis: int, sign: float):
+    """Clip convex polygons (N, K, 3) with ``count`` vertices each against the half-space
+    ``sign * p[axis] <= 1``; returns (N, K + 1, 3) polygons and their counts."""
+    n, k = poly.shape[0], poly.shape[1]
+    cols = np.arange(k)
+    valid = cols[None, :] < count[:, None]
+    nxt_idx = np.where(cols[None, :] + 1 < count[:, None], cols[None, :] + 1, 0)
+    nxt = np.take_along_axis(poly, nxt_idx[:, :, None], axis=1)
+    dc = 1.0 - sign * poly[:, :, axis]
+    dn = 1.0 - sign * nxt[:, :, axis]
+    keep = valid & (dc >= 0.0)
+    crossing = valid & ((dc >= 0.0) != (dn >= 0.0))
+    t = np.where(crossing, dc / np.where(crossing, dc - dn, 1.0), 0.0)
+    inter = poly + (nxt - poly) * t[:, :, None]
+    emitted = keep.astype(np.int64) + crossing
+    offset = np.cumsum(emitted, axis=1) - emitted
+    out = np.zeros((n, k + 1, 3))
+    rows = np.broadcast_to(np.arange(n)[:, None], (n, k))
+    out[rows[keep], offset[keep]] = poly[keep]
+    at = offset + keep
+    out[rows[crossing], at[crossing]] = inter[crossing]
+    return out, emitted.sum(axis=1)
+
+
+def clip_triangles_to_box(vertices, triangles, box) -> ClippedTriangles:
+    """The parts of the triangles inside an oriented box (bpy-free, vectorised).
+
+    ``box``: a 4 x 4 matrix taking the cube [-1, 1]^3 to the world (any affine map: a
+    rotated, scaled, even sheared box). Triangles inside are kept as they are (same
+    vertices); triangles outside are dropped; triangles crossing a face are clipped
+    (Sutherland-Hodgman against the six faces, in the box's own frame) and the convex
+    rest is fanned into triangles. Vertices no triangle uses are dropped.
+    """
+    v = np.asarray(vertices, np.float64).reshape(-1, 3)
+    t = np.asarray(triangles, np.int64).reshape(-1, 3)
+    m = np.asarray(box, np.float64).reshape(4, 4)
+    inv = np.linalg.inv(m)
+    local = v @ inv[:3, :3].T + inv[:3, 3]
+    tl = local[t]  # (T, 3, 3)
+    inside = (np.abs(tl) <= 1.0).all(axis=(1, 2))
+    outside = ((tl > 1.0).all(axis=1) | (tl < -1.0).all(axis=1)).any(axis=1)
+    crossing = np.nonzero(~inside & ~outside)[0]
+    kept = np.nonzero(inside)[0]
+
+    poly = np.zeros((crossing.size, 3, 3))
+    poly[:] = tl[crossing]
+    count = np.full(crossing.size, 3, np.int64)
+    for axis in range(3):
+        for sign in (1.0, -1.0):
+            poly, count = _clip_plane(poly, count, axis, sign)
+    assert poly.shape[1] <= _MAX_CLIPPED + 1
+    # fan (0, i, i + 1) of every clipped polygon with at least 3 vertices
+    fans = np.maximum(count - 2, 0)
+    owner = np.repeat(np.arange(crossing.size), fans)
+    rank = np.arange(int(fans.sum())) - np.repeat(np.cumsum(fans) - fans, fans)
+    corners_local = np.stack([poly[owner, 0], poly[owner, rank + 1], poly[owner, rank + 2]],
+                             axis=1)  # (F, 3, 3)
+    new_world = corners_local.reshape(-1, 3) @ m[:3, :3].T + m[:3, 3]
+
+    used = np.zeros(v.shape[0], np.bool_)
+    used[t[kept]] = True
+    remap = np.cumsum(used) - 1
+    base = int(used.sum())
+    out_v = np.concatenate([v[used], new_world])
+    out_t = np.concatenate([remap[t[kept]],
+                            base + np.arange(new_world.shape[0]).reshape(-1, 3)])
+    source = np.concatenate([kept, crossing[owner]]).astype(np.int64)
+    return ClippedTriangles(out_v, np.ascontiguousarray(out_t, np.int32), source)
+
+
+def clip_gathered(g: GatherResult, box) -> GatherResult:
+    """``g`` limited to the box (see :func:`clip_triangles_to_box`); per-object triangle
+    counts follow (an object wholly outside keeps its name with 0 triangles)."""
+    clipped = clip_triangles_to_box(g.vertices, g.triangles, box)
+    owner = np.repeat(np.arange(len(g.object_names)), g.object_triangle_counts)
+    counts = np.bincount(owner[clipped.source], minlength=len(g.object_names)) \
+        if len(g.object_names) else np.zeros(0, np.int64)
+    # triangles come out kept-first: order them by object again so the slices hold
+    order = np.argsort(owner[clipped.source], kind="stable")
+    return GatherResult(clipped.vertices, clipped.triangles[order],
+                        g.walkable[clipped.source][order], list(g.object_names),
+                        [int(c) for c in counts], g.seconds)
