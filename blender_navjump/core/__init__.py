@@ -17,16 +17,17 @@ from .settings import BakeSettings, SettingsError  # noqa: E402
 if _TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
+    from .debug import BakeDebug
     from .pipeline import ProgressCallback
 
 
 def bake(vertices: ArrayLike, triangles: ArrayLike, settings: BakeSettings | None = None,
          progress: ProgressCallback | None = None, *,
-         walkable: ArrayLike | None = None) -> NavMesh:
+         walkable: ArrayLike | None = None, debug: BakeDebug | None = None) -> NavMesh:
     """Bake a navmesh from world-space triangles (Z up). See ``pipeline.bake``."""
     from .pipeline import bake as _bake
 
-    return _bake(vertices, triangles, settings, progress, walkable=walkable)
+    return _bake(vertices, triangles, settings, progress, walkable=walkable, debug=debug)
 
 
 __all__ = ["bake", "BakeSettings", "SettingsError", "NavMesh", "STANCE_NAMES", "LINK_KINDS"]

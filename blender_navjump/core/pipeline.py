@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .debug import BakeDebug, capture_contours, capture_spans
 from .navmesh import AREA_STAND, NavMesh, empty_navmesh
 from .navmesh_check import MAX_COORDINATE
 from .settings import (
@@ -115,12 +116,14 @@ def validate_geometry(
 
 def bake(vertices: ArrayLike, triangles: ArrayLike, settings: BakeSettings | None = None,
          progress: ProgressCallback | None = None, *,
-         walkable: ArrayLike | None = None) -> NavMesh:
+         walkable: ArrayLike | None = None, debug: BakeDebug | None = None) -> NavMesh:
     """Bake a navigation mesh from world-space triangles.
 
     vertices: (N, 3) metres, Z up. triangles: (M, 3) vertex indices. walkable: optional
     (M,) bools; False marks obstacle triangles that block but are never walked on.
     progress(stage, fraction) is called before each stage and may raise BakeCancelled.
+    debug: a :class:`core.debug.BakeDebug` to fill with the voxel tops, regions and
+    contours of this bake (for debug views; costs a copy of the spans).
     Raises SettingsError / BakeInputError (both ValueError) on bad input.
     """
     t_all = time.perf_counter()
@@ -179,7 +182,7 @@ def bake(vertices: ArrayLike, triangles: ArrayLike, settings: BakeSettings | Non
     t0 = stage("compact", 2)
     chf = _run("compact", settings, compact.build_compact_heightfield, hf,
                cfg.walkable_height, cfg.walkable_climb)
-    if not settings.links_enabled:
+    if not settings.links_enabled and debug is None:
         del hf  # the solid heightfield is kept only for the links' collision tests
     done("compact", t0)
     stats["compact_spans"] = int(chf.span_y.shape[0])
@@ -205,12 +208,16 @@ def bake(vertices: ArrayLike, triangles: ArrayLike, settings: BakeSettings | Non
          cfg.min_region_area, cfg.merge_region_area)
     done("regions", t0)
     stats["regions"] = int(chf.max_region)
+    if debug is not None:
+        capture_spans(debug, hf, chf)
 
     t0 = stage("contours", 6)
     cset = _run("contours", settings, contours.build_contours, chf,
                 cfg.max_simplification_error, cfg.max_edge_len)
     done("contours", t0)
     stats["contours"] = int(cset.reg.shape[0])
+    if debug is not None:
+        capture_contours(debug, cset, cfg.bmin, cfg.cs, cfg.ch)
 
     t0 = stage("polygons", 7)
     pmesh = _run("polygons", settings, polymesh.build_poly_mesh, cset,
