@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from . import overlay_batches as ob
+from . import overlay_debug as od
 from .camera import fit_camera, orthographic
 from .png import write_png
 from .stub_gaps import (
@@ -154,7 +155,7 @@ def _path_layer(navmesh, path):
 def render_overlay_pixels(scene=None, navmesh=None, path=None, size=(960, 540),
                           camera="three_quarter", layers=None, draw_scene: bool = True,
                           background=BACKGROUND, xray: bool = False,
-                          legend: bool = False):
+                          legend: bool = False, debug=None):
     """Draw into an offscreen buffer; returns ``(pixels (H, W, 4) uint8 top row first,
     view, projection)``.
 
@@ -163,7 +164,9 @@ def render_overlay_pixels(scene=None, navmesh=None, path=None, size=(960, 540),
     (a long path across the navmesh). ``layers``: names from
     ``overlay_batches.LAYER_NAMES`` (None: every layer). ``camera``: "three_quarter",
     "top", a camera object or a (view, projection) pair of 4 x 4 matrices. ``legend``:
-    colour keys of the drawn layers in the top-left corner.
+    colour keys of the drawn layers in the top-left corner. Debug layers
+    (``overlay_debug.DEBUG_LAYERS``) are drawn only when named in ``layers``, from
+    ``debug`` (a ``core.debug.BakeDebug``; None: the scene's stored debug data).
     """
     import gpu
 
@@ -173,6 +176,11 @@ def render_overlay_pixels(scene=None, navmesh=None, path=None, size=(960, 540),
     if navmesh is None and scene is not None:
         navmesh = overlay.bake_state(scene).navmesh  # None (nothing drawn) when unreadable
     geometry = ob.build_overlay(navmesh, lift=overlay.LIFT)
+    wanted_debug = [name for name in od.DEBUG_LAYERS if layers is not None and name in layers]
+    if wanted_debug and debug is None and scene is not None:
+        debug = overlay.bake_state(scene).debug
+    for name in wanted_debug:
+        geometry.layers[name] = od.build_debug_layer(name, navmesh, debug, overlay.LIFT)
     path_layer = _path_layer(navmesh, path) if navmesh is not None else None
     if path_layer is not None:
         geometry.layers["path"] = path_layer

@@ -25,6 +25,7 @@ from .prefs import preferences
 from .stub_gaps import register_classes_factory
 
 if TYPE_CHECKING:  # the core is imported through numba_env, after its cache is set up
+    from ..core.debug import BakeDebug
     from ..core.navmesh import NavMesh
 
 log = logging.getLogger(__name__)
@@ -51,8 +52,11 @@ class BakeJob:
     says so (:data:`COMPILING`).
     """
 
-    def __init__(self, pipeline, gathered: gather_mod.GatherResult, settings, on_progress=None):
+    def __init__(self, pipeline, gathered: gather_mod.GatherResult, settings, on_progress=None,
+                 keep_debug: bool = False):
         self.pipeline = pipeline
+        self.keep_debug = keep_debug
+        self.debug: BakeDebug | None = None  # filled by the bake when keep_debug
         self.compiling = False
         self.gathered = gathered
         self.settings = settings
@@ -91,8 +95,14 @@ class BakeJob:
             if self.pipeline is None:
                 self.stage = "loading kernels"
                 self.pipeline = _pipeline()
+            debug = None
+            if self.keep_debug:
+                from ..core.debug import BakeDebug
+
+                debug = BakeDebug()
             self.result = self.pipeline.bake(g.vertices, g.triangles, self.settings,
-                                             self.progress, walkable=g.walkable)
+                                             self.progress, walkable=g.walkable, debug=debug)
+            self.debug = debug
             if self.compiling:
                 kernel_cache.mark_warm()
         except Exception as exc:  # reported to the user by the operator
@@ -194,7 +204,7 @@ class NAVJUMP_OT_bake(Operator):
                        "objects": len(g.object_names), "seconds": g.seconds,
                        "bake_seconds": job.seconds}
         try:
-            storage.write_result(scene, navmesh, gather_info, warnings)
+            storage.write_result(scene, navmesh, gather_info, warnings, debug=job.debug)
         except Exception as exc:
             log.exception("Storing the NavJump result failed")
             self.report({'ERROR'}, f"Storing the NavJump result failed: {exc}")
@@ -221,7 +231,8 @@ class NAVJUMP_OT_bake(Operator):
                 area.header_text_set(f"NavJump: {stage} ({fraction * 100:.0f}%)")
 
         job = BakeJob(_pipeline(), gathered, settings,
-                      on_progress=None if bpy.app.background else show)
+                      on_progress=None if bpy.app.background else show,
+                      keep_debug=context.scene.navjump.keep_debug)
         wm.progress_begin(0, 1000)
         try:
             job.run()
@@ -243,7 +254,8 @@ class NAVJUMP_OT_bake(Operator):
             return {'CANCELLED'}
         settings, gathered = prepared
         self._scene_name = context.scene.name
-        self._job = BakeJob(None, gathered, settings)
+        self._job = BakeJob(None, gathered, settings,
+                            keep_debug=context.scene.navjump.keep_debug)
         _active_job = self._job
         self._job.start()
         wm = context.window_manager

@@ -28,10 +28,12 @@ import numpy as np
 from bpy.app.handlers import persistent
 
 from . import overlay_batches as ob
+from . import overlay_debug as od
 from . import storage
 from .stub_gaps import builtin_shader, gpu_state_get
 
 if TYPE_CHECKING:  # the core is imported lazily: its first import compiles kernels
+    from ..core.debug import BakeDebug
     from ..core.navmesh import NavMesh
     from ..core.query import PathResult
 
@@ -57,6 +59,9 @@ class BakeState:
     warnings: list[str] = field(default_factory=list)  # drawn, but something is off
     version: int = 0
     build_ms: float = 0.0
+    debug: BakeDebug | None = None  # the bake's debug data, when it kept some
+    debug_error: str = ""           # why stored debug data could not be read
+    debug_ms: dict[str, float] = field(default_factory=dict)  # debug layer build times
 
     @property
     def ok(self) -> bool:
@@ -182,7 +187,24 @@ def _load_state(scene, key: tuple) -> BakeState:
     if geometry.issues:
         state.warnings.append("Parts of the stored bake are invalid and not drawn: "
                               + "; ".join(geometry.issues))
+    try:
+        state.debug = storage.load_debug(scene)
+    except ValueError as exc:
+        state.debug_error = f"{str(exc)[:1].upper()}{str(exc)[1:]}: bake again"
     return state
+
+
+def debug_layer(state: BakeState, name: str) -> ob.LayerGeometry | None:
+    """A debug layer of the bake (built on first use, then kept with the state)."""
+    if state.geometry is None:
+        return None
+    layer = state.geometry.layers.get(name)
+    if layer is None:
+        t0 = time.perf_counter()
+        layer = od.build_debug_layer(name, state.navmesh, state.debug, LIFT)
+        state.debug_ms[name] = (time.perf_counter() - t0) * 1000.0
+        state.geometry.layers[name] = layer
+    return layer
 
 
 def bake_state(scene) -> BakeState:
@@ -362,8 +384,9 @@ def draw_batches(batches: list[tuple], viewport_size) -> None:
         batch.draw(shader)
 
 
-# Drawing order: fills first, then outlines, links and the path on top.
-DRAW_ORDER = ob.STANCE_LAYERS + ("navmesh",) + ob.LINK_LAYERS + ("path",)
+# Drawing order: debug fills and fills first, then outlines, links and the path on top.
+DRAW_ORDER = ("debug_voxels", "debug_regions", "debug_polygons") + ob.STANCE_LAYERS \
+    + ("navmesh", "debug_contours") + ob.LINK_LAYERS + ("path",)
 
 
 class GpuState:
@@ -420,7 +443,12 @@ def scene_batches(scene, visible) -> dict[str, list]:
                 continue
             if name not in cache:
                 try:
-                    cache[name] = make_batches(state.geometry.layers[name])
+                    layer = state.geometry.layers.get(name)
+                    if layer is None and name in od.DEBUG_LAYERS:
+                        layer = debug_layer(state, name)
+                    if layer is None:
+                        raise KeyError(name)
+                    cache[name] = make_batches(layer)
                 except Exception as exc:
                     cache[name] = []
                     _log_once(f"uploading layer {name} failed: {exc!r}")
@@ -444,7 +472,7 @@ def scene_batches(scene, visible) -> dict[str, list]:
 def draw_scene_overlay(scene, viewport_size) -> None:
     """Draw the scene's overlay with the current matrices (viewport or offscreen)."""
     pg = scene.navjump_overlay
-    visible = ob.visible_layers(pg)
+    visible = ob.visible_layers(pg) | od.visible_debug_layers(pg)
     if not visible:
         return
     draw_layers(scene_batches(scene, visible), visible, viewport_size, xray=pg.xray)

@@ -16,6 +16,7 @@ from .overlay_batches import (
     STANCE_COLORS,
     UNATTACHED_COLOR,
 )
+from .overlay_debug import UNWALKABLE_COLOR
 from .stub_gaps import register_classes_factory
 
 
@@ -70,6 +71,16 @@ class NAVJUMP_PG_overlay(PropertyGroup):
     show_jump_up: _layer("Jump Up", "Draw links up onto ledges")
     show_path: _layer("Path", "Draw the test path between the two path-test points")
     xray: _layer("X-Ray", "Draw the overlay through scene geometry", default=False)
+    # --- debug layers (overlay_debug.py; all but polygon ids need the bake's Debug Data) ---
+    show_debug_voxels: _layer("Voxel Tops", "Every voxel top of the bake: walkable ones in "
+                                            "their stance's colour, the others dark red",
+                              default=False)
+    show_debug_regions: _layer("Regions", "Walkable voxel tops in one colour per region",
+                               default=False)
+    show_debug_contours: _layer("Contours", "The simplified outline of every region",
+                                default=False)
+    show_debug_polygons: _layer("Polygon Ids", "Every navmesh polygon in a colour of its own",
+                                default=False)
 
     # --- legend swatches (read-only) ---
     legend_stand: _legend(STANCE_COLORS["stand"], "Stand")
@@ -79,6 +90,7 @@ class NAVJUMP_PG_overlay(PropertyGroup):
     legend_jump_across: _legend(LINK_COLORS["jump_across"], "Jump Across")
     legend_jump_up: _legend(LINK_COLORS["jump_up"], "Jump Up")
     legend_unattached: _legend(UNATTACHED_COLOR, "Link end on no polygon")
+    legend_unwalkable: _legend(UNWALKABLE_COLOR, "Voxel top not walkable")
     legend_path: _legend(PATH_COLOR, "Path")
     legend_path_jump: _legend(PATH_JUMP_COLOR, "Path in the air")
 

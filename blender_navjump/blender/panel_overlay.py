@@ -85,10 +85,32 @@ class NAVJUMP_PT_overlay(_SubPanel, Panel):
         swatch.prop(pg, "legend_path_jump", text="")
         row.label(text="Path in the air")
         layout.prop(pg, "xray")
+        _debug_section(layout, scene, pg, state)
         nm = state.navmesh
         if nm is not None:
             layout.label(text=f"{nm.polygon_count:,} polygons, {nm.link_count:,} links "
                               f"(overlay built in {state.build_ms:.0f} ms)")
+
+
+def _debug_section(layout, scene, pg, state):
+    """Debug layer toggles, the Debug Data bake setting and what is missing."""
+    from .overlay_debug import BAKE_DEBUG_LAYERS, DEBUG_LAYERS
+
+    col = layout.column(align=True)
+    col.label(text="Debug")
+    _toggle_row(col, pg, "show_debug_voxels", "legend_unwalkable")
+    for name in DEBUG_LAYERS[1:]:
+        _toggle_row(col, pg, f"show_{name}")
+    col.prop(scene.navjump, "keep_debug")
+    wanted = [n for n in BAKE_DEBUG_LAYERS if getattr(pg, f"show_{n}")]
+    if state.debug_error:
+        col.label(text=state.debug_error, icon='ERROR')
+    elif wanted and state.ok and state.debug is None:
+        col.label(text="Turn on Debug Data and bake again to see", icon='INFO')
+        col.label(text="voxel tops, regions and contours")
+    if state.debug_ms:
+        col.label(text="Debug layers built in "
+                       f"{sum(state.debug_ms.values()):.0f} ms")
 
 
 def _readout(layout, path):

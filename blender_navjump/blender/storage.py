@@ -4,7 +4,8 @@
   ``stance``, ``area`` and ``region`` (int). Its mesh data also carries the complete
   NavMesh as an .npz blob (custom property ``navjump_npz``, int32 words) plus the bake
   settings, stats and warnings as JSON, so :func:`load_navmesh` works after save, reopen
-  and undo.
+  and undo; with the "Debug Data" bake setting, the bake's debug data too (``navjump_debug``,
+  :func:`load_debug`).
 * ``NavJump Links``: one edge per jump link (start-segment midpoint to end-segment
   midpoint), edge attributes ``kind`` (index into LINK_KINDS), ``bidirectional``,
   ``width`` (m) and ``cost``.
@@ -17,6 +18,7 @@ existing objects and removes the old meshes (no orphans).
 
 from __future__ import annotations
 
+import io
 import json
 import uuid
 from typing import TYPE_CHECKING
@@ -25,6 +27,7 @@ import bpy
 import numpy as np
 from bpy.app.handlers import persistent
 
+from ..core.debug import BakeDebug
 from ..core.navmesh import NavMesh
 from .gather import RESULT_TAG
 from .summary import (
@@ -46,6 +49,7 @@ LINKS_NAME = "NavJump Links"
 REPORT_NAME = "NavJump Report"
 KIND_COLLECTION, KIND_NAVMESH, KIND_LINKS = "collection", "navmesh", "links"
 REPORT_KEY = "navjump_report"  # collection custom property: the report Text
+DEBUG_KEY = "navjump_debug"  # navmesh mesh custom property: the bake's debug data (.npz)
 # The navmesh object is lifted a little so it does not z-fight with the floor it lies on;
 # its mesh coordinates (and the stored NavMesh) are the real positions.
 DISPLAY_LIFT = 0.03
@@ -89,6 +93,34 @@ def load_navmesh(scene) -> NavMesh | None:
     if words is None or size is None:
         return None
     return navmesh_from_bytes(words_to_bytes(words, int(size)))
+
+
+def load_debug(scene) -> BakeDebug | None:
+    """The debug data stored with the last bake (None: the bake kept none). ValueError
+    when it cannot be read."""
+    obj = result_object(scene, KIND_NAVMESH)
+    if obj is None or obj.type != 'MESH':
+        return None
+    words = obj.data.get(DEBUG_KEY)
+    size = obj.data.get(f"{DEBUG_KEY}_size")
+    if words is None or size is None:
+        return None
+    try:
+        with np.load(io.BytesIO(words_to_bytes(words, int(size))), allow_pickle=False) as data:
+            return BakeDebug.from_arrays({name: data[name] for name in data.files})
+    except ValueError:
+        raise
+    except Exception as exc:  # a damaged archive raises anything
+        raise ValueError(f"the stored debug data cannot be read ({type(exc).__name__}: "
+                         f"{exc})") from None
+
+
+def _store_debug(mesh, debug: BakeDebug) -> None:
+    buf = io.BytesIO()
+    np.savez_compressed(buf, **debug.to_arrays())
+    data = buf.getvalue()
+    mesh[DEBUG_KEY] = bytes_to_words(data)
+    mesh[f"{DEBUG_KEY}_size"] = len(data)
 
 
 def read_report(scene) -> dict | None:
@@ -189,8 +221,9 @@ def _store_blob(mesh, navmesh: NavMesh, gather_info: dict, warnings: list[str]) 
 
 # ---------------------------------------------------------------- write / clear
 def write_result(scene, navmesh: NavMesh, gather_info: dict | None = None,
-                 warnings: list[str] | None = None):
-    """Store a bake in the scene, replacing the previous one. Returns the collection."""
+                 warnings: list[str] | None = None, debug: BakeDebug | None = None):
+    """Store a bake (and its debug data, if any) in the scene, replacing the previous one.
+    Returns the collection."""
     gather_info = dict(gather_info or {})
     warnings = list(warnings or [])
     # 1. Build everything new first: any failure here leaves the old result intact.
@@ -198,6 +231,8 @@ def write_result(scene, navmesh: NavMesh, gather_info: dict | None = None,
     try:
         new_meshes[KIND_NAVMESH] = build_navmesh_mesh(navmesh)
         summary = _store_blob(new_meshes[KIND_NAVMESH], navmesh, gather_info, warnings)
+        if debug is not None:
+            _store_debug(new_meshes[KIND_NAVMESH], debug)
         new_meshes[KIND_LINKS] = build_links_mesh(navmesh)
         text_body = report_text(summary, gather_info, warnings)
     except Exception:
