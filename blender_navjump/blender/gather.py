@@ -236,6 +236,8 @@ def bounds_box(obj) -> np.ndarray:
 # ---------------------------------------------------------------- bake bounds
 # A bounds box thinner than this (m) along any of its axes has no volume to bake in.
 MIN_BOUNDS_SIZE = 1.0e-4
+# A clipped triangle whose height is below this fraction of its longest edge is dropped.
+SLIVER_RATIO = 1.0e-9
 # Most vertices of a triangle clipped by the six faces of a box (3 + one per face).
 _MAX_CLIPPED = 9
 
@@ -329,6 +331,14 @@ def clip_triangles_to_box(vertices, triangles, box) -> ClippedTriangles:
     corners_local = np.stack([poly[owner, 0], poly[owner, rank + 1], poly[owner, rank + 2]],
                              axis=1)  # (F, 3, 3)
     new_world = corners_local.reshape(-1, 3) @ m[:3, :3].T + m[:3, 3]
+    # a cut through a vertex or along an edge leaves slivers of no area: not baked (the
+    # bake would skip them anyway, and warn about triangles the user never made)
+    tri = new_world.reshape(-1, 3, 3)
+    edges = np.linalg.norm(tri - tri[:, [1, 2, 0]], axis=2).max(axis=1)
+    twice_area = np.linalg.norm(np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0]), axis=1)
+    solid = twice_area > SLIVER_RATIO * edges * edges
+    new_world = tri[solid].reshape(-1, 3)
+    owner = owner[solid]
 
     used = np.zeros(v.shape[0], np.bool_)
     used[t[kept]] = True
