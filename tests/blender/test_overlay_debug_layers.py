@@ -1,0 +1,69 @@
+"""Debug layer geometry without Blender (overlay_debug.py): shapes, colours, loops."""
+
+import numpy as np
+import pytest
+
+from blender_navjump.blender import overlay_debug as od
+from blender_navjump.core.debug import VOXEL_TOP, BakeDebug
+from blender_navjump.core.kinds import STANCE_COLORS
+
+
+def small_debug():
+    spans = np.zeros(4, VOXEL_TOP)
+    spans["x"] = [0.1, 0.3, 0.5, 0.7]
+    spans["z"] = [1.0, 1.0, 2.0, 1.0]
+    spans["area"] = [0, 1, 2, 1]
+    spans["region"] = [0, 4, 5, 4]
+    points = np.array([[0, 0, 1], [1, 0, 1], [1, 1, 1], [0, 1, 1],   # a square, region 4
+                       [2, 0, 2], [3, 0, 2], [3, 1, 2]], float)      # a triangle, region 5
+    return BakeDebug(0.2, 0.1, spans, points, np.array([0, 4, 7]), np.array([4, 5], np.int32))
+
+
+def test_id_colours_differ_for_neighbouring_ids_and_repeat_for_the_same_id():
+    c = od.id_colors(np.arange(200))
+    assert c.shape == (200, 4) and c.dtype == np.float32
+    assert ((c[:, :3] >= 0) & (c[:, :3] <= 1)).all() and (c[:, 3] == 1).all()
+    step = np.abs(np.diff(c[:, :3], axis=0)).max(axis=1)
+    assert step.min() > 0.15  # consecutive ids are told apart
+    assert np.array_equal(od.id_colors([7, 7, 3])[0], od.id_colors([7])[0])
+
+
+def test_voxel_squares_one_per_top_coloured_by_area():
+    d = small_debug()
+    layer = od.build_voxel_layer(d)
+    assert layer.tri_positions.shape == (4 * 6, 3)
+    # each square is centred on its top, lifted a little, 80 % of a cell wide
+    sq = layer.tri_positions.reshape(4, 6, 3)
+    np.testing.assert_allclose(sq.mean(axis=1)[:, 0], d.spans["x"], atol=1e-6)
+    np.testing.assert_allclose(sq[:, :, 2], np.repeat(d.spans["z"][:, None] + od.VOXEL_LIFT, 6, 1),
+                               atol=1e-6)
+    np.testing.assert_allclose(np.ptp(sq[:, :, 0], axis=1), od.VOXEL_FILL * 0.2, rtol=1e-5)
+    col = layer.tri_colors.reshape(4, 6, 4)[:, 0]
+    np.testing.assert_allclose(col[0, :3], od.UNWALKABLE_COLOR[:3])
+    np.testing.assert_allclose(col[1, :3], STANCE_COLORS["stand"][:3])
+    np.testing.assert_allclose(col[2, :3], STANCE_COLORS["crouch"][:3])
+
+
+def test_regions_skip_unwalkable_tops_and_contours_close_their_loops():
+    d = small_debug()
+    regions = od.build_region_layer(d)
+    assert regions.tri_positions.shape[0] == 3 * 6
+    col = regions.tri_colors.reshape(3, 6, 4)[:, 0]
+    np.testing.assert_allclose(col, od.id_colors([4, 5, 4]))
+    contours = od.build_contour_layer(d, lift=0.05)
+    (lines,) = contours.lines
+    assert lines.count == 4 + 3
+    seg = lines.positions.reshape(-1, 2, 3)
+    # every loop closes: the last segment of the square ends at its first point
+    np.testing.assert_allclose(seg[3, 1], [0, 0, 1.05], atol=1e-6)
+    np.testing.assert_allclose(seg[6, 1], [2, 0, 2.05], atol=1e-6)
+    dark = od.id_colors([5])[0, :3] * od.CONTOUR_DARKEN
+    np.testing.assert_allclose(lines.colors[-1, :3], dark, atol=1e-6)
+
+
+def test_missing_debug_data_gives_empty_layers_and_unknown_names_are_refused():
+    for name in od.BAKE_DEBUG_LAYERS:
+        assert od.build_debug_layer(name, None, None).empty
+    assert od.build_debug_layer("debug_polygons", None, None).empty
+    with pytest.raises(ValueError, match="unknown debug layer 'voxels'"):
+        od.build_debug_layer("voxels", None, small_debug())
