@@ -5,6 +5,14 @@ Builds a grid navmesh of unit squares (default 400 x 250 = 100,000 polygons) wit
 links (default 10,000), then times ``overlay_batches.build_overlay`` (numpy only, no
 bpy). Prints JSON: the median and min time, the vertex count and the target (5 s for
 100,000 polygons and 10,000 links, the size of a large level).
+
+``--debug-scene demo|terraced|PATH.obj`` benchmarks the debug layers (overlay_debug.py)
+instead, on a real bake with debug data (panel defaults: radius 0.4, cell 0.2 / 0.1,
+stances; no links): the demo level (``assets/demo_level.blend``, read with bpy), the
+procedural terraced level of ``scripts/bench_links.py`` (``--boxes``, 3,000: ~1 M
+triangles) or an OBJ (Z up). It times each layer's build (numpy, once per bake) and,
+with bpy's GPU (offscreen, as the overlay tests draw), the upload (once per bake) and the
+draw of one frame with every debug layer on (``--frames``, median).
 """
 
 from __future__ import annotations
@@ -63,12 +71,141 @@ def grid_navmesh(nx: int, ny: int, n_links: int, seed: int = 3) -> NavMesh:
         link_cost=np.ones(n_links))
 
 
+# The panel's defaults (README: "In Blender"), links off: they are not debug layers.
+PANEL_SETTINGS = dict(agent_radius=0.4, agent_max_climb=0.4, cell_size=0.2, cell_height=0.1,
+                      agent_height=1.8, multi_stance=True, links_enabled=False)
+
+
+def debug_scene_arrays(name: str, boxes: int):
+    if name == "demo":
+        import bpy
+
+        from blender_navjump.blender import gather
+
+        bpy.ops.wm.open_mainfile(filepath=str(ROOT / "assets" / "demo_level.blend"))
+        g = gather.gather(bpy.context.evaluated_depsgraph_get(), bpy.context.view_layer)
+        return g.vertices, g.triangles, g.walkable
+    if name == "terraced":
+        sys.path.insert(0, str(ROOT / "scripts"))
+        from bench_links import terraced_level
+
+        v, t = terraced_level(boxes)
+        return v, t, None
+    from blender_navjump.core.objio import read_obj
+
+    v, t = read_obj(name, up="z")
+    return v, t, None
+
+
+def bench_debug(args) -> dict:
+    from blender_navjump.blender import overlay_debug as od
+    from blender_navjump.core import BakeSettings, bake
+    from blender_navjump.core.debug import BakeDebug
+
+    v, t, walkable = debug_scene_arrays(args.debug_scene, args.boxes)
+    settings = BakeSettings(**PANEL_SETTINGS)
+    plain = bake(v, t, settings, walkable=walkable)  # warm-up: loads the kernels
+    with_debug, without = [], []
+    for _ in range(args.repeat):
+        debug = BakeDebug()
+        t0 = time.perf_counter()
+        nm = bake(v, t, settings, walkable=walkable, debug=debug)
+        with_debug.append(time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        plain = bake(v, t, settings, walkable=walkable)
+        without.append(time.perf_counter() - t0)
+    bake_s, plain_s = statistics.median(with_debug), statistics.median(without)
+    assert plain.polygon_count == nm.polygon_count
+    out = {"scene": args.debug_scene, "triangles": int(t.shape[0]),
+           "polygons": nm.polygon_count, "voxel_tops": int(debug.spans.shape[0]),
+           "contours": debug.contour_count, "bake_with_debug_s": round(bake_s, 3),
+           "bake_without_debug_s": round(plain_s, 3), "layers": {}}
+    layers = {}
+    for name in od.DEBUG_LAYERS:
+        times = []
+        for _ in range(args.repeat):
+            t0 = time.perf_counter()
+            layer = od.build_debug_layer(name, nm, debug, 0.05)
+            times.append(time.perf_counter() - t0)
+        layers[name] = layer
+        out["layers"][name] = {"build_ms": round(1000 * statistics.median(times), 1),
+                               "vertices": layer.vertex_count,
+                               "mbytes": round(sum(a.nbytes for a in (
+                                   layer.tri_positions, layer.tri_colors,
+                                   *(x for ls in layer.lines for x in (ls.positions,
+                                                                      ls.colors)))) / 1e6, 1)}
+    try:
+        out["gpu"] = bench_draw(layers, args.frames)
+    except Exception as exc:  # no bpy or no GPU here: the build figures still stand
+        out["gpu"] = f"not measured: {type(exc).__name__}: {exc}"
+    return out
+
+
+def bench_draw(layers, frames: int) -> dict:
+    """Upload (once per bake) and draw time of one frame with every debug layer on, into
+    a 1280 x 720 offscreen buffer (a one-pixel read waits for the GPU to finish)."""
+    import gpu
+    from mathutils import Matrix
+
+    from blender_navjump.blender import offscreen, overlay
+    from blender_navjump.blender.camera import fit_camera
+    from blender_navjump.blender.stub_gaps import (
+        active_framebuffer,
+        matrix_push_pop,
+        new_offscreen,
+        offscreen_bound,
+        projection_push_pop,
+    )
+
+    offscreen.ensure_gpu()
+    size = (1280, 720)
+    pts = [layer.tri_positions for layer in layers.values() if layer.tri_positions.shape[0]]
+    lo = np.min([p.min(axis=0) for p in pts], axis=0)
+    hi = np.max([p.max(axis=0) for p in pts], axis=0)
+    view, proj = fit_camera(np.stack([lo, hi]), size, "three_quarter")
+    buf = new_offscreen(*size)
+    result = {}
+    try:
+        with offscreen_bound(buf):
+            fb = active_framebuffer()
+            with matrix_push_pop(), projection_push_pop():
+                gpu.matrix.load_matrix(Matrix(view.tolist()))
+                gpu.matrix.load_projection_matrix(Matrix(proj.tolist()))
+                t0 = time.perf_counter()
+                batches = {name: overlay.make_batches(layer) for name, layer in layers.items()}
+                fb.read_color(0, 0, 1, 1, 4, 0, 'UBYTE')
+                result["upload_ms"] = round(1000 * (time.perf_counter() - t0), 1)
+                for name in list(layers) + ["all"]:
+                    visible = set(layers) if name == "all" else {name}
+                    times = []
+                    for _ in range(frames):
+                        fb.clear(color=(0, 0, 0, 1), depth=1.0)
+                        t0 = time.perf_counter()
+                        overlay.draw_layers(batches, visible, size)
+                        fb.read_color(0, 0, 1, 1, 4, 0, 'UBYTE')
+                        times.append(time.perf_counter() - t0)
+                    result[f"draw_{name}_ms"] = round(1000 * statistics.median(times), 2)
+    finally:
+        buf.free()
+    result["backend"] = gpu.platform.backend_type_get()
+    result["renderer"] = gpu.platform.renderer_get()
+    return result
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--polygons", type=int, default=100_000)
     ap.add_argument("--links", type=int, default=10_000)
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--debug-scene", default=None, metavar="demo|terraced|PATH.obj",
+                    help="benchmark the debug layers on a real bake of this scene")
+    ap.add_argument("--boxes", type=int, default=3000,
+                    help="boxes of the terraced level (3,000: ~1 M triangles)")
+    ap.add_argument("--frames", type=int, default=10)
     args = ap.parse_args(argv)
+    if args.debug_scene:
+        print(json.dumps(bench_debug(args), indent=2))
+        return 0
     ny = max(1, int(round((args.polygons / 1.6) ** 0.5)))
     nx = max(1, args.polygons // ny)
     nm = grid_navmesh(nx, ny, args.links)

@@ -1,9 +1,10 @@
 """Debug layers of the overlay (bpy-free, numpy only): why a place is (not) walkable.
 
-* ``debug_voxels``: every voxel top of the bake (``core.debug.BakeDebug.spans``) as a
-  small square, in its stance's colour when walkable, dark red when not (steep, an
-  obstacle, filtered, too low, or eroded away near a wall or ledge).
-* ``debug_regions``: the walkable voxel tops in one colour per region id.
+* ``debug_voxels``: every voxel top of the bake (``core.debug.BakeDebug.spans``), in its
+  stance's colour when walkable, dark red when not (steep, an obstacle, filtered, too
+  low, or eroded away near a wall or ledge). Tops side by side in a row with the same
+  height and colour are drawn as one strip (80 % of a cell wide), not one square each.
+* ``debug_regions``: the walkable voxel tops in one colour per region id (strips too).
 * ``debug_contours``: the simplified region outlines, darker than their region's colour.
 * ``debug_polygons``: every navmesh polygon filled in a colour of its own (polygon id).
 
@@ -28,7 +29,7 @@ DEBUG_LABELS = {"debug_voxels": "Voxel Tops", "debug_regions": "Regions",
 UNWALKABLE_COLOR = (0.5, 0.06, 0.04, 1.0)  # dark red: a voxel top nobody walks on
 VOXEL_ALPHA = 1.0
 POLYGON_ALPHA = 0.8
-VOXEL_FILL = 0.8        # side of a voxel square, as a fraction of the cell size
+VOXEL_FILL = 0.8        # width of a row of voxel tops, as a fraction of the cell size
 VOXEL_LIFT = 0.01       # above the top (m)
 CONTOUR_DARKEN = 0.55
 CONTOUR_WIDTH = 2.5
@@ -64,33 +65,53 @@ def voxel_colors(area) -> np.ndarray:
     return out
 
 
-def _squares(centres: np.ndarray, half: float, colors: np.ndarray) -> ob.LayerGeometry:
-    """Flat squares (two triangles each) around ``centres`` (N, 3), one colour each."""
-    corners = np.array([[-1, -1, 0], [1, -1, 0], [1, 1, 0], [-1, -1, 0], [1, 1, 0],
-                        [-1, 1, 0]], np.float64) * half
-    pos = (centres[:, None, :] + corners[None]).reshape(-1, 3)
-    col = np.repeat(np.asarray(colors, np.float32), 6, axis=0)
-    return ob.LayerGeometry(np.ascontiguousarray(pos, np.float32),
+def _row_runs(spans, key: np.ndarray, cell: float):
+    """Runs of voxel tops side by side along x (same row y, same height z, same ``key``):
+    (first, last) span index of each run, in ``spans`` order after sorting. One rectangle
+    per run instead of one square per top: a flat floor of n x n cells costs n
+    rectangles, which keeps the layer cheap to draw on large levels."""
+    ix = np.rint((spans["x"].astype(np.float64) - float(spans["x"].min())) / cell)
+    iy = np.rint((spans["y"].astype(np.float64) - float(spans["y"].min())) / cell)
+    z = spans["z"]
+    order = np.lexsort((ix, z, iy, key))
+    ix, iy, z, key = ix[order], iy[order], z[order], key[order]
+    new = np.ones(order.shape[0], bool)
+    new[1:] = (key[1:] != key[:-1]) | (iy[1:] != iy[:-1]) | (z[1:] != z[:-1]) \
+        | (ix[1:] != ix[:-1] + 1)
+    first = np.nonzero(new)[0]
+    last = np.append(first[1:] - 1, order.shape[0] - 1)
+    return order[first], order[last]
+
+
+def _strips(spans, key: np.ndarray, cell: float, colors_of_key) -> ob.LayerGeometry:
+    """Rectangles over runs of voxel tops (see :func:`_row_runs`), inset by
+    ``1 - VOXEL_FILL`` of a cell on every side so rows, heights and colour changes show."""
+    if spans.shape[0] == 0:
+        return ob.LayerGeometry()
+    first, last = _row_runs(spans, key, cell)
+    half = 0.5 * VOXEL_FILL * cell
+    x0 = spans["x"][first].astype(np.float64) - half
+    x1 = spans["x"][last].astype(np.float64) + half
+    y = spans["y"][first].astype(np.float64)
+    z = spans["z"][first].astype(np.float64) + VOXEL_LIFT
+    corners = np.stack([np.stack([x0, y - half, z], 1), np.stack([x1, y - half, z], 1),
+                        np.stack([x1, y + half, z], 1), np.stack([x0, y - half, z], 1),
+                        np.stack([x1, y + half, z], 1), np.stack([x0, y + half, z], 1)],
+                       axis=1)  # (R, 6, 3)
+    col = np.repeat(np.asarray(colors_of_key(key[first]), np.float32), 6, axis=0)
+    return ob.LayerGeometry(np.ascontiguousarray(corners.reshape(-1, 3), np.float32),
                             np.ascontiguousarray(col, np.float32))
-
-
-def _span_centres(debug, mask) -> np.ndarray:
-    sp = debug.spans[mask]
-    return np.stack([sp["x"], sp["y"], sp["z"] + VOXEL_LIFT], axis=1).astype(np.float64)
 
 
 def build_voxel_layer(debug) -> ob.LayerGeometry:
     sp = debug.spans
-    mask = np.ones(sp.shape[0], bool)
-    return _squares(_span_centres(debug, mask), 0.5 * VOXEL_FILL * debug.cell_size,
-                    voxel_colors(sp["area"]))
+    return _strips(sp, sp["area"].astype(np.int64), debug.cell_size, voxel_colors)
 
 
 def build_region_layer(debug) -> ob.LayerGeometry:
     sp = debug.spans
     mask = (sp["area"] > 0) & (sp["region"] > 0)
-    return _squares(_span_centres(debug, mask), 0.5 * VOXEL_FILL * debug.cell_size,
-                    id_colors(sp["region"][mask]))
+    return _strips(sp[mask], sp["region"][mask].astype(np.int64), debug.cell_size, id_colors)
 
 
 def build_contour_layer(debug, lift: float) -> ob.LayerGeometry:

@@ -28,20 +28,40 @@ def test_id_colours_differ_for_neighbouring_ids_and_repeat_for_the_same_id():
     assert np.array_equal(od.id_colors([7, 7, 3])[0], od.id_colors([7])[0])
 
 
-def test_voxel_squares_one_per_top_coloured_by_area():
+def test_voxel_tops_one_strip_per_run_coloured_by_area():
     d = small_debug()
     layer = od.build_voxel_layer(d)
+    # no two neighbours share height and area here: one rectangle (6 vertices) per top
     assert layer.tri_positions.shape == (4 * 6, 3)
-    # each square is centred on its top, lifted a little, 80 % of a cell wide
     sq = layer.tri_positions.reshape(4, 6, 3)
+    order = np.argsort(sq.mean(axis=1)[:, 0])
+    sq = sq[order]
     np.testing.assert_allclose(sq.mean(axis=1)[:, 0], d.spans["x"], atol=1e-6)
-    np.testing.assert_allclose(sq[:, :, 2], np.repeat(d.spans["z"][:, None] + od.VOXEL_LIFT, 6, 1),
-                               atol=1e-6)
+    np.testing.assert_allclose(sq[:, :, 2], np.repeat(d.spans["z"][:, None] + od.VOXEL_LIFT,
+                                                      6, 1), atol=1e-6)
     np.testing.assert_allclose(np.ptp(sq[:, :, 0], axis=1), od.VOXEL_FILL * 0.2, rtol=1e-5)
-    col = layer.tri_colors.reshape(4, 6, 4)[:, 0]
+    col = layer.tri_colors.reshape(4, 6, 4)[order, 0]
     np.testing.assert_allclose(col[0, :3], od.UNWALKABLE_COLOR[:3])
     np.testing.assert_allclose(col[1, :3], STANCE_COLORS["stand"][:3])
     np.testing.assert_allclose(col[2, :3], STANCE_COLORS["crouch"][:3])
+
+
+def test_a_row_of_equal_tops_is_one_strip_and_a_change_breaks_it():
+    spans = np.zeros(7, VOXEL_TOP)
+    spans["x"] = [0.1, 0.3, 0.5, 0.7, 0.9, 0.5, 0.7]
+    spans["y"] = [0.1] * 5 + [0.3, 0.3]
+    spans["area"] = [1, 1, 1, 0, 1, 1, 1]
+    spans["z"] = [1.0] * 7
+    d = BakeDebug(0.2, 0.1, spans)
+    layer = od.build_voxel_layer(d)
+    rects = layer.tri_positions.reshape(-1, 6, 3)
+    # row y 0.1: stand 0.1..0.5, not walkable 0.7, stand 0.9; row y 0.3: stand 0.5..0.7
+    spans_x = sorted((round(float(r[:, 0].min()), 3), round(float(r[:, 0].max()), 3),
+                      round(float(r[:, 1].mean()), 3)) for r in rects)
+    h = 0.5 * od.VOXEL_FILL * 0.2
+    expect = sorted([(0.1 - h, 0.5 + h, 0.1), (0.7 - h, 0.7 + h, 0.1), (0.9 - h, 0.9 + h, 0.1),
+                     (0.5 - h, 0.7 + h, 0.3)])
+    np.testing.assert_allclose(spans_x, expect, atol=1e-6)
 
 
 def test_regions_skip_unwalkable_tops_and_contours_close_their_loops():
@@ -49,7 +69,8 @@ def test_regions_skip_unwalkable_tops_and_contours_close_their_loops():
     regions = od.build_region_layer(d)
     assert regions.tri_positions.shape[0] == 3 * 6
     col = regions.tri_colors.reshape(3, 6, 4)[:, 0]
-    np.testing.assert_allclose(col, od.id_colors([4, 5, 4]))
+    x = regions.tri_positions.reshape(3, 6, 3).mean(axis=1)[:, 0]
+    np.testing.assert_allclose(col[np.argsort(x)], od.id_colors([4, 5, 4]))
     contours = od.build_contour_layer(d, lift=0.05)
     (lines,) = contours.lines
     assert lines.count == 4 + 3
