@@ -98,6 +98,7 @@ def debug_scene_arrays(name: str, boxes: int):
 
 
 def bench_debug(args) -> dict:
+    from blender_navjump.blender import overlay_batches as ob
     from blender_navjump.blender import overlay_debug as od
     from blender_navjump.core import BakeSettings, bake
     from blender_navjump.core.debug import BakeDebug
@@ -134,16 +135,19 @@ def bench_debug(args) -> dict:
                                    layer.tri_positions, layer.tri_colors,
                                    *(x for ls in layer.lines for x in (ls.positions,
                                                                       ls.colors)))) / 1e6, 1)}
+    # for comparison: the navmesh's own layers (stance fills, outlines), as shown by default
+    base = ob.build_overlay(nm).layers
     try:
-        out["gpu"] = bench_draw(layers, args.frames)
+        out["gpu"] = bench_draw(layers, args.frames, base)
     except Exception as exc:  # no bpy or no GPU here: the build figures still stand
         out["gpu"] = f"not measured: {type(exc).__name__}: {exc}"
     return out
 
 
-def bench_draw(layers, frames: int) -> dict:
+def bench_draw(layers, frames: int, base=None) -> dict:
     """Upload (once per bake) and draw time of one frame with every debug layer on, into
-    a 1280 x 720 offscreen buffer (a one-pixel read waits for the GPU to finish)."""
+    a 1280 x 720 offscreen buffer (a one-pixel read waits for the GPU to finish); with
+    ``base`` (the navmesh layers), the draw of those alone for comparison."""
     import gpu
     from mathutils import Matrix
 
@@ -175,8 +179,13 @@ def bench_draw(layers, frames: int) -> dict:
                 batches = {name: overlay.make_batches(layer) for name, layer in layers.items()}
                 fb.read_color(0, 0, 1, 1, 4, 0, 'UBYTE')
                 result["upload_ms"] = round(1000 * (time.perf_counter() - t0), 1)
-                for name in list(layers) + ["all"]:
+                base_batches = {name: overlay.make_batches(layer)
+                                for name, layer in (base or {}).items()}
+                for name in list(layers) + ["all"] + (["navmesh_layers"] if base else []):
                     visible = set(layers) if name == "all" else {name}
+                    if name == "navmesh_layers":
+                        visible = set(base_batches)
+                        batches = base_batches
                     times = []
                     for _ in range(frames):
                         fb.clear(color=(0, 0, 0, 1), depth=1.0)

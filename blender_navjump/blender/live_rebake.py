@@ -66,7 +66,8 @@ def settings_signature(scene) -> tuple:
         values = props.to_bake_settings(pg).to_dict()
     except Exception as exc:  # an invalid combination still counts as a change
         values = {"error": str(exc)}
-    source = (pg.source, pg.source_collection.name if pg.source_collection else "")
+    source = (pg.source, pg.source_collection.name if pg.source_collection else "",
+              pg.bounds_object.name if pg.bounds_object else "")
     objects = sum(1 for obj in scene.objects if not gather.is_result_object(obj))
     return (tuple(sorted((k, repr(v)) for k, v in values.items())), source, objects)
 
