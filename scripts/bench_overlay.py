@@ -148,6 +148,7 @@ def bench_draw(layers, frames: int, base=None) -> dict:
     """Upload (once per bake) and draw time of one frame with every debug layer on, into
     a 1280 x 720 offscreen buffer (a one-pixel read waits for the GPU to finish); with
     ``base`` (the navmesh layers), the draw of those alone for comparison."""
+    import bpy  # noqa: F401  (gpu and mathutils come with it)
     import gpu
     from mathutils import Matrix
 
