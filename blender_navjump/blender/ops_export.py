@@ -10,10 +10,11 @@ of the last successful export are kept in the scene (``scene.navjump.export_path
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import bpy
-from bpy.props import StringProperty
-from bpy.types import Operator
-from bpy_extras.io_utils import ExportHelper
+from bpy.props import BoolProperty, StringProperty
+from bpy.types import Operator, UILayout
 
 from ..export import FORMATS
 from . import storage
@@ -34,15 +35,20 @@ def default_path(scene) -> str:
     return f"{folder}{stem}.navjump.json"
 
 
-class NAVJUMP_OT_export(Operator, ExportHelper):
+class NAVJUMP_OT_export(Operator):
     """Export the baked navigation mesh and links (NavJump JSON, OBJ, glTF, Detour)"""
 
+    if TYPE_CHECKING:  # not at run time: Blender reads the annotations of its classes
+        layout: UILayout  # set before draw() is called; the stubs allow None
     bl_idname = "navjump.export"
     bl_label = "Export NavJump"
     bl_options = {'REGISTER'}
 
-    filename_ext = ".json"
+    filepath: StringProperty(name="File Path", subtype='FILE_PATH', default="",
+                             description="The NavJump JSON file; the other formats go "
+                                         "beside it")
     filter_glob: StringProperty(default="*.json", options={'HIDDEN'})
+    check_existing: BoolProperty(default=True, options={'HIDDEN'})
     formats: export_formats_property()
 
     @classmethod
