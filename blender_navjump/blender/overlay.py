@@ -3,7 +3,7 @@
 What is cached, and when it is rebuilt:
 
 * :class:`BakeState` per scene: the stored NavMesh, the problems the panel shows and the
-  overlay geometry (numpy, :mod:`.overlay_batches`). Keyed by the stored bake (mesh
+  overlay geometry (numpy, :mod:`.overlay_geometry`). Keyed by the stored bake (mesh
   identity, bake id, blob size, vertex and face counts), so it is rebuilt only when a
   bake (or a hand edit of the result) changes it. Every state gets a new ``version``.
 * GPU batches: one per layer and primitive, made on the first draw of a version, inside
@@ -27,7 +27,7 @@ import bpy
 import numpy as np
 from bpy.app.handlers import persistent
 
-from . import overlay_batches as ob
+from . import overlay_geometry as ob
 from . import storage
 from .stub_gaps import builtin_shader, gpu_state_get
 

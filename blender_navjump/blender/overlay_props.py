@@ -9,7 +9,7 @@ import bpy
 from bpy.props import BoolProperty, FloatVectorProperty, PointerProperty
 from bpy.types import PropertyGroup
 
-from .overlay_batches import (
+from .overlay_geometry import (
     LINK_COLORS,
     PATH_COLOR,
     PATH_JUMP_COLOR,

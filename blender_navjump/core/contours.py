@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .types import (
+from .stage_data import (
     AREA_BORDER,
     CONTOUR_REG_MASK,
     DIR_DX,

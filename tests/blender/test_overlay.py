@@ -11,6 +11,7 @@ import importlib
 import io
 import json
 
+import navmesh_builders
 import numpy as np
 import pytest
 
@@ -61,13 +62,13 @@ def ext(navjump):
 
     class Ext:
         overlay = sub("blender.overlay")
-        batches = sub("blender.overlay_batches")
+        batches = sub("blender.overlay_geometry")
         props = sub("blender.overlay_props")
         offscreen = sub("blender.offscreen")
         camera = sub("blender.camera")
         png = sub("blender.png")
         storage = navjump.storage
-        build = sub("core.query.build")
+        build = navmesh_builders.for_package(navjump.module)
         navmesh_mod = sub("core.navmesh")
     return Ext
 

@@ -162,7 +162,7 @@ def test_linux_zip_contents_and_validation(linux_zip, blender_ext, manifest_id):
 
     assert shipped["fingerprint"] == kernel_cache.source_fingerprint()
     # one index per kernel of the bake and the path queries
-    assert any(n.startswith("kernels/linux-x64/core/query/solve.") for n in kernels)
+    assert any(n.startswith("kernels/linux-x64/core/query/batch_kernel.") for n in kernels)
     assert any(n.startswith("kernels/linux-x64/core/rasterize.") for n in kernels)
     proc = subprocess.run([sys.executable, str(blender_ext), "validate", str(linux_zip)],
                           capture_output=True, text=True, timeout=120)

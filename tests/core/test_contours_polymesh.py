@@ -7,7 +7,7 @@ import pytest
 
 from blender_navjump.core.contours import build_contours, chf_from_region_grid
 from blender_navjump.core.polymesh import build_poly_mesh, triangulate
-from blender_navjump.core.types import AREA_BORDER, CONTOUR_REG_MASK
+from blender_navjump.core.stage_data import AREA_BORDER, CONTOUR_REG_MASK
 
 EXACT = 0.01  # simplification error small enough to keep every corner of a grid outline
 # Irrational-ish offset from cell centres so sample points never sit on a polygon edge.
