@@ -111,7 +111,7 @@ def _bake_into(result: dict, path: Path, opts: BakeOptions, reuse_open: bool):
     from ..core.settings import SettingsError
     from ..export import check_outputs, write_formats
     from . import gather as gather_mod
-    from . import ops_bake, props, storage
+    from . import props, storage, summary
 
     phases = result["phases_s"]
     t = time.perf_counter()
@@ -135,7 +135,7 @@ def _bake_into(result: dict, path: Path, opts: BakeOptions, reuse_open: bool):
                                    settings_pg.auto_cell_size, props.auto_voxel_size)
         settings.validate()
     except SettingsError as exc:
-        raise BatchError(ops_bake.settings_error_message(exc)) from None
+        raise BatchError(summary.settings_error_message(exc, props.setting_label)) from None
     result["settings"] = settings.to_dict()
     target = output_target(path, opts.out)
     # The outputs too: a folder that cannot be written fails now, not after the bake.
@@ -166,17 +166,17 @@ def _bake_into(result: dict, path: Path, opts: BakeOptions, reuse_open: bool):
         navmesh = run_interruptibly(pipeline.bake, gathered.vertices, gathered.triangles,
                                     settings, walkable=gathered.walkable)
     except SettingsError as exc:
-        raise BatchError(ops_bake.settings_error_message(exc)) from None
+        raise BatchError(summary.settings_error_message(exc, props.setting_label)) from None
     except ValueError as exc:
         raise BatchError(f"bake failed: {exc}") from None
     phases["bake"] = time.perf_counter() - t
 
-    warnings = ops_bake.result_warnings(navmesh, gathered, settings)
+    warnings = summary.result_warnings(navmesh, settings)
     gather_info = {"triangles": gathered.triangle_count,
                    "obstacle_triangles": gathered.obstacle_count,
                    "objects": len(gathered.object_names), "seconds": phases["gather"],
                    "bake_seconds": phases["bake"]}
-    stats = storage.summarize(navmesh)
+    stats = summary.summarize(navmesh)
     stats.update({"triangles": gathered.triangle_count,
                   "obstacle_triangles": gathered.obstacle_count,
                   "objects": len(gathered.object_names),

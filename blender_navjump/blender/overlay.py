@@ -109,12 +109,6 @@ def clear_caches():
     _caches.clear()
 
 
-def cache_stats() -> dict:
-    """For tests and the panel: what is cached now."""
-    return {"bake_states": len(_caches.bake), "path_states": len(_caches.path),
-            "gpu_sets": len(_caches.gpu), "clears": _caches.clears}
-
-
 def _scene_uid(scene) -> int:
     return int(getattr(scene, "session_uid", 0) or scene.as_pointer())
 

@@ -149,7 +149,8 @@ def test_linux_zip_contents_and_validation(linux_zip, blender_ext, manifest_id):
         (wheel,) = [w for w in wheels if w.startswith(f"{name}-{pins[name]}-cp311-cp311-")]
         assert "manylinux" in wheel and wheel.endswith("x86_64.whl")
         assert f"wheels/{wheel}" in names
-    for path in ("__init__.py", "blender/headless.py", "blender/cli_command.py",
+    for path in ("__init__.py", "blender/headless.py", "blender/batch.py", "batch_cli.py",
+                 "blender/cli_command.py",
                  "core/pipeline.py", "export/detour.py", "presets/navjump/agent/Human.py"):
         assert path in names
     assert not [n for n in names if "__pycache__" in n or n.endswith(".pyc")]
