@@ -237,6 +237,12 @@ def _on_depsgraph_update(scene, depsgraph):
     # The first update after undo/redo/load re-evaluates restored objects: not an edit.
     ignore_geometry = _state.ignore_geometry_once
     _state.ignore_geometry_once = False
+    _check(scene, depsgraph, ignore_geometry)
+
+
+def _check(scene, depsgraph=None, ignore_geometry: bool = False):
+    """Schedule a bake when Auto re-bake is on and the scene changed (a handler: never
+    raises; a failure is logged and shown as the status)."""
     if _state.baking or scene is None:
         return
     try:
@@ -257,19 +263,7 @@ _msgbus_owner = object()
 
 
 def _on_settings_message(*_args):
-    scene = bpy.context.scene
-    if _state.baking or scene is None:
-        return
-    try:
-        pg = getattr(scene, "navjump_overlay", None)
-        if pg is None or not pg.auto_rebake:
-            return
-        reason = change_reason(scene)
-        if reason:
-            schedule(scene, reason)
-    except Exception as exc:
-        log.exception("NavJump auto re-bake check failed")
-        _state.error = f"Auto re-bake check failed: {exc}"
+    _check(bpy.context.scene)
 
 
 def _subscribe():

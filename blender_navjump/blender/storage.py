@@ -79,12 +79,19 @@ def has_result(scene) -> bool:
     return result_object(scene, KIND_NAVMESH) is not None
 
 
-def load_navmesh(scene) -> NavMesh | None:
-    """The NavMesh stored by the last bake of this scene, or None."""
+def _navmesh_data(scene):
+    """The mesh data of the stored navmesh object, or None."""
     obj = result_object(scene, KIND_NAVMESH)
     if obj is None or obj.type != 'MESH':
         return None
-    mesh = obj.data
+    return obj.data
+
+
+def load_navmesh(scene) -> NavMesh | None:
+    """The NavMesh stored by the last bake of this scene, or None."""
+    mesh = _navmesh_data(scene)
+    if mesh is None:
+        return None
     words = mesh.get("navjump_npz")
     size = mesh.get("navjump_npz_size")
     if words is None or size is None:
@@ -94,10 +101,9 @@ def load_navmesh(scene) -> NavMesh | None:
 
 def read_report(scene) -> dict | None:
     """Stored bake metadata (settings, stats, summary, gather info, warnings), cached."""
-    obj = result_object(scene, KIND_NAVMESH)
-    if obj is None or obj.type != 'MESH':
+    mesh = _navmesh_data(scene)
+    if mesh is None:
         return None
-    mesh = obj.data
     bake_id = mesh.get("navjump_bake_id")
     if bake_id is None:
         return None
