@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import sys
 from pathlib import Path
 
 import pytest
@@ -18,17 +17,6 @@ from blender_navjump.core.settings import BakeSettings
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "assets" / "demo_level.blend"
-
-
-def test_importing_the_driver_needs_no_bpy():
-    import subprocess
-
-    code = ("import sys; import blender_navjump.blender.batch, blender_navjump.batch_cli; "
-            "print('bpy' in sys.modules)")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         cwd=str(ROOT), timeout=120)
-    assert out.returncode == 0, out.stderr
-    assert out.stdout.strip() == "False"
 
 
 @settings(max_examples=30, deadline=None)
