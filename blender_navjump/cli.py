@@ -48,6 +48,33 @@ class CliError(Exception):
     pass
 
 
+# ---------------------------------------------------------------- shared by every command
+def parse_set_values(items) -> dict:
+    """``["agent_radius=0.5", ...]`` (``--set``) -> ``{"agent_radius": 0.5}``; ValueError
+    names the item, or the setting and its limit."""
+    from .core.settings import BakeSettings
+
+    out = {}
+    for item in items:
+        name, sep, text = item.partition("=")
+        name = name.strip()
+        if not sep or not name:
+            raise ValueError(f"--set expects NAME=VALUE, got {item!r}")
+        out[name] = BakeSettings.parse_value(name, text.strip())
+    return out
+
+
+def parse_formats(text: str) -> tuple[str, ...]:
+    """``"json,OBJ"`` (``--format``) -> ``("json", "obj")``; ValueError names an unknown
+    format and the allowed ones."""
+    from .export import check_formats
+
+    names = [f.strip().lower() for f in text.split(",") if f.strip()]
+    if not names:
+        raise ValueError("no output format given; allowed formats are json, obj, gltf, detour")
+    return tuple(check_formats(names))
+
+
 def _bake_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="python -m blender_navjump bake",
@@ -77,12 +104,7 @@ def _bake_parser() -> argparse.ArgumentParser:
 def build_settings(args):
     from .core.settings import STANCES, BakeSettings
 
-    values = {}
-    for item in args.set:
-        if "=" not in item:
-            raise CliError(f"--set expects NAME=VALUE, got {item!r}")
-        name, text = item.split("=", 1)
-        values[name.strip()] = BakeSettings.parse_value(name.strip(), text.strip())
+    values = parse_set_values(args.set)
     for field in _FLAG_FIELDS.values():
         text = getattr(args, field, None)
         if text is not None:
@@ -160,10 +182,10 @@ def bake_command(argv: list[str]) -> int:
     from .core.objio import read_obj_scene
     from .export import check_outputs, export_navmesh
 
-    formats = [f.strip() for f in args.format.split(",") if f.strip()]
-    if not formats:
-        raise CliError("--format: no output format given; allowed formats are json, obj, "
-                       "gltf, detour")
+    try:
+        formats = parse_formats(args.format)
+    except ValueError as exc:
+        raise CliError(f"--format: {exc}") from None
     settings = build_settings(args)
     # Everything about the outputs is checked before the (possibly long) bake.
     check_outputs(args.out, formats, inputs=[args.input])

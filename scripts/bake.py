@@ -46,19 +46,19 @@ def _inside_blender() -> bool:
 def main(argv: list[str] | None = None) -> int:
     if str(ROOT) not in sys.path:
         sys.path.insert(0, str(ROOT))  # run from a checkout without installing
-    from blender_navjump.blender import headless
+    from blender_navjump import batch_cli
 
     if _inside_blender():
         if argv is None:
             argv = sys.argv[sys.argv.index("--") + 1:] if "--" in sys.argv else []
-        return headless.blender_script_main(argv)
+        return batch_cli.blender_script_main(argv)
     argv = sys.argv[1:] if argv is None else argv
     scheduler_run = None
     if any(a == "--scheduler" or a.startswith("--scheduler=") for a in argv):
         from blender_navjump.farm import dask_runner
 
         scheduler_run = dask_runner.script_run
-    return headless.script_main(argv, scheduler_run=scheduler_run)
+    return batch_cli.script_main(argv, scheduler_run=scheduler_run)
 
 
 if __name__ == "__main__":

@@ -61,8 +61,8 @@ if args["zip"]:
                                                      enable_on_install=True)
 else:
     sys.path.insert(0, args["root"])
-    from blender_navjump.blender import headless
-    module = headless.attach_extension()
+    from blender_navjump.blender import devload
+    module = devload.attach_extension()
 start_s = time.perf_counter() - t0
 kc = importlib.import_module(module + ".core.kernel_cache")
 cli = importlib.import_module(module + ".blender.cli_command")

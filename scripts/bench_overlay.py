@@ -2,7 +2,7 @@
 [--links N] [--repeat N]``.
 
 Builds a grid navmesh of unit squares (default 400 x 250 = 100,000 polygons) with random
-links (default 10,000), then times ``overlay_batches.build_overlay`` (numpy only, no
+links (default 10,000), then times ``overlay_geometry.build_overlay`` (numpy only, no
 bpy). Prints JSON: the median and min time, the vertex count and the target (5 s for
 100,000 polygons and 10,000 links, the size of a large level).
 
@@ -29,7 +29,7 @@ import numpy as np
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from blender_navjump.blender import overlay_batches as ob  # noqa: E402
+from blender_navjump.blender import overlay_geometry as ob  # noqa: E402
 from blender_navjump.core.navmesh import NavMesh  # noqa: E402
 
 TARGET_SECONDS = 5.0
@@ -98,8 +98,8 @@ def debug_scene_arrays(name: str, boxes: int):
 
 
 def bench_debug(args) -> dict:
-    from blender_navjump.blender import overlay_batches as ob
     from blender_navjump.blender import overlay_debug as od
+    from blender_navjump.blender import overlay_geometry as ob
     from blender_navjump.core import BakeSettings, bake
     from blender_navjump.core.debug import BakeDebug
 

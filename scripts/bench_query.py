@@ -37,7 +37,7 @@ from blender_navjump.core.query import (  # noqa: E402
     NavQuery,
     random_navmesh_points,
 )
-from blender_navjump.core.query.solve import solve_batch  # noqa: E402
+from blender_navjump.core.query.batch_kernel import solve_batch  # noqa: E402
 
 
 @intrinsic

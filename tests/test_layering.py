@@ -103,3 +103,28 @@ def test_the_checker_sees_lazy_and_relative_imports():
     # pipeline.bake imports its stages inside the function, relative to core
     assert "blender_navjump.core.rasterize" in graph["blender_navjump.core.pipeline"]
     assert any(_top(d) == "bpy" for d in graph["blender_navjump.blender.panel"])
+
+
+# The Blender layer's bpy-free helpers (README, "In Blender") and the batch command line:
+# importing them loads no Blender module, so they run and are tested under plain Python.
+BPY_FREE = ["blender_navjump.blender.batch", "blender_navjump.blender.stdio",
+            "blender_navjump.blender.summary", "blender_navjump.blender.gather",
+            "blender_navjump.blender.overlay_geometry", "blender_navjump.blender.camera",
+            "blender_navjump.blender.png", "blender_navjump.blender.result_mesh",
+            "blender_navjump.blender.rebake_changes", "blender_navjump.batch_cli",
+            "blender_navjump.cli", "blender_navjump.path_cli"]
+
+
+def test_bpy_free_helpers_import_no_blender_module():
+    import subprocess
+    import sys
+
+    code = ("import importlib, json, sys\n"
+            f"for name in {BPY_FREE!r}:\n"
+            "    importlib.import_module(name)\n"
+            f"print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in "
+            f"{sorted(BLENDER_MODULES)!r})))")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          cwd=str(PKG.parent), timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.strip() == "[]"

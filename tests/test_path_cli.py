@@ -6,8 +6,8 @@ import json
 import math
 
 import pytest
+from navmesh_builders import navmesh_from_polygons, with_links
 
-from blender_navjump.core.query import navmesh_from_polygons, with_links
 from blender_navjump.export.navjump_json import write_json
 from blender_navjump.path_cli import path_command
 

@@ -3,12 +3,12 @@
 Blender runs the command in background mode after loading the preferences, so it exists
 only while the extension is enabled there (an extension installed with ``blender -c
 extension install-file -e``, not under ``--factory-startup``). Arguments and behaviour
-are those of :func:`.headless.command_main`.
+are those of :func:`..batch_cli.command_main`.
 """
 
 import bpy
 
-from . import headless
+from .. import batch_cli
 from .stub_gaps import register_cli_command
 
 COMMAND_ID = "navjump"
@@ -17,7 +17,7 @@ _handle: object = None  # what register_cli_command returned; needed to unregist
 
 def execute(argv) -> int:
     """Blender calls this with the arguments after ``-c navjump``; returns the exit code."""
-    return headless.command_main(list(argv))
+    return batch_cli.command_main(list(argv))
 
 
 def register():

@@ -10,17 +10,20 @@ Nothing here runs inside an installed extension.
 
 from __future__ import annotations
 
+import importlib
 import os
 import shutil
 import tomllib
 from pathlib import Path
 
+from .stdio import stdout_to_stderr
 from .stub_gaps import blender_preferences
 
 PACKAGE_DIR = Path(__file__).resolve().parents[1]  # .../blender_navjump
 REPO_ROOT = PACKAGE_DIR.parent
 MANIFEST = REPO_ROOT / "blender_manifest.toml"
 DEFAULT_REPO_MODULE = "navjump_dev"
+DEV_REPO_ENV = "NAVJUMP_DEV_REPO"  # local repository the source tree is staged into
 _SKIP = {"__pycache__"}
 
 
@@ -113,3 +116,85 @@ def disable_source_extension(repo_module: str = DEFAULT_REPO_MODULE,
     repo = find_repo(repo_module)
     if remove_repo and repo is not None:
         blender_preferences().extensions.repos.remove(repo)
+
+
+# ---------------------------------------------------------------- the extension for batch bakes
+def find_enabled_extension(ext_id: str | None = None) -> str | None:
+    """Module name of an enabled NavJump extension (``bl_ext.<repo>.<id>``), or None."""
+    ext_id = ext_id or manifest_id()
+    for name in blender_preferences().addons.keys():
+        if name.startswith("bl_ext.") and name.rsplit(".", 1)[-1] == ext_id:
+            return name
+    return None
+
+
+def dev_repo_module() -> str:
+    return os.environ.get(DEV_REPO_ENV) or DEFAULT_REPO_MODULE
+
+
+def staged_is_current(ext_dir: Path) -> bool:
+    """True when ``ext_dir`` links exactly the package's entries and has its manifest."""
+    ext_dir = Path(ext_dir)
+    manifest = ext_dir / "blender_manifest.toml"
+    if not ext_dir.is_dir() or not manifest.is_file():
+        return False
+    if manifest.read_bytes() != MANIFEST.read_bytes():
+        return False
+    wanted = {e.name: e for e in PACKAGE_DIR.iterdir()
+              if e.name not in _SKIP and e.name != "blender_manifest.toml"}
+    have = {e.name for e in ext_dir.iterdir() if e.name != "blender_manifest.toml"}
+    if have != set(wanted):
+        return False
+    for name, source in wanted.items():
+        link = ext_dir / name
+        if not link.is_symlink() or Path(os.readlink(link)) != source:
+            return False
+    return True
+
+
+def stage_source_extension(repo_module: str | None = None) -> tuple[Path, str]:
+    """Stage the source tree into the dev repository folder unless it already is.
+
+    Staging only when needed matters: other processes (pool workers, a test session) may be
+    running from the same folder, and re-staging removes it for a moment.
+    """
+    repo_module = repo_module or dev_repo_module()
+    repo_dir = default_repo_dir(repo_module)
+    if not staged_is_current(repo_dir / manifest_id()):
+        stage_extension(repo_dir)
+    return repo_dir, repo_module
+
+
+def attach_staged_extension(repo_dir, repo_module: str) -> str:
+    """Register an already staged repository folder and enable the add-on; its module name."""
+    import bpy
+
+    module = f"bl_ext.{repo_module}.{manifest_id()}"
+    if module in blender_preferences().addons:
+        return module
+    repo = find_repo(repo_module)
+    if repo is None:
+        blender_preferences().extensions.repos.new(
+            name=repo_module, module=repo_module, custom_directory=str(repo_dir),
+            source='USER')
+    with stdout_to_stderr():
+        bpy.ops.extensions.repo_refresh_all()
+        result = bpy.ops.preferences.addon_enable(module=module)
+    if result != {'FINISHED'} or module not in blender_preferences().addons:
+        raise RuntimeError(f"could not enable {module} from {repo_dir}")
+    return module
+
+
+def attach_extension() -> str:
+    """The enabled NavJump extension (an installed one if enabled), else the source tree."""
+    module = find_enabled_extension()
+    if module is not None:
+        return module
+    repo_dir, repo_module = stage_source_extension()
+    return attach_staged_extension(repo_dir, repo_module)
+
+
+def extension_headless(module: str):
+    """:mod:`.headless` (one file's bake, needs bpy) as loaded inside the extension ``module``."""
+    return importlib.import_module(f"{module}.blender.headless")
+

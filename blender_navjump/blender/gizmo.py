@@ -15,12 +15,12 @@ from __future__ import annotations
 import bpy
 from bpy.types import GizmoGroup, Operator
 
-from . import overlay, overlay_batches
+from . import overlay, overlay_geometry
 from .stub_gaps import register_classes_factory
 
 ENDS = ("path_start", "path_goal")
-END_COLORS = {"path_start": overlay_batches.PATH_START_COLOR,
-              "path_goal": overlay_batches.PATH_GOAL_COLOR}
+END_COLORS = {"path_start": overlay_geometry.PATH_START_COLOR,
+              "path_goal": overlay_geometry.PATH_GOAL_COLOR}
 
 
 def get_end(scene, end: str) -> tuple[float, float, float]:

@@ -27,6 +27,7 @@ import bpy
 from bpy.app.handlers import persistent
 
 from . import gather, overlay, props
+from .rebake_changes import Signature, make_signature, role_change, settings_change
 
 log = logging.getLogger(__name__)
 
@@ -39,7 +40,7 @@ BUSY_RETRY_SECONDS = 0.25
 
 class _State:
     def __init__(self):
-        self.signatures: dict[int, tuple] = {}
+        self.signatures: dict[int, Signature] = {}
         self.roles: dict[int, dict[str, str]] = {}
         self.pending_scene: str | None = None
         self.pending_reason = ""
@@ -59,7 +60,7 @@ def _uid(scene) -> int:
     return int(getattr(scene, "session_uid", 0) or scene.as_pointer())
 
 
-def settings_signature(scene) -> tuple:
+def settings_signature(scene) -> Signature:
     """What a bake of this scene depends on, besides geometry."""
     pg = scene.navjump
     try:
@@ -69,7 +70,7 @@ def settings_signature(scene) -> tuple:
     source = (pg.source, pg.source_collection.name if pg.source_collection else "",
               pg.bounds_object.name if pg.bounds_object else "")
     objects = sum(1 for obj in scene.objects if not gather.is_result_object(obj))
-    return (tuple(sorted((k, repr(v)) for k, v in values.items())), source, objects)
+    return make_signature(values, source, objects)
 
 
 def _roles(scene) -> dict[str, str]:
@@ -93,17 +94,15 @@ def change_reason(scene, depsgraph=None, ignore_geometry: bool = False) -> str:
     uid = _uid(scene)
     signature = settings_signature(scene)
     before = _state.signatures.get(uid)
-    if signature != before:
+    reason = settings_change(before, signature)
+    if reason:
         _state.signatures[uid] = signature
-        if before is not None and before[2] != signature[2]:
-            return "objects added or removed"
-        return "settings changed"
+        return reason
     roles = _state.roles.setdefault(uid, {})
     if depsgraph is None:
         now = _roles(scene)
-        changed = [name for name, role in now.items() if roles.get(name, role) != role]
         _state.roles[uid] = now
-        return f"role of {changed[0]} changed" if changed else ""
+        return role_change(roles, now)
     reason = ""
     for update in depsgraph.updates:
         obj = update.id
@@ -113,8 +112,7 @@ def change_reason(scene, depsgraph=None, ignore_geometry: bool = False) -> str:
         if obj is None or gather.is_result_object(obj):
             continue
         role = obj.navjump_role  # type: ignore[attr-defined]  # added by props.register()
-        if roles.get(obj.name, role) != role:
-            reason = reason or f"role of {obj.name} changed"
+        reason = reason or role_change(roles, {obj.name: role})
         roles[obj.name] = role
         if ignore_geometry or obj.type not in gather.GEOMETRY_TYPES | {'EMPTY'}:
             continue
@@ -240,6 +238,12 @@ def _on_depsgraph_update(scene, depsgraph):
     # The first update after undo/redo/load re-evaluates restored objects: not an edit.
     ignore_geometry = _state.ignore_geometry_once
     _state.ignore_geometry_once = False
+    _check(scene, depsgraph, ignore_geometry)
+
+
+def _check(scene, depsgraph=None, ignore_geometry: bool = False):
+    """Schedule a bake when Auto re-bake is on and the scene changed (a handler: never
+    raises; a failure is logged and shown as the status)."""
     if _state.baking or scene is None:
         return
     try:
@@ -260,19 +264,7 @@ _msgbus_owner = object()
 
 
 def _on_settings_message(*_args):
-    scene = bpy.context.scene
-    if _state.baking or scene is None:
-        return
-    try:
-        pg = getattr(scene, "navjump_overlay", None)
-        if pg is None or not pg.auto_rebake:
-            return
-        reason = change_reason(scene)
-        if reason:
-            schedule(scene, reason)
-    except Exception as exc:
-        log.exception("NavJump auto re-bake check failed")
-        _state.error = f"Auto re-bake check failed: {exc}"
+    _check(bpy.context.scene)
 
 
 def _subscribe():

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import numpy as np
 
-from . import overlay_batches as ob
 from . import overlay_debug as od
+from . import overlay_geometry as ob
 from .camera import fit_camera, orthographic
 from .png import write_png
 from .stub_gaps import (
@@ -162,7 +162,7 @@ def render_overlay_pixels(scene=None, navmesh=None, path=None, size=(960, 540),
     ``navmesh`` None: the scene's stored bake (if it cannot be read, only the scene is
     drawn; ``overlay.bake_state(scene).errors`` says why). ``path``: a PathResult, None or "auto"
     (a long path across the navmesh). ``layers``: names from
-    ``overlay_batches.LAYER_NAMES`` (None: every layer). ``camera``: "three_quarter",
+    ``overlay_geometry.LAYER_NAMES`` (None: every layer). ``camera``: "three_quarter",
     "top", a camera object or a (view, projection) pair of 4 x 4 matrices. ``legend``:
     colour keys of the drawn layers in the top-left corner. Debug layers
     (``overlay_debug.DEBUG_LAYERS``) are drawn only when named in ``layers``, from

@@ -130,16 +130,6 @@ class BakeJob:
         return self._done.is_set()
 
 
-def settings_error_message(exc) -> str:
-    """'Invalid setting 'Crouch' (crouch_height): ...' for a SettingsError, with the
-    panel's label of the setting."""
-    return summary.settings_error_message(exc, props.setting_label)
-
-
-def result_warnings(navmesh, _gathered: gather_mod.GatherResult, settings) -> list[str]:
-    return summary.result_warnings(navmesh, settings)
-
-
 class NAVJUMP_OT_bake(Operator):
     """Bake the navigation mesh and jump links of the scene"""
 
@@ -163,7 +153,7 @@ class NAVJUMP_OT_bake(Operator):
         try:
             settings.validate()
         except core.SettingsError as exc:
-            self.report({'ERROR'}, settings_error_message(exc))
+            self.report({'ERROR'}, summary.settings_error_message(exc, props.setting_label))
             return None
         try:
             gathered = gather_mod.gather_from_context(context)
@@ -185,7 +175,8 @@ class NAVJUMP_OT_bake(Operator):
             return {'CANCELLED'}
         if job.error is not None:
             if isinstance(job.error, core.SettingsError):
-                self.report({'ERROR'}, settings_error_message(job.error))
+                self.report({'ERROR'},
+                            summary.settings_error_message(job.error, props.setting_label))
             elif isinstance(job.error, ValueError):
                 self.report({'ERROR'}, f"NavJump bake failed: {job.error}")
             else:
@@ -199,7 +190,7 @@ class NAVJUMP_OT_bake(Operator):
         g = job.gathered
         navmesh = job.result
         assert navmesh is not None  # neither cancelled nor failed: the bake returned one
-        warnings = result_warnings(navmesh, g, job.settings)
+        warnings = summary.result_warnings(navmesh, job.settings)
         gather_info = {"triangles": g.triangle_count, "obstacle_triangles": g.obstacle_count,
                        "objects": len(g.object_names), "seconds": g.seconds,
                        "bake_seconds": job.seconds}

@@ -3,7 +3,7 @@
 What is cached, and when it is rebuilt:
 
 * :class:`BakeState` per scene: the stored NavMesh, the problems the panel shows and the
-  overlay geometry (numpy, :mod:`.overlay_batches`). Keyed by the stored bake (mesh
+  overlay geometry (numpy, :mod:`.overlay_geometry`). Keyed by the stored bake (mesh
   identity, bake id, blob size, vertex and face counts), so it is rebuilt only when a
   bake (or a hand edit of the result) changes it. Every state gets a new ``version``.
 * GPU batches: one per layer and primitive, made on the first draw of a version, inside
@@ -27,8 +27,8 @@ import bpy
 import numpy as np
 from bpy.app.handlers import persistent
 
-from . import overlay_batches as ob
 from . import overlay_debug as od
+from . import overlay_geometry as ob
 from . import storage
 from .stub_gaps import builtin_shader, gpu_state_get
 
@@ -112,12 +112,6 @@ def _log_once(message: str):
 def clear_caches():
     """Forget every cached navmesh, path and GPU batch (rebuilt on the next draw)."""
     _caches.clear()
-
-
-def cache_stats() -> dict:
-    """For tests and the panel: what is cached now."""
-    return {"bake_states": len(_caches.bake), "path_states": len(_caches.path),
-            "gpu_sets": len(_caches.gpu), "clears": _caches.clears}
 
 
 def _scene_uid(scene) -> int:

@@ -10,7 +10,7 @@
 
 The first three need the bake's debug data (the "Debug Data" bake setting); the polygon
 ids need only the navmesh. Each is built once per bake, when first shown, as arrays
-(no Python loop per voxel, region or polygon), like :mod:`.overlay_batches`.
+(no Python loop per voxel, region or polygon), like :mod:`.overlay_geometry`.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.kinds import STANCE_COLORS, STANCE_NAMES
-from . import overlay_batches as ob
+from . import overlay_geometry as ob
 
 DEBUG_LAYERS = ("debug_voxels", "debug_regions", "debug_contours", "debug_polygons")
 # Layers drawn from the bake's debug data (the others need only the navmesh).

@@ -9,14 +9,14 @@ import bpy
 from bpy.props import BoolProperty, FloatVectorProperty, PointerProperty
 from bpy.types import PropertyGroup
 
-from .overlay_batches import (
+from .overlay_debug import UNWALKABLE_COLOR
+from .overlay_geometry import (
     LINK_COLORS,
     PATH_COLOR,
     PATH_JUMP_COLOR,
     STANCE_COLORS,
     UNATTACHED_COLOR,
 )
-from .overlay_debug import UNWALKABLE_COLOR
 from .stub_gaps import register_classes_factory
 
 

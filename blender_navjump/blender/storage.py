@@ -29,6 +29,7 @@ from bpy.app.handlers import persistent
 
 from ..core.debug import BakeDebug
 from ..core.navmesh import NavMesh
+from . import result_mesh
 from .gather import RESULT_TAG
 from .summary import (
     bytes_to_words,
@@ -82,12 +83,19 @@ def has_result(scene) -> bool:
     return result_object(scene, KIND_NAVMESH) is not None
 
 
-def load_navmesh(scene) -> NavMesh | None:
-    """The NavMesh stored by the last bake of this scene, or None."""
+def _navmesh_data(scene):
+    """The mesh data of the stored navmesh object, or None."""
     obj = result_object(scene, KIND_NAVMESH)
     if obj is None or obj.type != 'MESH':
         return None
-    mesh = obj.data
+    return obj.data
+
+
+def load_navmesh(scene) -> NavMesh | None:
+    """The NavMesh stored by the last bake of this scene, or None."""
+    mesh = _navmesh_data(scene)
+    if mesh is None:
+        return None
     words = mesh.get("navjump_npz")
     size = mesh.get("navjump_npz_size")
     if words is None or size is None:
@@ -125,10 +133,9 @@ def _store_debug(mesh, debug: BakeDebug) -> None:
 
 def read_report(scene) -> dict | None:
     """Stored bake metadata (settings, stats, summary, gather info, warnings), cached."""
-    obj = result_object(scene, KIND_NAVMESH)
-    if obj is None or obj.type != 'MESH':
+    mesh = _navmesh_data(scene)
+    if mesh is None:
         return None
-    mesh = obj.data
     bake_id = mesh.get("navjump_bake_id")
     if bake_id is None:
         return None
@@ -145,60 +152,44 @@ def read_report(scene) -> dict | None:
 
 # ---------------------------------------------------------------- building meshes
 def build_navmesh_mesh(navmesh: NavMesh, name: str = NAVMESH_NAME):
+    faces = result_mesh.navmesh_faces(navmesh)
     mesh = bpy.data.meshes.new(name)
     try:
-        polys = navmesh.polygons
-        counts = (polys >= 0).sum(axis=1)
-        mesh.vertices.add(navmesh.vertices.shape[0])
-        mesh.vertices.foreach_set("co", navmesh.vertices.astype(np.float32).ravel())
-        loops = polys[polys >= 0].astype(np.int32)  # row-major: polygon by polygon
-        mesh.loops.add(loops.shape[0])
-        mesh.loops.foreach_set("vertex_index", loops)
-        mesh.polygons.add(polys.shape[0])
-        starts = np.zeros(polys.shape[0], np.int32)
-        if polys.shape[0]:
-            starts[1:] = np.cumsum(counts)[:-1]
-        mesh.polygons.foreach_set("loop_start", starts)
+        mesh.vertices.add(faces.vertices.shape[0])
+        mesh.vertices.foreach_set("co", faces.vertices.ravel())
+        mesh.loops.add(faces.loops.shape[0])
+        mesh.loops.foreach_set("vertex_index", faces.loops)
+        mesh.polygons.add(faces.loop_starts.shape[0])
+        mesh.polygons.foreach_set("loop_start", faces.loop_starts)
         mesh.update(calc_edges=True)
-        for attr_name, values in (("stance", navmesh.polygon_stance),
-                                  ("area", navmesh.polygon_area),
-                                  ("region", navmesh.polygon_region)):
+        for attr_name, values in faces.attributes.items():
             attr = mesh.attributes.new(attr_name, 'INT', 'FACE')
             assert isinstance(attr, bpy.types.IntAttribute)
-            attr.data.foreach_set("value", np.asarray(values, dtype=np.int32))
+            attr.data.foreach_set("value", values)
     except Exception:
         bpy.data.meshes.remove(mesh)
         raise
     return mesh
 
 
+_ATTRIBUTE_TYPES: dict[np.dtype, AttributeTypeItems] = {
+    np.dtype(np.int32): 'INT', np.dtype(np.bool_): 'BOOLEAN', np.dtype(np.float32): 'FLOAT'}
+
+
 def build_links_mesh(navmesh: NavMesh, name: str = LINKS_NAME):
+    edges = result_mesh.link_edges(navmesh)
     mesh = bpy.data.meshes.new(name)
     try:
-        n = navmesh.link_count
-        start_mid = navmesh.link_start.mean(axis=1) if n else np.zeros((0, 3))
-        end_mid = navmesh.link_end.mean(axis=1) if n else np.zeros((0, 3))
-        points = np.empty((2 * n, 3), np.float32)
-        points[0::2] = start_mid
-        points[1::2] = end_mid
-        mesh.vertices.add(2 * n)
-        mesh.vertices.foreach_set("co", points.ravel())
-        mesh.edges.add(n)
-        mesh.edges.foreach_set("vertices", np.arange(2 * n, dtype=np.int32))
+        mesh.vertices.add(edges.vertices.shape[0])
+        mesh.vertices.foreach_set("co", edges.vertices.ravel())
+        mesh.edges.add(edges.edges.shape[0] // 2)
+        mesh.edges.foreach_set("vertices", edges.edges)
         mesh.update()
-        width = (np.linalg.norm(navmesh.link_start[:, 1] - navmesh.link_start[:, 0], axis=1)
-                 if n else np.zeros(0))
-        kind: AttributeTypeItems
-        for attr_name, kind, field, values in (
-                ("kind", 'INT', "value", np.asarray(navmesh.link_kind, np.int32)),
-                ("bidirectional", 'BOOLEAN', "value",
-                 np.asarray(navmesh.link_bidirectional, np.bool_)),
-                ("width", 'FLOAT', "value", width.astype(np.float32)),
-                ("cost", 'FLOAT', "value", np.asarray(navmesh.link_cost, np.float32))):
-            attr = mesh.attributes.new(attr_name, kind, 'EDGE')
+        for attr_name, values in edges.attributes.items():
+            attr = mesh.attributes.new(attr_name, _ATTRIBUTE_TYPES[values.dtype], 'EDGE')
             assert isinstance(attr, (bpy.types.IntAttribute, bpy.types.BoolAttribute,
                                      bpy.types.FloatAttribute))
-            attr.data.foreach_set(field, values)
+            attr.data.foreach_set("value", values)
     except Exception:
         bpy.data.meshes.remove(mesh)
         raise

@@ -6,7 +6,7 @@ import numpy as np
 from numba import njit
 
 from .parallel import run_banded
-from .types import OPEN_SKY, CompactHeightfield, Heightfield
+from .stage_data import OPEN_SKY, CompactHeightfield, Heightfield
 
 _DX = (-1, 0, 1, 0)
 _DY = (0, 1, 0, -1)

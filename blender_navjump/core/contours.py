@@ -11,12 +11,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .types import (
+from .stage_data import (
     AREA_BORDER,
     CONTOUR_REG_MASK,
-    DIR_DX,
-    DIR_DY,
-    OPEN_SKY,
     CompactHeightfield,
     ContourSet,
 )
@@ -607,55 +604,4 @@ def _empty_contour_set() -> ContourSet:
         area=np.zeros(0, np.uint8),
         raw_verts=np.zeros((0, 4), np.int32),
         raw_start=np.zeros(1, np.int32),
-    )
-
-
-def chf_from_region_grid(regions: np.ndarray, areas=None, heights=None,
-                         max_climb: int | None = None) -> CompactHeightfield:
-    """A one-span-per-cell CompactHeightfield from a 2D region grid, for tests.
-
-    ``regions[y, x]`` is the region id of cell (x, y) (0 = none). ``areas[y, x]`` defaults
-    to 1 where the region is > 0, else 0; ``heights[y, x]`` (floor level) defaults to 0.
-    Every cell gets a span; 4-neighbours are connected when their floors differ by at most
-    ``max_climb`` (None = always). Grid origin 0, cs = ch = 1.
-    """
-    regions = np.asarray(regions, dtype=np.int32)
-    if regions.ndim != 2:
-        raise ValueError("regions must be a 2D array indexed [y, x]")
-    h, w = regions.shape
-    if areas is None:
-        areas = (regions > 0).astype(np.uint8)
-    areas = np.asarray(areas, dtype=np.uint8).reshape(h, w)
-    heights = (np.zeros((h, w), np.int32) if heights is None
-               else np.asarray(heights, dtype=np.int32).reshape(h, w))
-    n = w * h
-    ys, xs = np.divmod(np.arange(n, dtype=np.int32), w)  # span index = x + y*w
-    con = np.full((n, 4), -1, np.int32)
-    flat_h = heights.reshape(-1)
-    for d in range(4):
-        nx = xs + DIR_DX[d]
-        ny = ys + DIR_DY[d]
-        ok = (nx >= 0) & (nx < w) & (ny >= 0) & (ny < h)
-        nb = np.where(ok, nx + ny * w, 0)
-        if max_climb is not None:
-            ok &= np.abs(flat_h[nb] - flat_h) <= max_climb
-        con[:, d] = np.where(ok, nb, -1)
-    return CompactHeightfield(
-        width=w,
-        height=h,
-        bmin=np.zeros(3),
-        cs=1.0,
-        ch=1.0,
-        walkable_height=1,
-        walkable_climb=int(max_climb) if max_climb is not None else 1 << 20,
-        cell_index=np.arange(n, dtype=np.int32),
-        cell_count=np.ones(n, np.int32),
-        span_y=flat_h.astype(np.int32).copy(),
-        span_h=np.full(n, OPEN_SKY, np.int32),
-        span_area=areas.reshape(-1).copy(),
-        span_con=con,
-        span_x=xs.astype(np.int32),
-        span_cy=ys.astype(np.int32),
-        span_reg=regions.reshape(-1).copy(),
-        max_region=int(regions.max()) if regions.size else 0,
     )

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .types import CompactHeightfield, ContourSet, Heightfield
+from .stage_data import CompactHeightfield, ContourSet, Heightfield
 
 VOXEL_TOP = np.dtype([("x", np.float32), ("y", np.float32), ("z", np.float32),
                       ("area", np.uint8), ("region", np.int32)])

@@ -41,7 +41,7 @@ import math
 import numpy as np
 from numba import njit
 
-from .types import DIR_DX, DIR_DY, CompactHeightfield, PolyMesh
+from .stage_data import DIR_DX, DIR_DY, CompactHeightfield, PolyMesh
 
 MAX_DETAIL_VERTS = 127  # per polygon, as Recast
 MAX_DETAIL_TRIS = 255  # per polygon; a triangulation of 127 points never needs more

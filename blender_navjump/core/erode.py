@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .types import CompactHeightfield
+from .stage_data import CompactHeightfield
 
 
 @njit(cache=True, nogil=True)

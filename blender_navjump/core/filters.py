@@ -6,7 +6,7 @@ import numpy as np
 from numba import njit
 
 from .parallel import run_banded
-from .types import Heightfield
+from .stage_data import Heightfield
 
 _DX = (-1, 0, 1, 0)
 _DY = (0, 1, 0, -1)

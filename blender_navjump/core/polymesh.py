@@ -11,7 +11,7 @@ import numpy as np
 from numba import njit
 
 from .contours import area2, intersect_proper, intersect_segments
-from .types import ContourSet, PolyMesh
+from .stage_data import ContourSet, PolyMesh
 
 # Two contour vertices at the same (x, y) weld when their heights differ by at most this.
 WELD_HEIGHT_TOLERANCE = 2

@@ -15,7 +15,7 @@ import numpy as np
 from numba import njit
 
 from .parallel import map_banded, worker_count
-from .types import Heightfield
+from .stage_data import Heightfield
 
 WALKABLE = 1
 # Row bands on threads pay off only on big scenes (measured: slower below ~50 k triangles).

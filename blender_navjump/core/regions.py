@@ -14,7 +14,7 @@ import numpy as np
 from numba import njit
 
 from .erode import chamfer_distance
-from .types import CompactHeightfield
+from .stage_data import CompactHeightfield
 
 
 # ------------------------------------------------------------------ distance field

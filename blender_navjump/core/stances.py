@@ -11,7 +11,7 @@ import numpy as np
 from numba import njit
 
 from .navmesh import AREA_CROUCH, AREA_PRONE, AREA_STAND
-from .types import CompactHeightfield
+from .stage_data import CompactHeightfield
 
 
 @njit(cache=True, nogil=True)

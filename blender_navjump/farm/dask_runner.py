@@ -85,7 +85,8 @@ def _load_worker_state() -> _WorkerState:
     state = _WorkerState()
     t0 = time.perf_counter()
     try:
-        from ..blender import headless
+        from ..blender import devload
+        from ..blender.stdio import stdout_to_stderr
 
         try:
             from distributed import Lock
@@ -95,10 +96,10 @@ def _load_worker_state() -> _WorkerState:
             lock = threading.Lock()
         # One worker at a time: workers on one machine share the staged source folder
         # and the kernel cache, so the first stages and compiles, the others reuse.
-        with lock, headless.stdout_to_stderr():
+        with lock, stdout_to_stderr():
             import bpy  # noqa: F401 - one Blender per worker process
-            module = headless.attach_extension()
-            state.ext = headless.extension_headless(module)
+            module = devload.attach_extension()
+            state.ext = devload.extension_headless(module)
             _warm_kernels(module)
     except BaseException as exc:  # noqa: BLE001 - every file on this worker reports it
         state.ext = None
@@ -117,7 +118,7 @@ def worker_state() -> _WorkerState:
 
 
 def _failed(path, error: str) -> dict:
-    from ..blender.headless import failed_result
+    from ..blender.batch import failed_result
 
     return failed_result(path, error)
 

@@ -1,7 +1,7 @@
 """The commands the Open Job Description template runs (``scripts/openjd/navjump_task.py``).
 
 ``bake-one FILE --out DIR ...``: one task of the *Bake* step. Bakes one level with the
-headless driver (``scripts/bake.py``'s options) and writes its per-file report
+batch driver (``scripts/bake.py``'s options) and writes its per-file report
 ``<DIR>/<level>.navjump-report.json``. A level that fails to bake (unreadable file, bad
 settings, nothing to bake) is a *recorded* failure: the report says why and the task exits
 0, so the other tasks and the merge still run, and a farm does not retry a bake that would
@@ -69,10 +69,10 @@ def bake_one_main(argv, emit=print) -> int:
     for item in _split_settings(args.settings):
         bake_argv += ["--set", item]
 
-    from ..blender import headless
+    from ..batch_cli import script_main
 
     try:
-        code = headless.script_main(bake_argv, emit=emit)
+        code = script_main(bake_argv, emit=emit)
     except SystemExit as exc:  # argument errors: argparse printed the reason
         return exc.code if isinstance(exc.code, int) else EXIT_BAD_ARGUMENTS
     if not target.is_file():
@@ -96,13 +96,13 @@ def merge_parser() -> argparse.ArgumentParser:
 
 def merge_main(argv, emit=print) -> int:
     args = merge_parser().parse_args(argv)
-    from ..blender import headless
+    from ..blender import batch
 
     merged = report_mod.merge_report_files(args.files, args.out, runner=args.runner)
     for entry in merged["files"]:
-        emit(headless.summary_line(entry))
+        emit(batch.summary_line(entry))
     path = args.report or report_mod.merged_report_path(args.out)
-    headless.write_report(path, merged)
+    batch.write_report(path, merged)
     emit(f"navjump: {merged['succeeded']} of {merged['files_total']} files baked, "
          f"{merged['failed']} failed; report written to {path}")
     return 0 if merged["failed"] == 0 else 1

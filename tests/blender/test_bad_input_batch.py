@@ -21,7 +21,8 @@ from pathlib import Path
 
 import pytest
 
-from blender_navjump.blender import headless
+from blender_navjump import batch_cli
+from blender_navjump.blender import batch
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "scripts" / "bake.py"
@@ -189,7 +190,7 @@ def test_outputs_that_would_overwrite_files_are_refused_before_baking(
     if "--out" not in extra:
         argv += ["--out", str(tmp_path / "out")]
     with pytest.raises(SystemExit) as exc:
-        headless.script_main(argv)
+        batch_cli.script_main(argv)
     assert exc.value.code == 2
     assert message in capsys.readouterr().err
     assert snapshot(tmp_path) == {"level.blend": b"not even read"}
@@ -204,24 +205,12 @@ def test_a_level_with_no_walkable_polygon_is_flagged_empty(tmp_path, bpy, navjum
     ext = importlib.import_module(f"{navjump.module}.blender.headless")
     result = ext.bake_file(str(level), ext.BakeOptions(out=str(tmp_path / "out")).to_dict())
     assert result["ok"] and result["stats"]["polygons"] == 0
-    line = headless.summary_line(result)
+    line = batch.summary_line(result)
     assert line.startswith("EMPTY  ") and "0 polygons" in line
     assert "No walkable polygons" in line  # the warning naming the likely causes
     lines = []
-    code = headless.finish([result], headless.BakeOptions(), 1, 0.0, emit=lines.append)
+    code = batch.finish([result], batch.BakeOptions(), 1, 0.0, emit=lines.append)
     assert code == 0 and "(1 with 0 polygons)" in lines[0]
-
-
-def test_summary_flags_only_empty_successes():
-    ok = {"file": "a.blend", "ok": True, "stats": {"polygons": 3}}
-    empty = {"file": "b.blend", "ok": True, "stats": {"polygons": 0}}
-    failed = {"file": "c.blend", "ok": False, "error": "boom", "stats": {}}
-    assert headless.summary_line(ok).startswith("OK     a.blend: 3 polygons")
-    assert headless.summary_line(empty).startswith("EMPTY  b.blend: 0 polygons")
-    assert headless.summary_line(failed) == "FAILED c.blend: boom"
-    report = headless.build_report([ok, empty, failed], headless.BakeOptions(), 1, 1.0)
-    assert (report["succeeded"], report["empty"], report["failed"]) == (2, 1, 1)
-    assert [f["empty"] for f in report["files"]] == [False, True, False]
 
 
 # ----------------------------------------------------------- README: panel defaults

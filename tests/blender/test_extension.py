@@ -6,6 +6,7 @@ import sys
 from dataclasses import fields
 from pathlib import Path
 
+import navmesh_builders
 import pytest
 
 from blender_navjump.core.settings import BakeSettings
@@ -91,14 +92,14 @@ def test_viewport_query_kernels_cache_in_the_user_kernel_folder(bpy, navjump):
     core = navjump.core
     kernel_cache = sys.modules[f"{navjump.module}.core.kernel_cache"]
     query = importlib.import_module(f"{navjump.module}.core.query")  # as gizmo.py does
-    build = importlib.import_module(f"{navjump.module}.core.query.build")
+    build = navmesh_builders.for_package(navjump.module)
     verts = [(0, 0, 0), (4, 0, 0), (4, 4, 0), (0, 4, 0), (8, 0, 0), (8, 4, 0)]
     nm = build.navmesh_from_polygons(verts, [[0, 1, 2, 3], [1, 4, 5, 2]])
     a, b = query.far_apart_points(nm, samples=6)
     assert np.linalg.norm(np.subtract(a, b)) > 0
     folder = Path(kernel_cache.active_dir())
     assert folder.parent == Path(kernel_cache.default_root())
-    solve = sys.modules[f"{navjump.module}.core.query.solve"]
+    solve = sys.modules[f"{navjump.module}.core.query.batch_kernel"]
     used = [d for d in vars(solve).values() if isinstance(d, CPUDispatcher) and
             (sum(d.stats.cache_hits.values()) or sum(d.stats.cache_misses.values()))]
     assert used

@@ -16,7 +16,7 @@ from pathlib import Path
 import distributed  # the 'farm' extra: scripts/setup_env.sh installs it
 import pytest
 
-from blender_navjump.blender import headless
+from blender_navjump.blender import batch
 from blender_navjump.export import navjump_json
 from blender_navjump.farm import dask_runner
 from blender_navjump.farm import report as rep
@@ -175,7 +175,7 @@ def test_a_worker_killed_mid_bake_fails_only_its_file(cluster, levels, tmp_path)
     shutil.copy2(DEMO, victim)
     shutil.copy2(DEMO, survivor)
     # A fine grid makes each bake last seconds: the kill lands while it runs.
-    options = headless.BakeOptions(out=str(tmp_path / "out"), overrides={
+    options = batch.BakeOptions(out=str(tmp_path / "out"), overrides={
         "cell_size": 0.04, "cell_height": 0.05, "links_enabled": False})
     killed = []
 
@@ -200,7 +200,7 @@ def test_dask_output_folder_not_writable_fails_every_file(cluster, levels, tmp_p
     blocker = tmp_path / "a_file"
     blocker.write_text("not a folder")
     results, _ = dask_runner.run_on_scheduler(
-        [levels[0], levels[3]], headless.BakeOptions(out=str(blocker / "out")), cluster)
+        [levels[0], levels[3]], batch.BakeOptions(out=str(blocker / "out")), cluster)
     for r in results:
         assert not r["ok"] and r["error"].startswith(
             f"output folder {blocker / 'out'} is not writable")

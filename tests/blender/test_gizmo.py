@@ -6,6 +6,7 @@ the properties' update callback recomputes the path, so both are exercised direc
 
 import importlib
 
+import navmesh_builders
 import numpy as np
 import pytest
 
@@ -40,7 +41,7 @@ def mods(navjump):
     class M:
         gizmo = importlib.import_module(f"{navjump.module}.blender.gizmo")
         overlay = importlib.import_module(f"{navjump.module}.blender.overlay")
-        build = importlib.import_module(f"{navjump.module}.core.query.build")
+        build = navmesh_builders.for_package(navjump.module)
     return M
 
 

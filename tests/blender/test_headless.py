@@ -12,8 +12,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from blender_navjump.blender import headless
-from blender_navjump.core.settings import BakeSettings
 from blender_navjump.export import detour, gltf, navjump_json, obj
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -187,36 +185,6 @@ def test_unknown_preset_is_a_per_file_error_listing_the_presets(tmp_path, navjum
     assert not (tmp_path / "out").exists()
 
 
-# ---------------------------------------------------------------- arguments (no bpy needed)
-@pytest.mark.parametrize("argv, message", [
-    ([], "no .blend files given"),
-    (["a.blend", "--format", "json,png"], "unknown export format 'png'"),
-    (["a.blend", "--set", "agent_radius"], "NAME=VALUE"),
-    (["a.blend", "--set", "wingspan=2"], "wingspan"),
-    (["a.blend", "--set", "cell_size=wide"], "cell_size"),
-    (["a.blend", "--jobs", "0"], "--jobs"),
-    (["x/level.blend", "y/level.blend", "--out", "o"], "same output files"),
-])
-def test_argument_errors_exit_2_before_baking(argv, message, capsys):
-    with pytest.raises(SystemExit) as exc:
-        headless.script_main(argv)
-    assert exc.value.code == 2
-    assert message in capsys.readouterr().err
-
-
-def test_overrides_follow_the_panel_auto_cell_size():
-    base = BakeSettings(agent_radius=0.4, cell_size=0.2, cell_height=0.1)
-    overrides = headless.parse_overrides(["agent_radius=0.8", "links_enabled=yes"])
-    assert overrides == {"agent_radius": 0.8, "links_enabled": True}
-    auto = headless.apply_overrides(base, overrides, True, lambda r: (r / 2, r / 4))
-    assert (auto.agent_radius, auto.cell_size, auto.cell_height) == (0.8, 0.4, 0.2)
-    fixed = headless.apply_overrides(base, overrides, False, lambda r: (r / 2, r / 4))
-    assert (fixed.cell_size, fixed.cell_height) == (0.2, 0.1)
-    explicit = headless.apply_overrides(base, {"agent_radius": 0.8, "cell_size": 0.3}, True,
-                                        lambda r: (r / 2, r / 4))
-    assert (explicit.cell_size, explicit.cell_height) == (0.3, 0.1)
-
-
 # ---------------------------------------------------------------- inside Blender
 def _load_script_module():
     spec = importlib.util.spec_from_file_location("navjump_bake_script", SCRIPT)
@@ -245,12 +213,4 @@ def test_inside_blender_bakes_the_open_file_with_args_after_double_dash(
     assert bpy.data.filepath == str(DEMO) and bpy.data.is_dirty  # still the same open file
 
 
-def test_pool_reports_workers_that_cannot_start(tmp_path, bpy):
-    files = [tmp_path / "a.blend", tmp_path / "b.blend"]
-    setup = {"repo_dir": str(tmp_path / "no_such_repo"), "repo_module": "navjump_missing"}
-    seen = []
-    results = headless.run_pool(files, headless.BakeOptions(), 2, setup, on_result=seen.append)
-    assert [r["file"] for r in results] == [str(f) for f in files]
-    assert len(seen) == 2
-    for r in results:
-        assert not r["ok"] and "could not load NavJump" in r["error"]
+#END

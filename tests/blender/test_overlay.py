@@ -11,6 +11,7 @@ import importlib
 import io
 import json
 
+import navmesh_builders
 import numpy as np
 import pytest
 
@@ -54,6 +55,12 @@ def hand_level(build):
         start_polys=[0, 1, 2, 3], end_polys=[3, 4, 5, -1], costs=[4.5, 6.0, 3.0, 3.0])
 
 
+def cache_stats(ov) -> dict:
+    """What the overlay module ``ov`` holds in its caches now."""
+    return {"bake_states": len(ov._caches.bake), "path_states": len(ov._caches.path),
+            "gpu_sets": len(ov._caches.gpu), "clears": ov._caches.clears}
+
+
 @pytest.fixture(scope="module")
 def ext(navjump):
     def sub(name):
@@ -61,13 +68,13 @@ def ext(navjump):
 
     class Ext:
         overlay = sub("blender.overlay")
-        batches = sub("blender.overlay_batches")
+        geometry = sub("blender.overlay_geometry")
         props = sub("blender.overlay_props")
         offscreen = sub("blender.offscreen")
         camera = sub("blender.camera")
         png = sub("blender.png")
         storage = navjump.storage
-        build = sub("core.query.build")
+        build = navmesh_builders.for_package(navjump.module)
         navmesh_mod = sub("core.navmesh")
     return Ext
 
@@ -130,7 +137,7 @@ def _render(ext, scene, size=(360, 360), **kw):
 
 
 def _link_colors(ext, kind, bg):
-    ob = ext.batches
+    ob = ext.geometry
     return [np.round(np.array(ob.LINK_COLORS[kind][:3]) * 255),
             _blend(ob.LINK_COLORS[kind], ob.RIBBON_ALPHA, bg)]
 
@@ -141,7 +148,7 @@ def _count_any(pixels, colors, rect=None):
 
 # ------------------------------------------------------------------ offscreen drawing
 def test_stance_fills_and_link_colours_where_they_belong(ext, baked, gpu_on):
-    ob, bg = ext.batches, ext.offscreen.BACKGROUND
+    ob, bg = ext.geometry, ext.offscreen.BACKGROUND
     size = (360, 360)
     pixels, view, proj = _render(ext, baked, size)
     fills = {s: _blend(ob.STANCE_COLORS[s], ob.FILL_ALPHA, bg) for s in ("stand", "crouch",
@@ -180,11 +187,11 @@ def test_stance_fills_and_link_colours_where_they_belong(ext, baked, gpu_on):
 
 
 def test_layers_switched_off_in_the_panel_are_not_drawn(ext, baked, gpu_on):
-    ob, bg = ext.batches, ext.offscreen.BACKGROUND
+    ob, bg = ext.geometry, ext.offscreen.BACKGROUND
     pg = baked.navjump_overlay
     pg.show_prone = False
     pg.show_drop = False
-    layers = ext.batches.visible_layers(pg)
+    layers = ext.geometry.visible_layers(pg)
     assert "stance_prone" not in layers and "links_drop" not in layers
     pixels, view, proj = _render(ext, baked, layers=layers)
     prone = _blend(ob.STANCE_COLORS["prone"], ob.FILL_ALPHA, bg)
@@ -194,14 +201,14 @@ def test_layers_switched_off_in_the_panel_are_not_drawn(ext, baked, gpu_on):
     assert _count(pixels, _blend(ob.STANCE_COLORS["crouch"], ob.FILL_ALPHA, bg)) > 1000
     assert _count_any(pixels, _link_colors(ext, "jump_up", bg)) > 20
     pg.show_overlay = False
-    assert ext.batches.visible_layers(pg) == set()
-    pixels, _v, _p = _render(ext, baked, layers=ext.batches.visible_layers(pg))
+    assert ext.geometry.visible_layers(pg) == set()
+    pixels, _v, _p = _render(ext, baked, layers=ext.geometry.visible_layers(pg))
     assert _count(pixels, np.round(np.array(bg[:3]) * 255)) == pixels.shape[0] * pixels.shape[1]
 
 
 def test_path_crosses_the_gap_where_the_link_is(ext, baked, level, gpu_on):
     ext.storage.write_result(baked, _attached(level))
-    ob = ext.batches
+    ob = ext.geometry
     pg = baked.navjump_overlay
     pg.path_test = True
     pg.path_start = (2.0, 1.0, 0.0)
@@ -222,7 +229,7 @@ def test_path_crosses_the_gap_where_the_link_is(ext, baked, level, gpu_on):
     # and with the path layer off, no path pixels at all
     pg.show_path = False
     pixels, _v, _p = _render(ext, baked, size, path=None,
-                             layers=ext.batches.visible_layers(pg))
+                             layers=ext.geometry.visible_layers(pg))
     assert _count_any(pixels, colors) == 0
 
 
@@ -232,7 +239,7 @@ def test_scene_overlay_draws_with_the_scene_cache_and_depth(bpy, ext, baked, gpu
     import gpu
     from mathutils import Matrix
 
-    ob, bg = ext.batches, ext.offscreen.BACKGROUND
+    ob, bg = ext.geometry, ext.offscreen.BACKGROUND
     size = (200, 200)
     view, proj = ext.camera.fit_camera(ext.overlay.bake_state(baked).geometry.bounds, size,
                                           "top")
@@ -268,7 +275,7 @@ def test_scene_overlay_draws_with_the_scene_cache_and_depth(bpy, ext, baked, gpu
     assert _count(results[True], crouch) > 1000  # x-ray draws through it
     assert _count(results[False], stand) > 1000
     # the scene cache made the batches once and reused them for the second frame
-    visible = ext.batches.visible_layers(baked.navjump_overlay)
+    visible = ext.geometry.visible_layers(baked.navjump_overlay)
     first = ext.overlay.scene_batches(baked, visible)
     assert ext.overlay.scene_batches(baked, visible)["stance_stand"] is first["stance_stand"]
 
@@ -276,7 +283,7 @@ def test_scene_overlay_draws_with_the_scene_cache_and_depth(bpy, ext, baked, gpu
 def test_png_of_a_real_scene_three_quarter_view(bpy, ext, baked, level, gpu_on, tmp_path):
     """Scene geometry (a floor mesh) is drawn flat-shaded under the overlay."""
     ext.storage.write_result(baked, _attached(level))
-    ob, bg = ext.batches, ext.offscreen.BACKGROUND
+    ob, bg = ext.geometry, ext.offscreen.BACKGROUND
     mesh = bpy.data.meshes.new("Floor")
     mesh.from_pydata([(-2, -2, -0.02), (14, -2, -0.02), (14, 13, -0.02), (-2, 13, -0.02)], [],
                      [(0, 1, 2, 3)])
@@ -332,15 +339,15 @@ def test_undo_and_redo_handlers_clear_the_caches(bpy, ext, baked):
     before = ov.bake_state(baked)
     baked.navjump_overlay.path_test = True
     ov.path_state(baked)
-    assert ov.cache_stats()["bake_states"] == 1 and ov.cache_stats()["path_states"] == 1
+    assert cache_stats(ov)["bake_states"] == 1 and cache_stats(ov)["path_states"] == 1
     # Undo cannot run without a window here: call what Blender calls after it.
     for name in ("undo_post", "redo_post"):
         handlers = _our_handlers(bpy, ext, name)
         assert ov._clear_on_undo in handlers
-        clears = ov.cache_stats()["clears"]
+        clears = cache_stats(ov)["clears"]
         for fn in handlers:
             fn(baked, None)
-        stats = ov.cache_stats()
+        stats = cache_stats(ov)
         assert stats["clears"] == clears + 1
         assert stats["bake_states"] == stats["path_states"] == stats["gpu_sets"] == 0
     after = ov.bake_state(baked)
@@ -354,10 +361,10 @@ def test_reload_clears_and_rebuilds_from_the_file(bpy, ext, baked, tmp_path):
     baked.navjump_overlay.path_start = (1.5, 2.5, 0.0)
     path = tmp_path / "saved.blend"
     bpy.ops.wm.save_as_mainfile(filepath=str(path))
-    clears = ov.cache_stats()["clears"]
+    clears = cache_stats(ov)["clears"]
     bpy.ops.wm.open_mainfile(filepath=str(path))
-    assert ov.cache_stats()["clears"] > clears
-    assert ov.cache_stats()["bake_states"] == 0
+    assert cache_stats(ov)["clears"] > clears
+    assert cache_stats(ov)["bake_states"] == 0
     scene = bpy.context.scene
     after = ov.bake_state(scene)
     assert after.ok and after.navmesh.equals(before.navmesh)
@@ -431,7 +438,7 @@ def test_invalid_parts_are_skipped_and_the_rest_drawn(ext, scene, level, gpu_on)
     assert state.ok
     text = " ".join(state.warnings)
     assert "1 polygons" in text and "1 links" in text
-    ob, bg = ext.batches, ext.offscreen.BACKGROUND
+    ob, bg = ext.geometry, ext.offscreen.BACKGROUND
     pixels, _v, _p = _render(ext, scene, navmesh=state.navmesh)
     assert _count(pixels, _blend(ob.STANCE_COLORS["prone"], ob.FILL_ALPHA, bg)) == 0
     assert _count(pixels, _blend(ob.STANCE_COLORS["crouch"], ob.FILL_ALPHA, bg)) > 1000
@@ -446,8 +453,8 @@ def test_panels_hang_under_the_main_panel(bpy, ext, navjump):
         assert cls.bl_parent_id == "NAVJUMP_PT_main"
     pg = bpy.context.scene.navjump_overlay
     # the legend swatches show the overlay's own colours
-    assert tuple(pg.legend_crouch) == pytest.approx(ext.batches.STANCE_COLORS["crouch"][:3])
-    assert tuple(pg.legend_drop) == pytest.approx(ext.batches.LINK_COLORS["drop"][:3])
+    assert tuple(pg.legend_crouch) == pytest.approx(ext.geometry.STANCE_COLORS["crouch"][:3])
+    assert tuple(pg.legend_drop) == pytest.approx(ext.geometry.LINK_COLORS["drop"][:3])
 
 
 class _RecordingLayout:

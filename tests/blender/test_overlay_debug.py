@@ -3,6 +3,7 @@ result, drawn offscreen (pixels matched against the layers' own colours)."""
 
 import importlib
 
+import navmesh_builders
 import numpy as np
 import pytest
 
@@ -23,11 +24,11 @@ def ext(navjump):
 
     class Ext:
         overlay = sub("blender.overlay")
-        batches = sub("blender.overlay_batches")
+        batches = sub("blender.overlay_geometry")
         debug = sub("blender.overlay_debug")
         offscreen = sub("blender.offscreen")
         camera = sub("blender.camera")
-        build = sub("core.query.build")
+        build = navmesh_builders.for_package(navjump.module)
         storage = navjump.storage
     return Ext
 

@@ -149,7 +149,8 @@ def test_linux_zip_contents_and_validation(linux_zip, blender_ext, manifest_id):
         (wheel,) = [w for w in wheels if w.startswith(f"{name}-{pins[name]}-cp311-cp311-")]
         assert "manylinux" in wheel and wheel.endswith("x86_64.whl")
         assert f"wheels/{wheel}" in names
-    for path in ("__init__.py", "blender/headless.py", "blender/cli_command.py",
+    for path in ("__init__.py", "blender/headless.py", "blender/batch.py", "batch_cli.py",
+                 "blender/cli_command.py",
                  "core/pipeline.py", "export/detour.py", "presets/navjump/agent/Human.py"):
         assert path in names
     assert not [n for n in names if "__pycache__" in n or n.endswith(".pyc")]
@@ -162,7 +163,7 @@ def test_linux_zip_contents_and_validation(linux_zip, blender_ext, manifest_id):
 
     assert shipped["fingerprint"] == kernel_cache.source_fingerprint()
     # one index per kernel of the bake and the path queries
-    assert any(n.startswith("kernels/linux-x64/core/query/solve.") for n in kernels)
+    assert any(n.startswith("kernels/linux-x64/core/query/batch_kernel.") for n in kernels)
     assert any(n.startswith("kernels/linux-x64/core/rasterize.") for n in kernels)
     proc = subprocess.run([sys.executable, str(blender_ext), "validate", str(linux_zip)],
                           capture_output=True, text=True, timeout=120)

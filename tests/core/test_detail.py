@@ -11,7 +11,7 @@ from blender_navjump.core.detail import (
     MAX_DETAIL_VERTS,
     build_detail_mesh,
 )
-from blender_navjump.core.types import DIR_DX, DIR_DY, OPEN_SKY, CompactHeightfield, PolyMesh
+from blender_navjump.core.stage_data import DIR_DX, DIR_DY, OPEN_SKY, CompactHeightfield, PolyMesh
 
 CS, CH = 0.3, 0.2
 BMIN = np.array([-3.0, 1.5, 0.7])

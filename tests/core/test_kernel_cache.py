@@ -146,8 +146,8 @@ def _shipped(tmp_path, **changes):
     info.update(changes)
     folder = tmp_path / "kernels" / kernel_cache.platform_tag()
     (folder / "core" / "query").mkdir(parents=True, exist_ok=True)
-    (folder / "core" / "query" / "solve.k-1.py311.nbi").write_bytes(b"index")
-    (folder / "core" / "query" / "solve.k-1.py311.1.nbc").write_bytes(b"data")
+    (folder / "core" / "query" / "batch_kernel.k-1.py311.nbi").write_bytes(b"index")
+    (folder / "core" / "query" / "batch_kernel.k-1.py311.1.nbc").write_bytes(b"data")
     (folder / kernel_cache.SHIPPED_MANIFEST).write_text(json.dumps(info))
     return str(tmp_path / "kernels")
 
@@ -173,12 +173,12 @@ def test_shipped_kernels_that_fit_are_copied_once(tmp_path):
     assert kernel_cache.shipped_info(shipped)["magic"][1] == kernel_cache.PORTABLE_CPU
     target = tmp_path / "user"
     assert kernel_cache.install_shipped(str(target), shipped) == 2
-    assert (target / "core" / "query" / "solve.k-1.py311.1.nbc").read_bytes() == b"data"
+    assert (target / "core" / "query" / "batch_kernel.k-1.py311.1.nbc").read_bytes() == b"data"
     assert kernel_cache.is_warm(str(target))
     # a kernel compiled here since is never overwritten by the shipped one
-    (target / "core" / "query" / "solve.k-1.py311.1.nbc").write_bytes(b"mine")
+    (target / "core" / "query" / "batch_kernel.k-1.py311.1.nbc").write_bytes(b"mine")
     assert kernel_cache.install_shipped(str(target), shipped) == 0
-    assert (target / "core" / "query" / "solve.k-1.py311.1.nbc").read_bytes() == b"mine"
+    assert (target / "core" / "query" / "batch_kernel.k-1.py311.1.nbc").read_bytes() == b"mine"
     assert kernel_cache.shipped_info(str(tmp_path / "none"), why := []) is None
     assert "no shipped kernels" in why[0]
 
@@ -187,13 +187,15 @@ def test_shipped_kernels_that_fit_are_copied_once(tmp_path):
 QUERY_RUN = r"""
 import importlib, json, os, sys
 package = sys.argv[1]
-build = importlib.import_module(package + ".core.query.build")
+sys.path.insert(0, sys.argv[2])
+import navmesh_builders
+build = navmesh_builders.for_package(package)
 query = importlib.import_module(package + ".core.query")
 kc = importlib.import_module(package + ".core.kernel_cache")
 verts = [(0, 0, 0), (4, 0, 0), (4, 4, 0), (0, 4, 0), (8, 0, 0), (8, 4, 0)]
 nm = build.navmesh_from_polygons(verts, [[0, 1, 2, 3], [1, 4, 5, 2]])
 path = query.find_path(nm, (0.5, 0.5, 0), (7.5, 3.5, 0))
-solve = importlib.import_module(package + ".core.query.solve")
+solve = importlib.import_module(package + ".core.query.batch_kernel")
 from numba.core.registry import CPUDispatcher
 paths = sorted({d._cache.cache_path for d in vars(solve).values()
                 if isinstance(d, CPUDispatcher)})
@@ -206,7 +208,7 @@ print("RESULT " + json.dumps({"found": bool(path.found), "length": float(path.le
 
 def _run_query(package, env, sys_path):
     env = dict(env, PYTHONPATH=os.pathsep.join(sys_path))
-    proc = subprocess.run([sys.executable, "-c", QUERY_RUN, package], env=env,
+    proc = subprocess.run([sys.executable, "-c", QUERY_RUN, package, str(ROOT / "tests")], env=env,
                           capture_output=True, text=True, timeout=600)
     lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT ")]
     assert proc.returncode == 0 and lines, proc.stderr[-3000:]
@@ -225,7 +227,7 @@ def test_query_kernels_cache_in_the_user_folder_under_any_module_name(tmp_path):
     folder = pathlib.Path(first["dir"])
     assert folder.parent == pathlib.Path(kernel_cache.default_root())
     assert first["paths"] == [str(folder / "core" / "query")]
-    assert list((folder / "core" / "query").glob("solve.*.nbi"))
+    assert list((folder / "core" / "query").glob("batch_kernel.*.nbi"))
     # the same sources under the extension's module name, reached through another path
     ext_root = tmp_path / "ext"
     repo = ext_root / "bl_ext" / "navjump_check"

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from navmesh_builders import navmesh_from_polygons, with_links
 
 from blender_navjump.core.navmesh import LINK_KINDS, NavMesh
 from blender_navjump.core.query import (
@@ -17,8 +18,6 @@ from blender_navjump.core.query import (
     NavQuery,
     find_path,
     find_paths,
-    navmesh_from_polygons,
-    with_links,
 )
 from blender_navjump.core.query.astar import heap_pop, heap_push
 

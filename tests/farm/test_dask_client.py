@@ -6,7 +6,7 @@ import time
 import pytest
 from distributed import LocalCluster
 
-from blender_navjump.blender import headless
+from blender_navjump.blender import batch
 from blender_navjump.farm import dask_runner
 
 
@@ -15,15 +15,15 @@ def test_a_scheduler_without_workers_is_a_clear_error_for_every_file(tmp_path):
                       dashboard_address=None) as cluster:
         address = cluster.scheduler_address
         with pytest.raises(dask_runner.FarmError) as exc:
-            dask_runner.run_on_scheduler(["a.blend"], headless.BakeOptions(), address,
+            dask_runner.run_on_scheduler(["a.blend"], batch.BakeOptions(), address,
                                          connect_timeout=1)
         assert f"the Dask scheduler at {address} has no workers" in str(exc.value)
 
         t0 = time.monotonic()
         lines, logged = [], []
         results, workers = dask_runner.script_run(
-            ["a.blend", "b.blend"], headless.BakeOptions(out=str(tmp_path / "out")), address,
-            1.0, on_result=lambda r: lines.append(headless.summary_line(r)),
+            ["a.blend", "b.blend"], batch.BakeOptions(out=str(tmp_path / "out")), address,
+            1.0, on_result=lambda r: lines.append(batch.summary_line(r)),
             log=logged.append)
         assert time.monotonic() - t0 < 30
     assert workers == 0 and [r["file"] for r in results] == ["a.blend", "b.blend"]

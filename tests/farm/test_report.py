@@ -9,13 +9,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from blender_navjump.blender import headless
+from blender_navjump.blender import batch
 from blender_navjump.farm import filelist, openjd_task
 from blender_navjump.farm import report as rep
 
 
 def _entry(path, ok=True, seconds=1.5, polygons=10):
-    e = headless.new_result(path)
+    e = batch.new_result(path)
     e.update(ok=ok, error=None if ok else "cannot open the file: junk", seconds=seconds,
              stats={"polygons": polygons, "timings_ms": {"total": seconds * 1000},
                     "links_info": {"samples": 3, "timings_ms": {"samples": seconds}}},
@@ -24,7 +24,7 @@ def _entry(path, ok=True, seconds=1.5, polygons=10):
 
 
 def _file_report(path, **kw):
-    return headless.build_report([_entry(path, **kw)], headless.BakeOptions(out="o"), 1,
+    return batch.build_report([_entry(path, **kw)], batch.BakeOptions(out="o"), 1,
                                  kw.get("seconds", 1.5))
 
 
@@ -51,7 +51,7 @@ def test_merge_rejects_a_report_of_another_file(tmp_path):
 
 def test_merge_report_files_reads_missing_and_broken_reports(tmp_path):
     files = [str(tmp_path / f"{n}.blend") for n in ("good", "missing", "junk", "other")]
-    headless.write_report(rep.file_report_path(files[0], tmp_path), _file_report(files[0]))
+    batch.write_report(rep.file_report_path(files[0], tmp_path), _file_report(files[0]))
     rep.file_report_path(files[2], tmp_path).write_text("{not json", encoding="utf-8")
     rep.file_report_path(files[3], tmp_path).write_text('{"a": 1}', encoding="utf-8")
     merged = rep.merge_report_files(files, tmp_path)
@@ -118,14 +118,14 @@ def test_bake_one_refuses_an_unwritable_output_folder(tmp_path):
 
 def test_merge_command_writes_the_report_and_fails_on_a_failed_file(tmp_path):
     files = [str(tmp_path / "a.blend"), str(tmp_path / "b.blend")]
-    headless.write_report(rep.file_report_path(files[0], tmp_path), _file_report(files[0]))
+    batch.write_report(rep.file_report_path(files[0], tmp_path), _file_report(files[0]))
     lines = []
     code = openjd_task.merge_main(["--out", str(tmp_path), *files], emit=lines.append)
     assert code == 1
     assert lines[0].startswith("OK ") and lines[1].startswith("FAILED ")
     merged = json.loads(Path(rep.merged_report_path(tmp_path)).read_text())
     assert merged["succeeded"] == 1 and merged["failed"] == 1
-    headless.write_report(rep.file_report_path(files[1], tmp_path), _file_report(files[1]))
+    batch.write_report(rep.file_report_path(files[1], tmp_path), _file_report(files[1]))
     assert openjd_task.merge_main(["--out", str(tmp_path), *files], emit=lines.append) == 0
 
 
@@ -159,7 +159,7 @@ def test_merge_fails_files_that_share_output_names(tmp_path):
     files = [str(tmp_path / "x" / "a.blend"), str(tmp_path / "y" / "a.blend"),
              str(tmp_path / "b.blend")]
     for f in files:  # even with reports on disk: they overwrote each other
-        headless.write_report(rep.file_report_path(f, tmp_path), _file_report(f))
+        batch.write_report(rep.file_report_path(f, tmp_path), _file_report(f))
     merged = rep.merge_report_files(files, tmp_path)
     first, second, other = merged["files"]
     assert not first["ok"] and not second["ok"] and other["ok"]

@@ -3,7 +3,7 @@
 Cost model and flags: docs/path-queries.md.
 """
 
-from .build import navmesh_from_polygons, with_links
+from .batch_kernel import FLAG_NAMES, STATUS_NAMES
 from .filter import AgentFilter
 from .path import (
     DEFAULT_EXTENTS,
@@ -15,7 +15,6 @@ from .path import (
     query_for,
 )
 from .sampling import far_apart_points, random_navmesh_points
-from .solve import FLAG_NAMES, STATUS_NAMES
 
 __all__ = [
     "AgentFilter",
@@ -28,8 +27,6 @@ __all__ = [
     "far_apart_points",
     "find_path",
     "find_paths",
-    "navmesh_from_polygons",
     "query_for",
     "random_navmesh_points",
-    "with_links",
 ]

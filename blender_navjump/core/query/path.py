@@ -16,9 +16,7 @@ from numpy.typing import ArrayLike
 from ..navmesh import LINK_KINDS, STANCE_NAMES, NavMesh
 from ..navmesh_check import check_navmesh
 from .astar import usable_ports
-from .filter import AgentFilter
-from .graph import QueryData, build_query_data
-from .solve import (
+from .batch_kernel import (
     BAD_INPUT,
     FLAG_NAMES,
     FOUND,
@@ -35,6 +33,8 @@ from .solve import (
     make_workspace,
     solve_batch,
 )
+from .filter import AgentFilter
+from .graph import QueryData, build_query_data
 from .spatial import nearest_polygon, nearest_polygon_anywhere
 
 # Detour's usual query box {2, 4, 2} (Y up), in our Z-up frame.

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from blender_navjump.blender import camera, png
-from blender_navjump.blender import overlay_batches as ob
+from blender_navjump.blender import overlay_geometry as ob
 from blender_navjump.core import kinds
 from blender_navjump.core.navmesh import NavMesh, empty_navmesh
 

@@ -1,21 +1,29 @@
-"""Build a NavMesh from hand-made polygons (tests, tools), and add links to one."""
+"""Test navmeshes: a NavMesh from hand-made polygons, and a copy of one with links added.
+
+``package`` names the package whose ``NavMesh`` and query kernels are used: the Blender tests
+build navmeshes of the extension module (``bl_ext.<repo>.blender_navjump``), not of the source
+tree's ``blender_navjump``.
+"""
 
 from __future__ import annotations
 
 import dataclasses
+import functools
+import importlib
+import types
 
 import numpy as np
 
-from ..navmesh import LINK_KINDS, STANCE_NAMES, NavMesh
 
-
-def navmesh_from_polygons(vertices, polygons, stances=None, nvp: int | None = None) -> NavMesh:
+def navmesh_from_polygons(vertices, polygons, stances=None, nvp: int | None = None,
+                          package: str = "blender_navjump"):
     """A NavMesh over convex polygons given as vertex-index lists, CCW seen from +Z.
 
     Neighbours come from shared edges (same two vertex indices). ``stances``: one stance
     name or index per polygon (default stand). The detail mesh is a fan per polygon, so
     heights are the polygon's plane(s).
     """
+    navmesh_module = importlib.import_module(f"{package}.core.navmesh")
     verts = np.asarray(vertices, np.float64).reshape(-1, 3)
     polys = [list(map(int, p)) for p in polygons]
     nvp = nvp or max([len(p) for p in polys] + [3])
@@ -43,7 +51,7 @@ def navmesh_from_polygons(vertices, polygons, stances=None, nvp: int | None = No
     if stances is None:
         stance = np.zeros(n, np.int8)
     else:
-        stance = np.array([STANCE_NAMES.index(s) if isinstance(s, str) else int(s)
+        stance = np.array([navmesh_module.STANCE_NAMES.index(s) if isinstance(s, str) else int(s)
                            for s in stances], np.int8)
         if stance.shape[0] != n:
             raise ValueError(f"{stance.shape[0]} stances for {n} polygons")
@@ -56,7 +64,7 @@ def navmesh_from_polygons(vertices, polygons, stances=None, nvp: int | None = No
         dmesh.append((vbase, len(p), tbase, len(tris)))
         vbase += len(p)
         tbase += len(tris)
-    return NavMesh(
+    return navmesh_module.NavMesh(
         vertices=verts,
         polygons=rows,
         neighbours=neighbours,
@@ -69,23 +77,22 @@ def navmesh_from_polygons(vertices, polygons, stances=None, nvp: int | None = No
     )
 
 
-def with_links(navmesh: NavMesh, kinds, starts, ends, bidirectional=False,
-               start_polys=None, end_polys=None, costs=None) -> NavMesh:
+def with_links(navmesh, kinds, starts, ends, bidirectional=False,
+               start_polys=None, end_polys=None, costs=None, package: str = "blender_navjump"):
     """A copy of ``navmesh`` with these links appended.
 
     ``starts``/``ends``: (L, 2, 3) segments. Missing polygons are those containing each
     segment's midpoint (XY, nearest in height). ``costs`` default to 0.
     """
-    from .path import query_for  # lazy: path imports this package
-
-    kinds = np.array([LINK_KINDS.index(k) if isinstance(k, str) else int(k) for k in kinds],
+    link_kinds = importlib.import_module(f"{package}.core.navmesh").LINK_KINDS
+    kinds = np.array([link_kinds.index(k) if isinstance(k, str) else int(k) for k in kinds],
                      np.int8)
     n = kinds.shape[0]
     starts = np.asarray(starts, np.float64).reshape(n, 2, 3)
     ends = np.asarray(ends, np.float64).reshape(n, 2, 3)
     bidir = np.broadcast_to(np.asarray(bidirectional, np.bool_), (n,)).copy()
     costs = np.zeros(n) if costs is None else np.asarray(costs, np.float64).reshape(n)
-    q = query_for(navmesh)
+    q = importlib.import_module(f"{package}.core.query").query_for(navmesh)
 
     def polys_of(segs, given):
         if given is not None:
@@ -116,3 +123,10 @@ def with_links(navmesh: NavMesh, kinds, starts, ends, bidirectional=False,
         link_length=cat([navmesh.link_length, length]),
         link_cost=cat([navmesh.link_cost, costs]),
     )
+
+
+def for_package(package: str) -> types.SimpleNamespace:
+    """Both builders bound to ``package`` (``.navmesh_from_polygons``, ``.with_links``)."""
+    return types.SimpleNamespace(
+        navmesh_from_polygons=functools.partial(navmesh_from_polygons, package=package),
+        with_links=functools.partial(with_links, package=package))
