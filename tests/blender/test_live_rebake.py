@@ -1,8 +1,10 @@
-"""Auto re-bake: change detection, debounce (newer change replaces a pending bake),
-undo/load safety, and the latency from a slider change to a new overlay.
+"""Auto re-bake: change detection, debounce (newer change replaces a pending bake), the
+bake beside the UI (a worker thread; a newer change cancels it), the per-object gather
+cache, undo/load safety, and the latency from a slider change to a new overlay.
 
-Timers never fire in background mode, so the tests run what the timer runs
-(``live_rebake.fire_pending``) after checking that the timer was registered.
+Timers never fire in background mode, so the tests run what the timers run
+(``live_rebake.fire_pending`` starts the worker, ``live_rebake.finish`` takes its
+result) after checking that the timer was registered.
 """
 
 import importlib
@@ -91,8 +93,9 @@ def test_slider_change_rebakes_once_after_the_last_change(bpy, navjump, mods, sm
     assert bpy.app.timers.is_registered(live._on_timer)
     assert _bake_id(navjump, scene) == before_id  # nothing baked yet
 
-    timings = live.fire_pending()
-    assert timings is not None and not live.pending()
+    assert live.fire_pending() and not live.pending()
+    timings = live.finish()
+    assert timings is not None
     assert not bpy.app.timers.is_registered(live._on_timer)
     assert _bake_id(navjump, scene) != before_id
     assert navjump.storage.load_navmesh(scene).settings["agent_radius"] == pytest.approx(0.25)
@@ -124,7 +127,7 @@ def test_geometry_and_role_edits_rebake(bpy, navjump, mods, small_level):
     floor.location.z = 0.5
     _update(bpy)
     assert live.pending() and "Floor" in live.status()["reason"]
-    live.fire_pending()
+    live.rebake_pending()
     nm = navjump.storage.load_navmesh(scene)
     assert nm.vertices[:, 2].max() == pytest.approx(0.5, abs=0.2)
 
@@ -132,7 +135,7 @@ def test_geometry_and_role_edits_rebake(bpy, navjump, mods, small_level):
     _update(bpy)
     assert live.pending() and "role of Box" in live.status()["reason"]
     before = navjump.storage.load_navmesh(scene).surface_area()
-    live.fire_pending()
+    live.rebake_pending()
     assert navjump.storage.load_navmesh(scene).surface_area() > before  # box gone
 
     _box(bpy, scene, "Crate", 1, 1, 0.5, 2, 2, 1.5)
@@ -177,7 +180,7 @@ def test_invalid_settings_are_reported_not_raised(bpy, navjump, mods, small_leve
     scene.navjump.memory_limit_gb = 0.001
     _update(bpy)
     assert live.pending()
-    assert live.fire_pending() is None
+    assert live.rebake_pending() is None
     assert live.status()["error"]
     assert _bake_id(navjump, scene) == before  # the previous result is kept
 
@@ -202,7 +205,7 @@ def test_latency_on_the_demo_level(bpy, navjump, mods, demo_scene):
         _update(bpy)
         assert live.pending()
         time.sleep(live.DEBOUNCE_SECONDS)  # what the timer waits
-        timings = live.fire_pending()
+        timings = live.rebake_pending()
         assert timings is not None, live.status()
         upload_ms = 0.0
         try:
