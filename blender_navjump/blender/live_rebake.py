@@ -296,15 +296,17 @@ def finish(wait: bool = True) -> dict | None:
     _push_undo()
     _state.bakes += 1
     stats = (run.job.result.stats if run.job.result is not None else None) or {}
-    stage_ms = sum(v for v in (stats.get("timings_ms") or {}).values()
-                   if isinstance(v, (int, float)))
+    core_ms = dict(stats.get("timings_ms") or {})
+    core_total = float(core_ms.pop("total", 0.0))
+    stage_ms = sum(v for v in core_ms.values() if isinstance(v, (int, float)))
     bake_ms = run.job.seconds * 1000.0
     _state.last = {"reason": run.reason,
                    "wait_ms": (run.started_at - run.changed_at) * 1000.0,
                    "gather_ms": run.gather_ms,
                    "gather": _state.objects.stats(),
                    "bake_ms": bake_ms,
-                   "stages_ms": stage_ms,
+                   # the core's time outside its stages: input validation, set-up
+                   "validate_ms": max(core_total - stage_ms, 0.0),
                    "store_ms": (t_stored - t_baked) * 1000.0,
                    "overlay_ms": (t_done - t_stored) * 1000.0,
                    "total_ms": (t_done - run.changed_at) * 1000.0}

@@ -1,0 +1,186 @@
+"""Benchmark Auto re-bake in the real bpy module: ``python scripts/bench_live.py [--runs N]``.
+
+Two levels: the bundled demo level (``assets/demo_level.blend``) and a procedural
+1 M-triangle level of 3,000 objects (``bench_links.terraced_level``: one Blender object
+per terraced box). Two edits on each: a slider change (``agent_radius``) and moving one
+crate (the demo's obstacle crate; one box of the big level). For each edit, ``--runs``
+times, the time from the change to the stored result, split into:
+
+* ``handler_ms``: the depsgraph handler and the settings message (what runs on the edit);
+* ``gather_ms``, ``bake_ms`` (the core bake in the worker thread, its input validation
+  included), ``validate_ms`` (the core's time outside its stages: input validation,
+  voxel set-up), ``store_ms`` (writing the result into the scene), ``overlay_ms``;
+* ``ui_blocked_ms``: what of it ran in Blender's main thread (handler, gather, store,
+  overlay: the bake itself runs beside the UI);
+* ``total_ms``: change to stored result and rebuilt overlay (the debounce, a fixed
+  ``DEBOUNCE_SECONDS``, is not included: the benchmark runs the timers' work directly).
+
+With a checkout whose Auto re-bake baked synchronously (``live_rebake`` without
+``finish``: the "before" of issue 17) only ``handler_ms``, ``bake_ms`` (the operator:
+gather, validate, bake and store) and ``total_ms`` are measured; ``ui_blocked_ms`` is then
+the whole. Prints JSON (``--out`` also writes it). Medians and minimums over the runs.
+``--links`` bakes with jump links on (off by default: their search dominates and has its
+own benchmark, ``bench_links.py``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import hashlib
+import json
+import os
+import pathlib
+import statistics
+import sys
+import tempfile
+import time
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+DEMO_LEVEL = ROOT / "assets" / "demo_level.blend"
+REPO_MODULE = "navjump_tests"  # staged as the tests stage it: their compiled kernels are reused
+
+
+def _user_folder() -> str:
+    checkout = hashlib.sha1(str(ROOT).encode()).hexdigest()[:8]
+    return str(pathlib.Path(tempfile.gettempdir())
+               / f"navjump-blender-tests-{getpass.getuser()}-{checkout}")
+
+
+def _big_level(bpy, scene, n_boxes: int, subdiv: int):
+    """``n_boxes`` mesh objects, one per terraced box; returns the one to move."""
+    import numpy as np
+
+    sys.path.insert(0, str(ROOT / "scripts"))
+    from bench_links import terraced_level
+
+    v, t = terraced_level(n_boxes, subdiv)
+    nv = (subdiv + 1) ** 2 + 4
+    nt = 2 * subdiv * subdiv + 8
+    for b in range(n_boxes):
+        co = v[b * nv:(b + 1) * nv]
+        tris = t[b * nt:(b + 1) * nt] - b * nv
+        mesh = bpy.data.meshes.new(f"Box {b}")
+        mesh.vertices.add(nv)
+        mesh.vertices.foreach_set("co", co.astype(np.float32).ravel())
+        mesh.loops.add(tris.size)
+        mesh.loops.foreach_set("vertex_index", tris.astype(np.int32).ravel())
+        mesh.polygons.add(nt)
+        mesh.polygons.foreach_set("loop_start", np.arange(0, tris.size, 3, dtype=np.int32))
+        mesh.update(calc_edges=True)
+        scene.collection.objects.link(bpy.data.objects.new(f"Box {b}", mesh))
+    return bpy.data.objects[f"Box {n_boxes // 2 + int(np.sqrt(n_boxes)) // 2}"]
+
+
+def _update(bpy, live):
+    bpy.context.scene.update_tag()
+    bpy.context.view_layer.update()
+    live._on_settings_message()
+
+
+def _one_edit(bpy, live, edit) -> dict:
+    t0 = time.perf_counter()
+    edit()
+    _update(bpy, live)
+    t_handled = time.perf_counter()
+    assert live.pending(), live.status()
+    if not hasattr(live, "finish"):  # the synchronous Auto re-bake
+        timings = live.fire_pending()
+        t_done = time.perf_counter()
+        assert timings is not None, live.status()
+        return {"handler_ms": (t_handled - t0) * 1000.0, "bake_ms": timings["bake_ms"],
+                "overlay_ms": timings["overlay_ms"],
+                "ui_blocked_ms": (t_done - t0) * 1000.0, "total_ms": (t_done - t0) * 1000.0}
+    assert live.fire_pending(), live.status()
+    t_started = time.perf_counter()
+    live._state.running.job.wait()
+    t_waited = time.perf_counter()
+    timings = live.finish()
+    t_done = time.perf_counter()
+    assert timings is not None, live.status()
+    handler = (t_handled - t0) * 1000.0
+    return {"handler_ms": handler, "gather_ms": timings["gather_ms"],
+            "bake_ms": timings["bake_ms"],
+            "validate_ms": timings["validate_ms"],
+            "store_ms": timings["store_ms"], "overlay_ms": timings["overlay_ms"],
+            "objects_read": timings["gather"]["reads"],
+            "ui_blocked_ms": handler + (t_started - t_handled) * 1000.0
+            + (t_done - t_waited) * 1000.0,
+            "total_ms": (t_done - t0) * 1000.0}
+
+
+def _summary(runs: list[dict]) -> dict:
+    out: dict = {"runs": len(runs)}
+    for key in runs[0]:
+        values = [r[key] for r in runs]
+        out[key] = {"median": round(statistics.median(values), 2),
+                    "min": round(min(values), 2)}
+    return out
+
+
+def bench_level(bpy, live, navjump_storage, scene, crate, runs: int) -> dict:
+    scene.navjump_overlay.auto_rebake = True
+    scene.navjump_overlay.path_test = False
+    assert bpy.ops.navjump.bake() == {'FINISHED'}  # warm: kernels loaded, cache filled
+    radii = [0.35, 0.4]
+    slider = [_one_edit(bpy, live,
+                        lambda i=i: setattr(scene.navjump, "agent_radius", radii[i % 2]))
+              for i in range(runs + 1)][1:]  # the first fills the object cache
+
+    def move(i):
+        crate.location.x += 0.1 if i % 2 == 0 else -0.1
+
+    moves = [_one_edit(bpy, live, lambda i=i: move(i)) for i in range(runs)]
+    nm = navjump_storage.load_navmesh(scene)
+    return {"polygons": nm.polygon_count,
+            "objects": sum(1 for o in scene.objects if o.type == 'MESH'),
+            "slider_change": _summary(slider), "move_one_crate": _summary(moves)}
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--boxes", type=int, default=3000, help="objects of the big level")
+    ap.add_argument("--subdiv", type=int, default=12,
+                    help="quads per side of each box top (12: ~1 M triangles for 3,000)")
+    ap.add_argument("--links", action="store_true", help="bake with jump links on")
+    ap.add_argument("--skip-big", action="store_true", help="the demo level only")
+    ap.add_argument("--out", help="also write the JSON here")
+    args = ap.parse_args(argv)
+
+    os.environ.setdefault("BLENDER_USER_RESOURCES", _user_folder())
+    sys.path.insert(0, str(ROOT))
+    import importlib
+
+    import bpy
+
+    from blender_navjump.blender import devload
+
+    module = devload.enable_source_extension(devload.default_repo_dir(REPO_MODULE),
+                                             repo_module=REPO_MODULE)
+    live = importlib.import_module(f"{module}.blender.live_rebake")
+    storage = importlib.import_module(f"{module}.blender.storage")
+    result: dict = {"links": args.links, "runs": args.runs,
+                    "asynchronous": hasattr(live, "finish")}
+
+    bpy.ops.wm.open_mainfile(filepath=str(DEMO_LEVEL))
+    scene = bpy.context.scene
+    scene.navjump.links_enabled = args.links
+    result["demo_level"] = bench_level(bpy, live, storage, scene,
+                                       bpy.data.objects["Crate (obstacle)"], args.runs)
+    if not args.skip_big:
+        bpy.ops.wm.read_homefile(use_empty=True)
+        scene = bpy.context.scene
+        crate = _big_level(bpy, scene, args.boxes, args.subdiv)
+        scene.navjump.links_enabled = args.links
+        result["big_level"] = bench_level(bpy, live, storage, scene, crate, args.runs)
+    devload.disable_source_extension(REPO_MODULE)
+    text = json.dumps(result, indent=1)
+    print(text)
+    if args.out:
+        pathlib.Path(args.out).write_text(text + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
