@@ -4,7 +4,9 @@
   ``stance``, ``area`` and ``region`` (int). Its mesh data also carries the complete
   NavMesh as an .npz blob (custom property ``navjump_npz``, int32 words) plus the bake
   settings, stats and warnings as JSON, so :func:`load_navmesh` works after save, reopen
-  and undo.
+  and undo. A bake stores the blob uncompressed (storing and reading it back is then
+  mostly a copy; zlib took most of the time of storing a large result); saving the
+  .blend compresses it (``navjump_npz_compressed``), once per bake.
 * ``NavJump Links``: one edge per jump link (start-segment midpoint to end-segment
   midpoint), edge attributes ``kind`` (index into LINK_KINDS), ``bidirectional``,
   ``width`` (m) and ``cost``.
@@ -164,10 +166,15 @@ def build_links_mesh(navmesh: NavMesh, name: str = LINKS_NAME):
     return mesh
 
 
-def _store_blob(mesh, navmesh: NavMesh, gather_info: dict, warnings: list[str]) -> dict:
-    data = navmesh_to_bytes(navmesh)
+def _set_blob(mesh, navmesh: NavMesh, compress: bool) -> None:
+    data = navmesh_to_bytes(navmesh, compress=compress)
     mesh["navjump_npz"] = bytes_to_words(data)
     mesh["navjump_npz_size"] = len(data)
+    mesh["navjump_npz_compressed"] = int(compress)
+
+
+def _store_blob(mesh, navmesh: NavMesh, gather_info: dict, warnings: list[str]) -> dict:
+    _set_blob(mesh, navmesh, compress=False)
     mesh["navjump_bake_id"] = uuid.uuid4().hex
     summary = summarize(navmesh)
     mesh["navjump_settings"] = to_json(navmesh.settings)
@@ -270,11 +277,36 @@ def _on_load_post(*_args):
     _report_cache.clear()
 
 
+def compress_stored(scene) -> bool:
+    """Compress the scene's stored navmesh blob if a bake left it uncompressed; True if
+    it did. The NavMesh (and its bake id) stay the same."""
+    mesh = _navmesh_data(scene)
+    if mesh is None or mesh.get("navjump_npz_compressed", 1):
+        return False
+    navmesh = load_navmesh(scene)
+    if navmesh is None:
+        return False
+    _set_blob(mesh, navmesh, compress=True)
+    return True
+
+
+@persistent
+def _on_save_pre(*_args):
+    for scene in bpy.data.scenes:
+        compress_stored(scene)
+
+
+_HANDLERS = (("load_post", _on_load_post), ("save_pre", _on_save_pre))
+
+
 def register():
-    bpy.app.handlers.load_post.append(_on_load_post)
+    for name, fn in _HANDLERS:
+        getattr(bpy.app.handlers, name).append(fn)
 
 
 def unregister():
-    if _on_load_post in bpy.app.handlers.load_post:
-        bpy.app.handlers.load_post.remove(_on_load_post)
+    for name, fn in _HANDLERS:
+        handlers = getattr(bpy.app.handlers, name)
+        if fn in handlers:
+            handlers.remove(fn)
     _report_cache.clear()

@@ -8,8 +8,8 @@ result) after checking that the timer was registered.
 """
 
 import importlib
-import threading
 import sys
+import threading
 import time
 
 import pytest
