@@ -212,7 +212,8 @@ def gather(depsgraph, view_layer=None, collection=None,
             entry = object_cache.entries.get(source.name)
             if entry is None or entry.key != entry_key or source.name in object_cache.dirty:
                 object_cache.reads += 1
-                world, tris = transform(*_evaluated_arrays(obj), inst.matrix_world)
+                co, local_tris = _evaluated_arrays(obj)
+                world, tris = transform(co, local_tris, inst.matrix_world)
                 entry = _Entry(entry_key, world, tris)
             else:
                 object_cache.hits += 1
@@ -256,7 +257,8 @@ def _instance_arrays(inst, obj, source, top, cache):
         arrays = _evaluated_arrays(obj)
         if key is not None:
             cache[key] = arrays
-    return transform(*arrays, inst.matrix_world)
+    co, tris = arrays
+    return transform(co, tris, inst.matrix_world)
 
 
 def gather_from_context(context, settings_pg=None,
