@@ -303,3 +303,24 @@ def test_only_changed_objects_are_gathered_again(bpy, navjump, mods, small_level
     gathered = navjump.gather.gather_from_context(bpy.context)  # no cache: all read
     stored = navjump.storage.read_report(scene)["gather"]
     assert stored["triangles"] == gathered.triangle_count
+
+
+def test_a_cached_gather_equals_a_full_gather(bpy, navjump, small_level):
+    gather = navjump.gather
+    cache = gather.ObjectCache()
+    gather.gather_from_context(bpy.context, object_cache=cache)
+    assert cache.stats() == {"objects": 2, "reads": 2, "hits": 0}
+    bpy.data.objects["Box"].location.x += 1.5
+    bpy.data.objects["Floor"].navjump_role = 'OBSTACLE'  # a role is part of the key
+    bpy.context.view_layer.update()
+    cached = gather.gather_from_context(bpy.context, object_cache=cache)
+    assert cache.stats() == {"objects": 2, "reads": 2, "hits": 0}
+    bpy.data.objects["Floor"].navjump_role = 'WALKABLE'
+    bpy.context.view_layer.update()
+    cached = gather.gather_from_context(bpy.context, object_cache=cache)
+    assert cache.stats() == {"objects": 2, "reads": 1, "hits": 1}
+    full = gather.gather_from_context(bpy.context)
+    for name in ("vertices", "triangles", "walkable"):
+        assert (getattr(cached, name) == getattr(full, name)).all(), name
+    assert cached.object_names == full.object_names
+    assert cached.walkable.all()
