@@ -23,6 +23,9 @@ With a checkout whose Auto re-bake baked synchronously (``live_rebake`` without
 ``finish``: the "before" of issue 17) only ``handler_ms``, ``bake_ms`` (the operator:
 gather, validate, bake and store) and ``total_ms`` are measured; ``ui_blocked_ms`` is then
 the whole. Prints JSON (``--out`` also writes it). Medians and minimums over the runs.
+``--blob-polygons N`` (default 100,000; 0: skip) also times writing and reading the
+stored navmesh blob of a synthetic N-polygon navmesh (``bench_overlay.grid_navmesh``),
+zlib-compressed (what a saved .blend holds) and stored (what a bake keeps in the session).
 ``--links`` bakes with jump links on (off by default: their search dominates and has its
 own benchmark, ``bench_links.py``).
 """
@@ -166,6 +169,30 @@ def bench_level(bpy, live, navjump_storage, scene, crate, runs: int) -> dict:
             "slider_change": _summary(slider), "move_one_crate": _summary(moves)}
 
 
+def bench_blob(polygons: int) -> dict:
+    sys.path.insert(0, str(ROOT / "scripts"))
+    from bench_overlay import grid_navmesh
+
+    from blender_navjump.blender.summary import navmesh_from_bytes, navmesh_to_bytes
+
+    side = int(round(polygons ** 0.5))
+    nm = grid_navmesh(side, max(1, polygons // side), 5000)
+    out: dict = {"polygons": nm.polygon_count}
+    for compress in (True, False):
+        writes, reads = [], []
+        for _ in range(3):
+            t0 = time.perf_counter()
+            data = navmesh_to_bytes(nm, compress=compress)
+            t1 = time.perf_counter()
+            navmesh_from_bytes(data)
+            writes.append(t1 - t0)
+            reads.append(time.perf_counter() - t1)
+        out["compressed" if compress else "stored"] = {
+            "write_ms": round(min(writes) * 1000.0, 1),
+            "read_ms": round(min(reads) * 1000.0, 1), "bytes": len(data)}
+    return out
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=5)
@@ -173,6 +200,7 @@ def main(argv=None) -> int:
     ap.add_argument("--subdiv", type=int, default=12,
                     help="quads per side of each box top (12: ~1 M triangles for 3,000)")
     ap.add_argument("--links", action="store_true", help="bake with jump links on")
+    ap.add_argument("--blob-polygons", type=int, default=100_000)
     ap.add_argument("--skip-big", action="store_true", help="the demo level only")
     ap.add_argument("--out", help="also write the JSON here")
     args = ap.parse_args(argv)
@@ -204,6 +232,8 @@ def main(argv=None) -> int:
         scene.navjump.links_enabled = args.links
         result["big_level"] = bench_level(bpy, live, storage, scene, crate, args.runs)
     devload.disable_source_extension(REPO_MODULE)
+    if args.blob_polygons:
+        result["stored_blob"] = bench_blob(args.blob_polygons)
     text = json.dumps(result, indent=1)
     print(text)
     if args.out:
