@@ -192,7 +192,7 @@ def _context_override(scene):
 
 
 class _Report:
-    """An operator-like ``report``: keeps the last error or warning for the status."""
+    """An operator-like ``report``: keeps the first error or warning for the status."""
 
     def __init__(self):
         self.error = ""
