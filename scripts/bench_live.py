@@ -22,7 +22,8 @@ times, the time from the change to the stored result, split into:
 With a checkout whose Auto re-bake baked synchronously (``live_rebake`` without
 ``finish``: the "before" of issue 17) only ``handler_ms``, ``bake_ms`` (the operator:
 gather, validate, bake and store) and ``total_ms`` are measured; ``ui_blocked_ms`` is then
-the whole. Prints JSON (``--out`` also writes it). Medians and minimums over the runs.
+the whole. ``full_gather_ms``: one gather without the object cache, for comparison.
+Prints JSON (``--out`` also writes it). Medians and minimums over the runs.
 ``--blob-polygons N`` (default 100,000; 0: skip) also times writing and reading the
 stored navmesh blob of a synthetic N-polygon navmesh (``bench_overlay.grid_navmesh``),
 zlib-compressed (what a saved .blend holds) and stored (what a bake keeps in the session).
@@ -150,7 +151,17 @@ def _summary(runs: list[dict]) -> dict:
     return out
 
 
-def bench_level(bpy, live, navjump_storage, scene, crate, runs: int) -> dict:
+def _full_gather_ms(bpy, gather, runs: int) -> float:
+    """One gather without the object cache (every object read), min of ``runs``."""
+    times = []
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        gather.gather_from_context(bpy.context)
+        times.append((time.perf_counter() - t0) * 1000.0)
+    return round(min(times), 2)
+
+
+def bench_level(bpy, live, navjump_storage, scene, crate, runs: int, gather=None) -> dict:
     scene.navjump_overlay.auto_rebake = True
     scene.navjump_overlay.path_test = False
     assert bpy.ops.navjump.bake() == {'FINISHED'}  # warm: kernels loaded, cache filled
@@ -164,7 +175,8 @@ def bench_level(bpy, live, navjump_storage, scene, crate, runs: int) -> dict:
 
     moves = [_one_edit(bpy, live, lambda i=i: move(i)) for i in range(runs)]
     nm = navjump_storage.load_navmesh(scene)
-    return {"polygons": nm.polygon_count,
+    extra = {"full_gather_ms": _full_gather_ms(bpy, gather, runs)} if gather else {}
+    return {**extra, "polygons": nm.polygon_count,
             "objects": sum(1 for o in scene.objects if o.type == 'MESH'),
             "slider_change": _summary(slider), "move_one_crate": _summary(moves)}
 
@@ -217,6 +229,7 @@ def main(argv=None) -> int:
                                              repo_module=REPO_MODULE)
     live = importlib.import_module(f"{module}.blender.live_rebake")
     storage = importlib.import_module(f"{module}.blender.storage")
+    gather = importlib.import_module(f"{module}.blender.gather")
     result: dict = {"links": args.links, "runs": args.runs,
                     "asynchronous": hasattr(live, "finish")}
 
@@ -224,13 +237,13 @@ def main(argv=None) -> int:
     scene = bpy.context.scene
     scene.navjump.links_enabled = args.links
     result["demo_level"] = bench_level(bpy, live, storage, scene,
-                                       bpy.data.objects["Crate (obstacle)"], args.runs)
+                                       bpy.data.objects["Crate (obstacle)"], args.runs, gather)
     if not args.skip_big:
         bpy.ops.wm.read_homefile(use_empty=True)
         scene = bpy.context.scene
         crate = _big_level(bpy, scene, args.boxes, args.subdiv)
         scene.navjump.links_enabled = args.links
-        result["big_level"] = bench_level(bpy, live, storage, scene, crate, args.runs)
+        result["big_level"] = bench_level(bpy, live, storage, scene, crate, args.runs, gather)
     devload.disable_source_extension(REPO_MODULE)
     if args.blob_polygons:
         result["stored_blob"] = bench_blob(args.blob_polygons)
