@@ -115,8 +115,8 @@ def test_save_reopen_and_load(bpy, navjump, demo_scene, tmp_path):
     _bake(bpy)
     before = navjump.storage.load_navmesh(demo_scene)
     bake_id = _bake_id(navjump, demo_scene)
-    # a bake stores the blob uncompressed (fast); saving compresses it, same NavMesh
-    assert _blob_compression(navjump, demo_scene) == {zipfile.ZIP_STORED}
+    # stored compressed (see storage.STORE_COMPRESSED); saving keeps the same NavMesh
+    assert _blob_compression(navjump, demo_scene) == {zipfile.ZIP_DEFLATED}
     path = tmp_path / "baked.blend"
     bpy.ops.wm.save_as_mainfile(filepath=str(path), copy=True)
     assert _blob_compression(navjump, demo_scene) == {zipfile.ZIP_DEFLATED}
