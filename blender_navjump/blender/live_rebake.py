@@ -10,23 +10,32 @@ roles notice relevant changes while ``scene.navjump_overlay.auto_rebake`` is on:
 
 Each change (re)starts a short ``bpy.app.timers`` debounce: a newer change cancels the
 pending one, so dragging a slider bakes once when it stops. When the timer fires the
-bake runs through ``bpy.ops.navjump.bake`` (the Bake button's operator, so results,
-reports and undo are the same), then the overlay state is rebuilt at once.
+scene is gathered (in the main thread, through a per-object :class:`.gather.ObjectCache`:
+only objects that moved, changed or appeared are read again) and the core bake runs in
+a worker thread beside the UI, as the Bake button's does (``ops_bake.prepare``,
+``BakeJob``, ``ops_bake.finish``: same checks, reports and stored result). A poll timer
+takes the result when the worker ends: it is stored (one undo step), the overlay state
+rebuilt. A change during the bake cancels it (the core stops at its next stage) and
+schedules the newer bake; a bake that a newer change made stale is never stored, so the
+stored result switches only to a complete bake of the newest state.
 
-Undo, redo and file load re-read the signatures and drop a pending bake: restoring an
-older state must not bake over it. Timers do not run in background mode; there
-:func:`fire_pending` runs the pending bake (tests, scripts).
+Undo, redo and file load re-read the signatures, drop a pending bake and cancel a
+running one: restoring an older state must not bake over it. Timers do not run in
+background mode; there :func:`fire_pending` starts the pending bake and :func:`finish`
+takes its result (tests, scripts), or :func:`rebake` does both.
 """
 
 from __future__ import annotations
 
 import logging
+import threading
 import time
+from typing import NamedTuple
 
 import bpy
 from bpy.app.handlers import persistent
 
-from . import gather, overlay, props
+from . import gather, ops_bake, overlay, props
 from .rebake_changes import Signature, make_signature, role_change, settings_change
 
 log = logging.getLogger(__name__)
@@ -36,6 +45,8 @@ log = logging.getLogger(__name__)
 DEBOUNCE_SECONDS = 0.05
 # Retry delay while a bake started from the UI (in its own thread) is still running.
 BUSY_RETRY_SECONDS = 0.25
+# How often the UI looks whether the worker thread ended.
+POLL_SECONDS = 0.02
 
 
 class _State:
@@ -46,11 +57,17 @@ class _State:
         self.pending_reason = ""
         self.changed_at = 0.0
         self.generation = 0
-        self.baking = False
+        self.storing = False
         self.ignore_geometry_once = False
         self.last: dict | None = None
         self.error = ""
         self.bakes = 0
+        self.cancelled = 0  # runs cancelled or made stale by a newer change
+        self.running: _Running | None = None
+        self.stage = ""
+        self.objects = gather.ObjectCache()
+        # Tests hold the worker at its first stage with this (cleared) event.
+        self.gate: threading.Event | None = None
 
 
 _state = _State()
@@ -116,17 +133,23 @@ def change_reason(scene, depsgraph=None, ignore_geometry: bool = False) -> str:
         roles[obj.name] = role
         if ignore_geometry or obj.type not in gather.GEOMETRY_TYPES | {'EMPTY'}:
             continue
+        if update.is_updated_geometry:
+            _state.objects.invalidate(obj.name)
         if update.is_updated_geometry or update.is_updated_transform:
             reason = reason or f"{obj.name} changed"
     return reason
 
 
-def schedule(scene, reason: str, delay: float | None = None) -> None:
-    """(Re)start the debounce timer; a pending bake is replaced by this one."""
+def schedule(scene, reason: str, delay: float | None = None,
+             changed_at: float | None = None) -> None:
+    """(Re)start the debounce timer; a pending bake is replaced by this one and a
+    running one is cancelled (its result would be stale)."""
     _state.generation += 1
+    if _state.running is not None:
+        _state.running.job.cancel()
     _state.pending_scene = scene.name
     _state.pending_reason = reason
-    _state.changed_at = time.perf_counter()
+    _state.changed_at = time.perf_counter() if changed_at is None else changed_at
     if bpy.app.timers.is_registered(_on_timer):
         bpy.app.timers.unregister(_on_timer)
     bpy.app.timers.register(_on_timer,
@@ -135,10 +158,19 @@ def schedule(scene, reason: str, delay: float | None = None) -> None:
 
 
 def cancel() -> None:
+    """Drop the pending bake (a running one goes on: see :func:`stop`)."""
     _state.pending_scene = None
     _state.pending_reason = ""
     if bpy.app.timers.is_registered(_on_timer):
         bpy.app.timers.unregister(_on_timer)
+
+
+def stop() -> None:
+    """Drop the pending bake and cancel the running one (its result is never stored)."""
+    cancel()
+    _state.generation += 1
+    if _state.running is not None:
+        _state.running.job.cancel()
 
 
 def pending() -> bool:
@@ -147,69 +179,181 @@ def pending() -> bool:
 
 def status() -> dict:
     return {"pending": pending(), "reason": _state.pending_reason, "last": _state.last,
-            "error": _state.error, "bakes": _state.bakes, "generation": _state.generation}
+            "error": _state.error, "bakes": _state.bakes, "generation": _state.generation,
+            "running": running(), "stage": _state.stage, "cancelled": _state.cancelled}
 
 
-def _context_override():
+def _context_override(scene):
     wm = bpy.context.window_manager
     window = wm.windows[0] if wm is not None and len(wm.windows) else None
-    if window is None:
-        return {}
-    return {"window": window}
+    override = {"scene": scene}
+    if window is not None:
+        override["window"] = window
+    return override
 
 
-def rebake(scene, reason: str = "", changed_at: float | None = None) -> dict | None:
-    """Bake ``scene`` now through the operator and rebuild its overlay state.
+class _Report:
+    """An operator-like ``report``: keeps the first error or warning for the status."""
 
-    Returns timings (ms) or None when the bake did not finish (the reason is in
-    :func:`status`).
-    """
+    def __init__(self):
+        self.error = ""
+
+    def __call__(self, kind, message):
+        if kind & {'ERROR', 'WARNING'} and not self.error:
+            self.error = message
+
+
+class _Running(NamedTuple):
+    """The re-bake running beside the UI."""
+
+    job: ops_bake.BakeJob
+    scene: str
+    reason: str
+    generation: int  # _State.generation when it started: a newer change cancels it
+    changed_at: float
+    started_at: float
+    gather_ms: float
+
+
+def start(scene, reason: str = "", changed_at: float | None = None) -> bool:
+    """Gather ``scene`` (here, in the main thread: bpy is not thread-safe) and start its
+    bake in a worker thread. True when a bake started; False when it could not start
+    (the reason is in :func:`status`) or another bake still runs (then it is retried)."""
     t_start = time.perf_counter()
     changed_at = t_start if changed_at is None else changed_at
-    # bpy.ops.navjump holds our operators, registered at run time: no stub can list them
-    if not bpy.ops.navjump.bake.poll():  # type: ignore[attr-defined]  # a UI bake is running
+    if ops_bake.running():  # the Bake button's, or a cancelled re-bake not yet stopped
         _state.error = "Waiting for the running bake to finish"
-        schedule(scene, reason or "retry", delay=BUSY_RETRY_SECONDS)
+        schedule(scene, reason or "retry",
+                 delay=DEBOUNCE_SECONDS if _state.running else BUSY_RETRY_SECONDS,
+                 changed_at=changed_at)
+        return False
+    report = _Report()
+    remember(scene)  # a change from now on is newer than this bake and cancels it
+    with bpy.context.temp_override(**_context_override(scene)):
+        prepared = ops_bake.prepare(
+            bpy.context, report,
+            gather=lambda ctx: gather.gather_from_context(ctx, object_cache=_state.objects))
+    t_gathered = time.perf_counter()
+    if prepared is None:
+        _state.error = report.error or "The auto re-bake could not start"
+        return False
+    settings, gathered = prepared
+    job = ops_bake.BakeJob(None, gathered, settings, on_progress=_on_progress,
+                           keep_debug=scene.navjump.keep_debug)
+    _state.running = _Running(job, scene.name, reason or "requested", _state.generation,
+                              changed_at, t_start, (t_gathered - t_start) * 1000.0)
+    ops_bake.start_beside_ui(job)
+    if not bpy.app.background:
+        if bpy.app.timers.is_registered(_on_poll):
+            bpy.app.timers.unregister(_on_poll)
+        bpy.app.timers.register(_on_poll, first_interval=POLL_SECONDS)
+    overlay.tag_redraw()
+    return True
+
+
+def _on_progress(stage, fraction):
+    # in the worker thread: only plain values, read by the panel
+    _state.stage = f"{stage} ({fraction * 100:.0f}%)"
+    gate = _state.gate
+    if gate is not None:
+        gate.wait()
+
+
+def running() -> bool:
+    """A re-bake was started and its result is not yet taken (stored or dropped)."""
+    return _state.running is not None
+
+
+def finish(wait: bool = True) -> dict | None:
+    """Take the running re-bake's outcome: store it if it completed and no newer change
+    came since, and rebuild the overlay state. ``wait`` False: return None at once while
+    the worker still runs. Returns timings (ms) when a result was stored."""
+    run = _state.running
+    if run is None:
         return None
-    _state.baking = True
-    try:
-        override = _context_override()
-        override["scene"] = scene
-        with bpy.context.temp_override(**override):
-            result = bpy.ops.navjump.bake('EXEC_DEFAULT')  # type: ignore[attr-defined]
-        ok = result == {'FINISHED'}
-        _state.error = "" if ok else "The last auto re-bake was cancelled"
-    except RuntimeError as exc:  # the operator reported an error (bad settings...)
-        ok = False
-        _state.error = f"Auto re-bake failed: {exc}".replace("Error: ", "").strip()
-    finally:
-        _state.baking = False
-    remember(scene)
+    if not wait and not run.job.done:
+        return None
+    run.job.wait()
+    _state.running = None
+    _state.stage = ""
     t_baked = time.perf_counter()
+    scene = bpy.data.scenes.get(run.scene)
+    stale = run.generation != _state.generation
+    if run.job.cancelled or stale:
+        _state.cancelled += 1
+        return None
+    report = _Report()
+    _state.storing = True  # our own result objects change: not an edit
+    try:
+        ok = ops_bake.finish(scene, run.job, report) == {'FINISHED'}
+    finally:
+        _state.storing = False
+    _state.error = report.error if not ok else ""
     if not ok:
         return None
+    t_stored = time.perf_counter()
     overlay.bake_state(scene)  # rebuild the overlay geometry now, not at the next draw
     overlay.tag_redraw()
     t_done = time.perf_counter()
+    _push_undo()
     _state.bakes += 1
-    _state.last = {"reason": reason or "requested",
-                   "wait_ms": (t_start - changed_at) * 1000.0,
-                   "bake_ms": (t_baked - t_start) * 1000.0,
-                   "overlay_ms": (t_done - t_baked) * 1000.0,
-                   "total_ms": (t_done - changed_at) * 1000.0}
+    stats = (run.job.result.stats if run.job.result is not None else None) or {}
+    core_ms = dict(stats.get("timings_ms") or {})
+    core_total = float(core_ms.pop("total", 0.0))
+    stage_ms = sum(v for v in core_ms.values() if isinstance(v, (int, float)))
+    bake_ms = run.job.seconds * 1000.0
+    _state.last = {"reason": run.reason,
+                   "wait_ms": (run.started_at - run.changed_at) * 1000.0,
+                   "gather_ms": run.gather_ms,
+                   "gather": _state.objects.stats(),
+                   "bake_ms": bake_ms,
+                   # the core's time outside its stages: input validation, set-up
+                   "validate_ms": max(core_total - stage_ms, 0.0),
+                   "store_ms": (t_stored - t_baked) * 1000.0,
+                   "overlay_ms": (t_done - t_stored) * 1000.0,
+                   "total_ms": (t_done - run.changed_at) * 1000.0}
     return _state.last
 
 
-def fire_pending() -> dict | None:
-    """Run the pending bake now (what the timer does)."""
+def _push_undo():
+    """One undo step per stored re-bake, as the Bake button's operator makes."""
+    if bpy.app.background:
+        return
+    try:
+        with bpy.context.temp_override(**_context_override(bpy.context.scene)):
+            bpy.ops.ed.undo_push(message="NavJump Auto Re-bake")
+    except RuntimeError:
+        log.debug("no undo step for the auto re-bake", exc_info=True)
+
+
+def rebake(scene, reason: str = "", changed_at: float | None = None) -> dict | None:
+    """Bake ``scene`` now and wait for it (scripts, background mode, benchmarks).
+    Returns timings (ms) or None when the bake did not finish (see :func:`status`)."""
+    finish()  # the previous run's outcome first
+    if not start(scene, reason, changed_at):
+        return None
+    return finish()
+
+
+def fire_pending() -> bool:
+    """Start the pending bake now (what the debounce timer does); True if it started.
+    Its result is taken by :func:`finish` (the poll timer in the UI)."""
     name = _state.pending_scene
     reason = _state.pending_reason
     changed_at = _state.changed_at
     cancel()
     scene = bpy.data.scenes.get(name) if name else None
     if scene is None or not scene.navjump_overlay.auto_rebake:
+        return False
+    finish(wait=False)  # a run that ended is taken (stored or dropped) before a new one
+    return start(scene, reason, changed_at)
+
+
+def rebake_pending() -> dict | None:
+    """Start the pending bake and wait for its result (scripts, background mode)."""
+    if not fire_pending():
         return None
-    return rebake(scene, reason, changed_at)
+    return finish()
 
 
 def _on_timer():
@@ -221,16 +365,32 @@ def _on_timer():
     return None  # one shot
 
 
+def _on_poll():
+    try:
+        if _state.running is None:
+            return None
+        if not _state.running.job.done:
+            overlay.tag_redraw()  # the panel shows the stage
+            return POLL_SECONDS
+        finish()
+    except Exception as exc:
+        log.exception("NavJump auto re-bake failed")
+        _state.error = f"Auto re-bake failed: {exc}"
+    return None
+
+
 def auto_toggled(scene, enabled: bool) -> None:
     """Property update of ``auto_rebake``: start from the current state."""
     if scene is None:
         return
     if enabled:
         remember(scene)
+        _state.objects.clear()  # edits made while it was off were not watched
         _state.error = ""
     else:
-        if _state.pending_scene == scene.name:
-            cancel()
+        if _state.pending_scene == scene.name or (
+                _state.running is not None and _state.running.scene == scene.name):
+            stop()
 
 
 @persistent
@@ -244,7 +404,7 @@ def _on_depsgraph_update(scene, depsgraph):
 def _check(scene, depsgraph=None, ignore_geometry: bool = False):
     """Schedule a bake when Auto re-bake is on and the scene changed (a handler: never
     raises; a failure is logged and shown as the status)."""
-    if _state.baking or scene is None:
+    if _state.storing or scene is None:
         return
     try:
         pg = getattr(scene, "navjump_overlay", None)
@@ -277,7 +437,8 @@ def _subscribe():
 @persistent
 def _on_restore(*_args):
     # Undo/redo/load restore an older state: adopt it, never bake over it.
-    cancel()
+    stop()
+    _state.objects.clear()
     _subscribe()  # a file load drops message bus subscriptions
     _state.signatures.clear()
     _state.roles.clear()
@@ -306,7 +467,10 @@ def register():
 
 
 def unregister():
-    cancel()
+    stop()
+    for fn in (_on_timer, _on_poll):
+        if bpy.app.timers.is_registered(fn):
+            bpy.app.timers.unregister(fn)
     bpy.msgbus.clear_by_owner(_msgbus_owner)
     for name, fn in _HANDLERS:
         handlers = getattr(bpy.app.handlers, name)

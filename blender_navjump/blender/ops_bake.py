@@ -130,6 +130,86 @@ class BakeJob:
         return self._done.is_set()
 
 
+def running() -> bool:
+    """A bake (the Bake button's or Auto re-bake's) runs in a worker thread."""
+    return _active_job is not None and not _active_job.done
+
+
+def start_beside_ui(job: BakeJob) -> None:
+    """Run ``job`` in its worker thread; the Bake button waits for it (``poll``)."""
+    global _active_job
+    _active_job = job
+    job.start()
+
+
+def prepare(context, report, gather=None):
+    """Validated settings and gathered triangles, or None after reporting why.
+
+    ``report(type, message)`` is an operator's ``report``; ``gather(context)`` replaces
+    :func:`.gather.gather_from_context` (Auto re-bake's per-object cache)."""
+    from .. import core
+
+    settings = props.to_bake_settings(context.scene.navjump)
+    try:
+        settings.validate()
+    except core.SettingsError as exc:
+        report({'ERROR'}, summary.settings_error_message(exc, props.setting_label))
+        return None
+    try:
+        gathered = (gather or gather_mod.gather_from_context)(context)
+    except ValueError as exc:
+        report({'ERROR'}, str(exc))
+        return None
+    if gathered.triangle_count == 0:
+        report({'ERROR'}, "Nothing to bake: no visible mesh, curve or text objects "
+                          "(check the source and the objects' NavJump role)")
+        return None
+    return settings, gathered
+
+
+def finish(scene, job: BakeJob, report) -> set[str]:
+    """Report the job's outcome; store the result only when it succeeded (the previous
+    result stays until the new one is completely built)."""
+    from .. import core
+
+    if job.cancelled:
+        report({'WARNING'}, "NavJump bake cancelled; the previous result is kept")
+        return {'CANCELLED'}
+    if job.error is not None:
+        if isinstance(job.error, core.SettingsError):
+            report({'ERROR'},
+                   summary.settings_error_message(job.error, props.setting_label))
+        elif isinstance(job.error, ValueError):
+            report({'ERROR'}, f"NavJump bake failed: {job.error}")
+        else:
+            log.error("NavJump bake failed:\n%s", job.error_traceback)
+            report({'ERROR'}, f"NavJump bake failed ({type(job.error).__name__}): "
+                              f"{job.error}; see the console for details")
+        return {'CANCELLED'}
+    if scene is None:
+        report({'ERROR'}, "The scene was removed during the bake")
+        return {'CANCELLED'}
+    g = job.gathered
+    navmesh = job.result
+    assert navmesh is not None  # neither cancelled nor failed: the bake returned one
+    warnings = summary.result_warnings(navmesh, job.settings)
+    gather_info = {"triangles": g.triangle_count, "obstacle_triangles": g.obstacle_count,
+                   "objects": len(g.object_names), "seconds": g.seconds,
+                   "bake_seconds": job.seconds}
+    try:
+        storage.write_result(scene, navmesh, gather_info, warnings, debug=job.debug)
+    except Exception as exc:
+        log.exception("Storing the NavJump result failed")
+        report({'ERROR'}, f"Storing the NavJump result failed: {exc}")
+        return {'CANCELLED'}
+    for w in warnings:
+        report({'WARNING'}, w)
+    report({'INFO'}, f"NavJump: {navmesh.polygon_count} polygons, "
+                     f"{navmesh.link_count} links in "
+                     f"{g.seconds + job.seconds:.2f} s")
+    return {'FINISHED'}
+
+
 class NAVJUMP_OT_bake(Operator):
     """Bake the navigation mesh and jump links of the scene"""
 
@@ -139,73 +219,17 @@ class NAVJUMP_OT_bake(Operator):
 
     @classmethod
     def poll(cls, context):
-        if _active_job is not None and not _active_job.done:
+        if running():
             cls.poll_message_set("A NavJump bake is already running")
             return False
         return context.scene is not None
 
     # ------------------------------------------------------------ shared steps
     def _prepare(self, context):
-        """Validated settings and gathered triangles, or None after reporting why."""
-        from .. import core
-
-        settings = props.to_bake_settings(context.scene.navjump)
-        try:
-            settings.validate()
-        except core.SettingsError as exc:
-            self.report({'ERROR'}, summary.settings_error_message(exc, props.setting_label))
-            return None
-        try:
-            gathered = gather_mod.gather_from_context(context)
-        except ValueError as exc:
-            self.report({'ERROR'}, str(exc))
-            return None
-        if gathered.triangle_count == 0:
-            self.report({'ERROR'}, "Nothing to bake: no visible mesh, curve or text objects "
-                                   "(check the source and the objects' NavJump role)")
-            return None
-        return settings, gathered
+        return prepare(context, self.report)
 
     def _finish(self, context, scene, job: BakeJob):
-        """Report the job's outcome; store the result only when it succeeded."""
-        from .. import core
-
-        if job.cancelled:
-            self.report({'WARNING'}, "NavJump bake cancelled; the previous result is kept")
-            return {'CANCELLED'}
-        if job.error is not None:
-            if isinstance(job.error, core.SettingsError):
-                self.report({'ERROR'},
-                            summary.settings_error_message(job.error, props.setting_label))
-            elif isinstance(job.error, ValueError):
-                self.report({'ERROR'}, f"NavJump bake failed: {job.error}")
-            else:
-                log.error("NavJump bake failed:\n%s", job.error_traceback)
-                self.report({'ERROR'}, f"NavJump bake failed ({type(job.error).__name__}): "
-                                       f"{job.error}; see the console for details")
-            return {'CANCELLED'}
-        if scene is None:
-            self.report({'ERROR'}, "The scene was removed during the bake")
-            return {'CANCELLED'}
-        g = job.gathered
-        navmesh = job.result
-        assert navmesh is not None  # neither cancelled nor failed: the bake returned one
-        warnings = summary.result_warnings(navmesh, job.settings)
-        gather_info = {"triangles": g.triangle_count, "obstacle_triangles": g.obstacle_count,
-                       "objects": len(g.object_names), "seconds": g.seconds,
-                       "bake_seconds": job.seconds}
-        try:
-            storage.write_result(scene, navmesh, gather_info, warnings, debug=job.debug)
-        except Exception as exc:
-            log.exception("Storing the NavJump result failed")
-            self.report({'ERROR'}, f"Storing the NavJump result failed: {exc}")
-            return {'CANCELLED'}
-        for w in warnings:
-            self.report({'WARNING'}, w)
-        self.report({'INFO'}, f"NavJump: {navmesh.polygon_count} polygons, "
-                              f"{navmesh.link_count} links in "
-                              f"{g.seconds + job.seconds:.2f} s")
-        return {'FINISHED'}
+        return finish(scene, job, self.report)
 
     # ------------------------------------------------------------ synchronous
     def execute(self, context):

@@ -192,9 +192,11 @@ class NAVJUMP_PT_live_rebake(_SubPanel, Panel):
         layout.active = pg.auto_rebake
         col = layout.column(align=True)
         col.label(text="Bakes again when a setting or the scene's")
-        col.label(text="geometry changes (off by default: a bake")
-        col.label(text="blocks Blender while it runs)")
+        col.label(text="geometry changes (beside the UI; a newer")
+        col.label(text="change cancels the running bake)")
         status = live_rebake.status()
+        if status.get("running"):
+            layout.label(text=f"Re-baking: {status.get('stage') or 'starting'}", icon='SORTTIME')
         if status.get("error"):
             for line in _wrap(status["error"]):
                 layout.label(text=line, icon='ERROR')

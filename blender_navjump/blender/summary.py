@@ -15,12 +15,12 @@ from ..core.navmesh import LINK_KINDS, STANCE_NAMES, NavMesh
 
 
 # ---------------------------------------------------------------- NavMesh <-> bytes
-def navmesh_to_bytes(navmesh: NavMesh) -> bytes:
+def navmesh_to_bytes(navmesh: NavMesh, compress: bool = True) -> bytes:
     # NavMesh.save writes to a path; go through a temporary file.
     fd, path = tempfile.mkstemp(suffix=".npz", prefix="navjump_")
     os.close(fd)
     try:
-        navmesh.save(path)
+        navmesh.save(path, compress=compress)
         with open(path, "rb") as fh:
             return fh.read()
     finally:

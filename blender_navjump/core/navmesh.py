@@ -224,14 +224,15 @@ class NavMesh:
     def array_fields(self) -> list[str]:
         return self._array_names()
 
-    def save(self, path: str | os.PathLike[str]) -> None:
-        """Save losslessly to a .npz file (arrays bit-exact, settings and stats as JSON)."""
+    def save(self, path: str | os.PathLike[str], compress: bool = True) -> None:
+        """Save losslessly to a .npz file (arrays bit-exact, settings and stats as JSON);
+        ``compress`` False stores the arrays uncompressed (faster; :meth:`load` reads both)."""
         arrays = {name: getattr(self, name) for name in self.array_fields()}
         meta = json.dumps({"format": NAVMESH_FORMAT, "version": NAVMESH_VERSION,
                            "settings": self.settings, "stats": self.stats})
         buf = io.BytesIO()
-        np.savez_compressed(buf, __meta__=np.frombuffer(meta.encode(), dtype=np.uint8),
-                            **arrays)
+        (np.savez_compressed if compress else np.savez)(
+            buf, __meta__=np.frombuffer(meta.encode(), dtype=np.uint8), **arrays)
         with open(path, "wb") as fh:
             fh.write(buf.getvalue())
 

@@ -1,5 +1,8 @@
 """Baking through ``bpy.ops.navjump.bake`` and the results stored in the .blend."""
 
+import io
+import zipfile
+
 import numpy as np
 import pytest
 
@@ -99,17 +102,34 @@ def test_rebake_replaces_the_result_without_orphans(bpy, navjump, demo_scene):
         == user_objects
 
 
+def _blob_compression(navjump, scene) -> set[int]:
+    """The zip compression types of the stored navmesh blob's members."""
+    mesh = navjump.storage.result_object(scene, "navmesh").data
+    data = navjump.package.blender.summary.words_to_bytes(mesh["navjump_npz"],
+                                                         mesh["navjump_npz_size"])
+    with zipfile.ZipFile(io.BytesIO(data)) as zf:
+        return {info.compress_type for info in zf.infolist()}
+
+
 def test_save_reopen_and_load(bpy, navjump, demo_scene, tmp_path):
     _bake(bpy)
     before = navjump.storage.load_navmesh(demo_scene)
+    bake_id = _bake_id(navjump, demo_scene)
+    # stored compressed (see storage.STORE_COMPRESSED); saving keeps the same NavMesh
+    assert _blob_compression(navjump, demo_scene) == {zipfile.ZIP_DEFLATED}
     path = tmp_path / "baked.blend"
     bpy.ops.wm.save_as_mainfile(filepath=str(path), copy=True)
+    assert _blob_compression(navjump, demo_scene) == {zipfile.ZIP_DEFLATED}
+    assert _bake_id(navjump, demo_scene) == bake_id
+    assert navjump.storage.load_navmesh(demo_scene).equals(before)
     bpy.ops.wm.read_homefile(use_empty=True)
     assert navjump.storage.load_navmesh(bpy.context.scene) is None
     bpy.ops.wm.open_mainfile(filepath=str(path))
     after = navjump.storage.load_navmesh(bpy.context.scene)
     assert after is not None and after.equals(before)
     assert after.stats == before.stats
+    assert _blob_compression(navjump, bpy.context.scene) == {zipfile.ZIP_DEFLATED}
+    assert _bake_id(navjump, bpy.context.scene) == bake_id
     report = navjump.storage.read_report(bpy.context.scene)
     assert report["summary"]["polygons"] == before.polygon_count
 

@@ -1,12 +1,15 @@
-"""Auto re-bake: change detection, debounce (newer change replaces a pending bake),
-undo/load safety, and the latency from a slider change to a new overlay.
+"""Auto re-bake: change detection, debounce (newer change replaces a pending bake), the
+bake beside the UI (a worker thread; a newer change cancels it), the per-object gather
+cache, undo/load safety, and the latency from a slider change to a new overlay.
 
-Timers never fire in background mode, so the tests run what the timer runs
-(``live_rebake.fire_pending``) after checking that the timer was registered.
+Timers never fire in background mode, so the tests run what the timers run
+(``live_rebake.fire_pending`` starts the worker, ``live_rebake.finish`` takes its
+result) after checking that the timer was registered.
 """
 
 import importlib
 import sys
+import threading
 import time
 
 import pytest
@@ -91,8 +94,9 @@ def test_slider_change_rebakes_once_after_the_last_change(bpy, navjump, mods, sm
     assert bpy.app.timers.is_registered(live._on_timer)
     assert _bake_id(navjump, scene) == before_id  # nothing baked yet
 
-    timings = live.fire_pending()
-    assert timings is not None and not live.pending()
+    assert live.fire_pending() and not live.pending()
+    timings = live.finish()
+    assert timings is not None
     assert not bpy.app.timers.is_registered(live._on_timer)
     assert _bake_id(navjump, scene) != before_id
     assert navjump.storage.load_navmesh(scene).settings["agent_radius"] == pytest.approx(0.25)
@@ -124,7 +128,7 @@ def test_geometry_and_role_edits_rebake(bpy, navjump, mods, small_level):
     floor.location.z = 0.5
     _update(bpy)
     assert live.pending() and "Floor" in live.status()["reason"]
-    live.fire_pending()
+    live.rebake_pending()
     nm = navjump.storage.load_navmesh(scene)
     assert nm.vertices[:, 2].max() == pytest.approx(0.5, abs=0.2)
 
@@ -132,7 +136,7 @@ def test_geometry_and_role_edits_rebake(bpy, navjump, mods, small_level):
     _update(bpy)
     assert live.pending() and "role of Box" in live.status()["reason"]
     before = navjump.storage.load_navmesh(scene).surface_area()
-    live.fire_pending()
+    live.rebake_pending()
     assert navjump.storage.load_navmesh(scene).surface_area() > before  # box gone
 
     _box(bpy, scene, "Crate", 1, 1, 0.5, 2, 2, 1.5)
@@ -177,7 +181,7 @@ def test_invalid_settings_are_reported_not_raised(bpy, navjump, mods, small_leve
     scene.navjump.memory_limit_gb = 0.001
     _update(bpy)
     assert live.pending()
-    assert live.fire_pending() is None
+    assert live.rebake_pending() is None
     assert live.status()["error"]
     assert _bake_id(navjump, scene) == before  # the previous result is kept
 
@@ -202,7 +206,7 @@ def test_latency_on_the_demo_level(bpy, navjump, mods, demo_scene):
         _update(bpy)
         assert live.pending()
         time.sleep(live.DEBOUNCE_SECONDS)  # what the timer waits
-        timings = live.fire_pending()
+        timings = live.rebake_pending()
         assert timings is not None, live.status()
         upload_ms = 0.0
         try:
@@ -223,3 +227,100 @@ def test_latency_on_the_demo_level(bpy, navjump, mods, demo_scene):
           f"{live.DEBOUNCE_SECONDS * 1000:.0f} + bake {timings['bake_ms']:.0f} + overlay "
           f"{timings['overlay_ms']:.0f} + GPU upload {upload_ms:.0f}")
     assert total < 30_000
+
+
+def _arrays_equal(navjump, a, b):
+    for name in a.array_fields():
+        x, y = getattr(a, name), getattr(b, name)
+        assert x.shape == y.shape and (x == y).all(), name
+
+
+def test_a_change_during_a_running_rebake_cancels_it(bpy, navjump, mods, small_level):
+    """The bake runs in a worker thread: the handler and the timer return before it is
+    done; a newer change cancels it, nothing of it is stored, and the stored result is
+    the bake of the newest state."""
+    live = mods.live
+    scene = small_level
+    scene.navjump_overlay.auto_rebake = True
+    before_id = _bake_id(navjump, scene)
+    cancelled = live.status()["cancelled"]
+    gate = live._state.gate = threading.Event()  # holds the worker at its first stage
+    try:
+        scene.navjump.agent_radius = 0.3
+        _update(bpy)
+        assert live.pending() and not live.running()  # the handler only scheduled
+        assert live.fire_pending()  # what the timer does: gather, start the worker
+        assert live.running() and live.finish(wait=False) is None
+        assert _bake_id(navjump, scene) == before_id  # not baked in the caller
+        scene.navjump.agent_radius = 0.25  # a newer change during the bake
+        _update(bpy)
+        assert live.pending()
+    finally:
+        gate.set()
+        live._state.gate = None
+    assert live.finish() is None  # the running bake was cancelled, not stored
+    assert live.status()["cancelled"] == cancelled + 1
+    assert _bake_id(navjump, scene) == before_id
+    timings = live.rebake_pending()
+    assert timings is not None, live.status()
+    stored = navjump.storage.load_navmesh(scene)
+    assert stored.settings["agent_radius"] == pytest.approx(0.25)
+    scene.navjump_overlay.auto_rebake = False
+    assert bpy.ops.navjump.bake() == {'FINISHED'}  # the same state, baked by the button
+    _arrays_equal(navjump, stored, navjump.storage.load_navmesh(scene))
+
+
+def test_only_changed_objects_are_gathered_again(bpy, navjump, mods, small_level):
+    live = mods.live
+    scene = small_level
+    _box(bpy, scene, "Crate", 1, 1, 0, 2, 2, 1)
+    scene.navjump_overlay.auto_rebake = True  # starts with an empty object cache
+    assert live.rebake(scene) is not None
+    assert live.status()["last"]["gather"] == {"objects": 3, "reads": 3, "hits": 0}
+
+    floor = bpy.data.objects["Floor"]
+    floor.location.z = 0.5  # moved
+    _update(bpy)
+    timings = live.rebake_pending()
+    assert timings["gather"] == {"objects": 3, "reads": 1, "hits": 2}
+    nm = navjump.storage.load_navmesh(scene)
+    assert nm.vertices[:, 2].max() == pytest.approx(0.5, abs=0.2)  # its new position
+
+    for v in floor.data.vertices:  # edited geometry, same transform
+        v.co.z -= 0.5
+    floor.data.update()
+    _update(bpy)
+    assert live.rebake_pending()["gather"] == {"objects": 3, "reads": 1, "hits": 2}
+    assert navjump.storage.load_navmesh(scene).vertices[:, 2].max() == pytest.approx(
+        0.0, abs=0.2)
+
+    bpy.data.objects.remove(bpy.data.objects["Crate"])  # deleted
+    _update(bpy)
+    assert live.rebake_pending()["gather"] == {"objects": 2, "reads": 0, "hits": 2}
+    _box(bpy, scene, "Crate2", 9, 1, 0, 10, 2, 1)  # added
+    _update(bpy)
+    assert live.rebake_pending()["gather"] == {"objects": 3, "reads": 1, "hits": 2}
+    gathered = navjump.gather.gather_from_context(bpy.context)  # no cache: all read
+    stored = navjump.storage.read_report(scene)["gather"]
+    assert stored["triangles"] == gathered.triangle_count
+
+
+def test_a_cached_gather_equals_a_full_gather(bpy, navjump, small_level):
+    gather = navjump.gather
+    cache = gather.ObjectCache()
+    gather.gather_from_context(bpy.context, object_cache=cache)
+    assert cache.stats() == {"objects": 2, "reads": 2, "hits": 0}
+    bpy.data.objects["Box"].location.x += 1.5
+    bpy.data.objects["Floor"].navjump_role = 'OBSTACLE'  # a role is part of the key
+    bpy.context.view_layer.update()
+    cached = gather.gather_from_context(bpy.context, object_cache=cache)
+    assert cache.stats() == {"objects": 2, "reads": 2, "hits": 0}
+    bpy.data.objects["Floor"].navjump_role = 'WALKABLE'
+    bpy.context.view_layer.update()
+    cached = gather.gather_from_context(bpy.context, object_cache=cache)
+    assert cache.stats() == {"objects": 2, "reads": 1, "hits": 1}
+    full = gather.gather_from_context(bpy.context)
+    for name in ("vertices", "triangles", "walkable"):
+        assert (getattr(cached, name) == getattr(full, name)).all(), name
+    assert cached.object_names == full.object_names
+    assert cached.walkable.all()
