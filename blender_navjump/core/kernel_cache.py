@@ -44,7 +44,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import importlib.abc
-import importlib.metadata
 import importlib.util
 import io
 import json
@@ -118,6 +117,8 @@ def installed_version(dist: str) -> str:
     module = sys.modules.get(dist)
     if module is not None and getattr(module, "__version__", None):
         return module.__version__
+    import importlib.metadata  # 50-70 ms: only off the bake's path (numba is imported)
+
     try:
         return importlib.metadata.version(dist)
     except importlib.metadata.PackageNotFoundError:
@@ -321,16 +322,12 @@ def _index_class(caching):
             fndesc = payload[1] if isinstance(payload, tuple) and len(payload) > 1 else None
             if fndesc is not None and isinstance(getattr(fndesc, "modname", None), str):
                 fndesc.modname = local_name(fndesc.modname, self.navjump_package)
-            return payload
+            return _lazy_payload(payload, self._data_path(name))
 
-        def load(self, key):
-            found = super().load(key)
-            if found is not None or not self.navjump_portable:
-                return found
-            sig, magic, code = key
-            if magic[0] != self.navjump_portable[0]:
-                return None
-            return super().load((sig, self.navjump_portable, code))
+        def _save_data(self, name, data):
+            super()._save_data(name, data)
+            if _state["lazy"]:
+                _write_symbols(data, self._data_path(name))
 
     return _KernelIndex
 
@@ -354,6 +351,116 @@ def _cache_class(caching):
                 self._cache_file.navjump_portable = portable_magic()
 
     return KernelFunctionCache
+
+
+# ---------------------------------------------------------------- lazy linking modules
+# A cached kernel is machine code plus the LLVM bitcode of everything it defines, kept so
+# that a kernel compiled later can inline it. numba parses that bitcode on every load (a
+# third of a warm bake's kernel loading) only to list the names it defines. NavJump keeps
+# those names beside each cache file (``<kernel>.<n>.nbc.sym``, JSON with the SHA-1 of the
+# bitcode they were read from); a load then registers the names and parses the bitcode only
+# if a compile in this process links the kernel in. numba's own files are unchanged: any
+# version of NavJump or numba reads them, and a .sym that does not match (the .nbc was
+# compiled again) is ignored and rewritten.
+_LIBRARY_KIND = "object"
+SYMBOLS_SUFFIX = ".sym"
+
+
+class _LazyBitcode(bytes):
+    """A kernel's linking bitcode, not parsed yet, with the names of what it defines."""
+
+    symbols: frozenset = frozenset()
+
+
+def _library_bitcode(payload) -> bytes | None:
+    """The linking bitcode in numba's reduced compile result, else None."""
+    try:
+        _name, kind, (_objcode, bitcode) = payload[0]
+    except (TypeError, ValueError):
+        return None
+    return bitcode if kind == _LIBRARY_KIND and isinstance(bitcode, bytes) else None
+
+
+def _defined_symbols(bitcode: bytes) -> list[str]:
+    import llvmlite.binding as ll
+
+    module = ll.parse_bitcode(bitcode)
+    return sorted({gv.name for group in (module.functions, module.global_variables)
+                   for gv in group if not gv.is_declaration})
+
+
+def _write_symbols(payload, data_path: str, symbols: list[str] | None = None):
+    bitcode = _library_bitcode(payload)
+    if bitcode is None:
+        return
+    if symbols is None:
+        symbols = _defined_symbols(bitcode)
+    record = {"sha1": hashlib.sha1(bitcode).hexdigest(), "symbols": symbols}
+    tmp = f"{data_path}{SYMBOLS_SUFFIX}.tmp.{os.getpid()}"
+    with contextlib.suppress(OSError):
+        with open(tmp, "w", encoding="utf-8") as fh:
+            json.dump(record, fh)
+        os.replace(tmp, data_path + SYMBOLS_SUFFIX)
+
+
+def _lazy_payload(payload, data_path: str):
+    """The payload with its bitcode as a :class:`_LazyBitcode` (names from the .sym file,
+    or read now and stored for the next process)."""
+    bitcode = _library_bitcode(payload)
+    if bitcode is None or not _state["lazy"]:
+        return payload
+    digest = hashlib.sha1(bitcode).hexdigest()
+    symbols = None
+    with contextlib.suppress(OSError, ValueError, TypeError, KeyError):
+        with open(data_path + SYMBOLS_SUFFIX, encoding="utf-8") as fh:
+            record = json.load(fh)
+        if record["sha1"] == digest:
+            symbols = [str(n) for n in record["symbols"]]
+    if symbols is None:
+        symbols = _defined_symbols(bitcode)
+        _write_symbols(payload, data_path, symbols)
+    lazy = _LazyBitcode(bitcode)
+    lazy.symbols = frozenset(symbols)
+    (name, kind, (objcode, _bitcode)) = payload[0]
+    return ((name, kind, (objcode, lazy)), *payload[1:])
+
+
+def _install_lazy_linking(codegen) -> bool:
+    """Teach numba's JIT library to load a :class:`_LazyBitcode` without parsing it."""
+    library = getattr(codegen, "CPUCodeLibrary", None)
+    unserialize = getattr(library, "_unserialize", None)
+    for_linking = getattr(library, "_get_module_for_linking", None)
+    engine = getattr(codegen, "JitEngine", None)
+    if engine is None or not hasattr(engine, "_load_defined_symbols") or \
+            not hasattr(codegen, "ll"):
+        return False
+    if unserialize is None or for_linking is None or getattr(library, "navjump_lazy", False):
+        return bool(getattr(library, "navjump_lazy", False))
+    stock_unserialize = unserialize.__func__
+
+    def _unserialize(cls, codegen_, state):
+        name, kind, data = state
+        if kind != _LIBRARY_KIND or not isinstance(data[1], _LazyBitcode):
+            return stock_unserialize(cls, codegen_, state)
+        objcode, bitcode = data
+        self = codegen_.create_library(name)
+        self.enable_object_caching()
+        self._set_compiled_object(objcode)
+        self._navjump_bitcode = bytes(bitcode)
+        self._finalize_final_module()
+        codegen_._engine._defined_symbols |= bitcode.symbols
+        return self
+
+    def _get_module_for_linking(self):
+        bitcode = self.__dict__.pop("_navjump_bitcode", None)
+        if bitcode is not None and self._shared_module is None:
+            self._shared_module = codegen.ll.parse_bitcode(bitcode)
+        return for_linking(self)
+
+    library._unserialize = classmethod(_unserialize)
+    library._get_module_for_linking = _get_module_for_linking
+    library.navjump_lazy = True
+    return True
 
 
 # ---------------------------------------------------------------- shipped kernels
@@ -418,7 +525,7 @@ def install_shipped(target: str | None = None, shipped_dir: str = SHIPPED_DIR) -
     for base, _dirs, files in os.walk(source):
         rel = os.path.relpath(base, source)
         for name in files:
-            if not name.endswith((".nbi", ".nbc")):
+            if not name.endswith((".nbi", ".nbc", ".nbc" + SYMBOLS_SUFFIX)):
                 continue
             dest_dir = os.path.normpath(os.path.join(target, rel))
             dest = os.path.join(dest_dir, name)
@@ -455,7 +562,7 @@ def write_shipped(source: str, dest: str, magic) -> dict:
 
 # ---------------------------------------------------------------- set-up
 _state: dict[str, Any] = {"configured": False, "installed": False, "dir": None,
-                          "portable": None}
+                          "portable": None, "lazy": False}
 
 
 def _active_dir() -> str:
@@ -499,15 +606,15 @@ class _AfterNumbaImport(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         _install()
 
 
-def configure() -> str:
-    """Set numba up for the core's kernels (idempotent); returns the kernel folder."""
+def configure() -> None:
+    """Set numba up for the core's kernels (idempotent). The kernel folder is named when
+    numba is imported (its version is then known without asking the package metadata)."""
     if not _state["configured"]:
         _state["configured"] = True
         if "numba" in sys.modules:
             _install()
         else:
             sys.meta_path.insert(0, _AfterNumbaImport())
-    return _active_dir()
 
 
 def _install():
@@ -515,7 +622,7 @@ def _install():
         return
     _state["installed"] = True
     try:
-        from numba.core import caching, dispatcher
+        from numba.core import caching, codegen, dispatcher
     except ImportError:
         return  # no numba at all: the core says so when a kernel module is imported
     classes = getattr(getattr(caching, "CacheImpl", None), "_locator_classes", None)
@@ -524,6 +631,7 @@ def _install():
         # to share, never wrong).
         return
     classes.insert(0, KernelLocator)
+    _state["lazy"] = _install_lazy_linking(codegen)
     if not getattr(dispatcher.FunctionCache, "navjump_kernels", False) or \
             dispatcher.FunctionCache.__module__ != __name__:
         dispatcher.FunctionCache = _cache_class(caching)
