@@ -665,6 +665,98 @@ def compile_notice() -> str | None:
             f"(cache: {_active_dir()})")
 
 
+def _cached_kernels(folder: str) -> list[tuple[str, str]]:
+    """(module, function) of every kernel with an index in the folder, in the order they
+    were written (first compiled first: a bake's own order)."""
+    found = []
+    core = os.path.join(folder, "core")
+    for base, _dirs, files in os.walk(core):
+        sub = os.path.relpath(base, core).replace(os.sep, ".")
+        for name in files:
+            if not name.endswith(".nbi"):
+                continue
+            stem = name.split("-", 1)[0]  # "<module>.<function>-<line>.py311.nbi"
+            module, _, function = stem.rpartition(".")
+            if module and function:
+                path = os.path.join(base, name)
+                with contextlib.suppress(OSError):
+                    found.append((os.stat(path).st_mtime_ns, name,
+                                  module if sub == "." else f"{sub}.{module}", function))
+    return [(module, function) for _t, _n, module, function in sorted(found)]
+
+
+def _code_names(code) -> set:
+    """Global names a function's code (and the functions nested in it) refers to."""
+    names = set(code.co_names)
+    for const in code.co_consts:
+        if hasattr(const, "co_names"):
+            names |= _code_names(const)
+    return names
+
+
+def preload(stop=None) -> dict:
+    """Load every kernel cached in this version's folder into this process, compiling
+    nothing: a later bake or path query then starts at once. ``stop()`` True ends it early.
+    Returns ``{"loaded": n, "seconds": s}``. Safe beside a running bake (numba's compile
+    lock serialises the loads)."""
+    import importlib
+
+    t0 = time.perf_counter()
+    from numba.core.compiler_lock import global_compiler_lock
+    from numba.core.registry import CPUDispatcher
+
+    dispatchers = []
+    for module_name, function in _cached_kernels(_active_dir()):
+        try:
+            module = importlib.import_module(f"{CORE_PACKAGE}.{module_name}")
+        except ImportError:
+            continue
+        dispatcher = getattr(module, function, None)
+        if isinstance(dispatcher, CPUDispatcher) and dispatcher not in dispatchers:
+            dispatchers.append(dispatcher)
+    # A kernel called only by other kernels is inside their machine code: loading it
+    # alone would be wasted (most cached functions are such helpers).
+    called, from_python = set(), set()
+    for dispatcher in dispatchers:
+        scope = dispatcher.py_func.__globals__
+        called.update(id(scope[name]) for name in dispatcher.py_func.__code__.co_names
+                      if isinstance(scope.get(name), CPUDispatcher))
+    for module in {sys.modules.get(d.py_func.__module__) for d in dispatchers}:
+        for value in vars(module).values() if module is not None else ():
+            code = getattr(value, "__code__", None)
+            if code is not None and not isinstance(value, CPUDispatcher) and \
+                    getattr(value, "__module__", None) == module.__name__:
+                from_python.update(id(vars(module)[n]) for n in _code_names(code)
+                                   if isinstance(vars(module).get(n), CPUDispatcher))
+    called -= from_python
+    loaded = 0
+    for dispatcher in dispatchers:
+        if stop is not None and stop():
+            break
+        cache = getattr(dispatcher, "_cache", None)
+        if id(dispatcher) in called or cache is None:
+            continue
+        index = getattr(cache, "_cache_file", None)
+        try:
+            keys = list(index._load_index()) if index is not None else []
+        except Exception:  # noqa: BLE001 - an unreadable index: the bake compiles it
+            continue
+        for sig, _magic, _code in keys:
+            with global_compiler_lock:
+                if tuple(sig) in dispatcher.overloads:
+                    continue
+                cres = cache.load_overload(sig, dispatcher.targetctx)
+                if cres is None:
+                    continue  # another CPU or stale: compiled when a bake needs it
+                dispatcher._cache_hits[sig] += 1
+                if not cres.objectmode:
+                    dispatcher.targetctx.insert_user_function(cres.entry_point, cres.fndesc,
+                                                              [cres.library])
+                dispatcher.add_overload(cres)
+                loaded += 1
+    return {"loaded": loaded, "seconds": time.perf_counter() - t0}
+
+
 def warm_up(progress=None) -> float:
     """Compile (or load) every kernel a bake and the path queries use; seconds taken.
 
