@@ -17,8 +17,8 @@ Scenarios, each a new Python process with bpy and a fresh Blender user folder:
 In each: ``start_s`` (import bpy, install/enable the extension), ``demo_bake_s`` (first bake
 of assets/demo_level.blend with jump links, through the extension's command line),
 ``demo_bake_cpu_s`` (the CPU seconds of the process during it: on a shared machine the wall
-time follows the load), ``demo_phases_s`` (its open, gather, bake and write phases), ``first_path_s`` (a path query
-on it right after), ``obj_bake_s`` (the OBJ baked next in the
+time follows the load), ``demo_phases_s`` (its open, gather, bake and write phases),
+``first_path_s`` (a path query on it right after), ``obj_bake_s`` (the OBJ baked next in the
 same process, core.bake with links), and numba's own counts of kernels compiled
 (``compiled``) and loaded from the cache (``loaded``). Without ``--zip`` the zip scenarios are
 built first with scripts/build_extension.py (Linux, Python 3.11).

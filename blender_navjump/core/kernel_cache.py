@@ -6,7 +6,7 @@ core package, whose ``__init__`` calls :func:`configure`; nothing else touches n
 settings. The kernels then live in one folder per user and version::
 
     <root>/<numba version>-py<X.Y>-<fingerprint>/            (e.g. numba0.68.1-py3.11-3f2a...)
-        core/*.nbi, *.nbc; query/*.nbi, *.nbc; last_used; warm
+        core/*.nbi, *.nbc, *.nbc.sym; query/...; last_used; warm
 
 - ``<root>``: ``$NAVJUMP_KERNEL_CACHE``, else ``$NUMBA_CACHE_DIR/navjump``, else the
   user's cache folder (``$XDG_CACHE_HOME`` or ``~/.cache``, ``~/Library/Caches``,
@@ -28,6 +28,12 @@ name to the core loaded in this process (``_KernelUnpickler``), so one compile s
 numba reads its settings when it is imported; :func:`configure` installs the locator right
 away when numba is already imported, else the moment it is (a hook on ``import numba``),
 so importing the core stays cheap for code that needs only ``NavMesh`` or the settings.
+
+Loading cheaply: beside each of numba's ``.nbc`` files a ``.nbc.sym`` lists the names the
+kernel defines, so a load does not parse the kernel's LLVM bitcode (parsed only when a
+kernel compiled later in the process links it in; see "lazy linking modules" below).
+:func:`preload` loads every cached entry kernel without compiling (the extension runs it
+in a background thread after an interactive Blender starts).
 
 Shipped kernels: ``scripts/build_extension.py`` compiles every kernel (:func:`warm_up`) for
 a portable CPU (``NUMBA_CPU_NAME=generic``: plain x86-64, any such machine runs it) into
