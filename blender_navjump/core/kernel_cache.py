@@ -335,6 +335,15 @@ def _index_class(caching):
             if _state["lazy"]:
                 _write_symbols(data, self._data_path(name))
 
+        def load(self, key):
+            found = super().load(key)
+            if found is not None or not self.navjump_portable:
+                return found
+            sig, magic, code = key
+            if magic[0] != self.navjump_portable[0]:
+                return None
+            return super().load((sig, self.navjump_portable, code))
+
     return _KernelIndex
 
 
