@@ -455,7 +455,9 @@ def _install_lazy_linking(codegen) -> bool:
 
     def _unserialize(cls, codegen_, state):
         name, kind, data = state
-        if kind != _LIBRARY_KIND or not isinstance(data[1], _LazyBitcode):
+        # duck-typed: another copy of the core in this process has its own _LazyBitcode
+        symbols = getattr(data[1], "symbols", None) if kind == _LIBRARY_KIND else None
+        if symbols is None:
             return stock_unserialize(cls, codegen_, state)
         objcode, bitcode = data
         self = codegen_.create_library(name)
@@ -463,7 +465,7 @@ def _install_lazy_linking(codegen) -> bool:
         self._set_compiled_object(objcode)
         self._navjump_bitcode = bytes(bitcode)
         self._finalize_final_module()
-        codegen_._engine._defined_symbols |= bitcode.symbols
+        codegen_._engine._defined_symbols |= symbols
         return self
 
     def _get_module_for_linking(self):
