@@ -2,14 +2,15 @@
 
 Nothing here runs at import time: ``register()`` imports the bpy-facing modules, so
 ``blender_navjump.blender.devload`` can be imported by scripts and tests without
-side effects. The core (numba) is imported only when a bake runs.
+side effects. The core (numba) is imported when a bake runs or, in an interactive Blender,
+by ``kernel_preload``'s background thread after start-up.
 """
 
 # Registration order matters: preferences and properties first (panels and operators use
 # them), handlers last; unregister runs in reverse.
 _MODULE_NAMES = ("prefs", "props", "storage", "ops_bake", "ops_clear", "ops_presets",
                  "ops_export", "panel", "overlay_props", "overlay", "gizmo", "live_rebake",
-                 "panel_overlay", "cli_command")
+                 "panel_overlay", "cli_command", "kernel_preload")
 
 
 def _modules():

@@ -28,6 +28,9 @@ class NAVJUMP_AddonPreferences(AddonPreferences):
         col = layout.column(align=True)
         col.label(text="Compiled kernels are cached in (shared with the command line):")
         col.label(text=kernel_cache.active_dir())
+        from . import kernel_preload
+
+        col.label(text=f"Kernels in this session: {kernel_preload.status()}")
 
 
 def preferences(context=None):

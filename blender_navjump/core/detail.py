@@ -55,7 +55,7 @@ _EPS_DIST = 1e-6  # "on an edge" threshold, in cells
 
 
 # --------------------------------------------------------------------------- geometry
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _cross(ax, ay, bx, by, cx, cy):
     """Twice the signed area of triangle abc (> 0 when counter-clockwise)."""
     return (bx - ax) * (cy - ay) - (by - ay) * (cx - ax)
@@ -315,7 +315,7 @@ def _link_triangles(tv, tn, nt):
                         tn[u, m] = t
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _relink(tn, t, old, new):
     if t >= 0:
         for k in range(3):

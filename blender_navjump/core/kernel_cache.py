@@ -6,7 +6,7 @@ core package, whose ``__init__`` calls :func:`configure`; nothing else touches n
 settings. The kernels then live in one folder per user and version::
 
     <root>/<numba version>-py<X.Y>-<fingerprint>/            (e.g. numba0.68.1-py3.11-3f2a...)
-        core/*.nbi, *.nbc; query/*.nbi, *.nbc; last_used; warm
+        core/*.nbi, *.nbc, *.nbc.sym; query/...; last_used; warm
 
 - ``<root>``: ``$NAVJUMP_KERNEL_CACHE``, else ``$NUMBA_CACHE_DIR/navjump``, else the
   user's cache folder (``$XDG_CACHE_HOME`` or ``~/.cache``, ``~/Library/Caches``,
@@ -29,6 +29,12 @@ numba reads its settings when it is imported; :func:`configure` installs the loc
 away when numba is already imported, else the moment it is (a hook on ``import numba``),
 so importing the core stays cheap for code that needs only ``NavMesh`` or the settings.
 
+Loading cheaply: beside each of numba's ``.nbc`` files a ``.nbc.sym`` lists the names the
+kernel defines, so a load does not parse the kernel's LLVM bitcode (parsed only when a
+kernel compiled later in the process links it in; see "lazy linking modules" below).
+:func:`preload` loads every cached entry kernel without compiling (the extension runs it
+in a background thread after an interactive Blender starts).
+
 Shipped kernels: ``scripts/build_extension.py`` compiles every kernel (:func:`warm_up`) for
 a portable CPU (``NUMBA_CPU_NAME=generic``: plain x86-64, any such machine runs it) into
 ``<extension>/kernels/<platform>/`` with a ``kernels.json`` saying for which numba,
@@ -44,7 +50,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import importlib.abc
-import importlib.metadata
 import importlib.util
 import io
 import json
@@ -118,6 +123,8 @@ def installed_version(dist: str) -> str:
     module = sys.modules.get(dist)
     if module is not None and getattr(module, "__version__", None):
         return module.__version__
+    import importlib.metadata  # 50-70 ms: only off the bake's path (numba is imported)
+
     try:
         return importlib.metadata.version(dist)
     except importlib.metadata.PackageNotFoundError:
@@ -321,7 +328,12 @@ def _index_class(caching):
             fndesc = payload[1] if isinstance(payload, tuple) and len(payload) > 1 else None
             if fndesc is not None and isinstance(getattr(fndesc, "modname", None), str):
                 fndesc.modname = local_name(fndesc.modname, self.navjump_package)
-            return payload
+            return _lazy_payload(payload, self._data_path(name))
+
+        def _save_data(self, name, data):
+            super()._save_data(name, data)
+            if _state["lazy"]:
+                _write_symbols(data, self._data_path(name))
 
         def load(self, key):
             found = super().load(key)
@@ -354,6 +366,118 @@ def _cache_class(caching):
                 self._cache_file.navjump_portable = portable_magic()
 
     return KernelFunctionCache
+
+
+# ---------------------------------------------------------------- lazy linking modules
+# A cached kernel is machine code plus the LLVM bitcode of everything it defines, kept so
+# that a kernel compiled later can inline it. numba parses that bitcode on every load (a
+# third of a warm bake's kernel loading) only to list the names it defines. NavJump keeps
+# those names beside each cache file (``<kernel>.<n>.nbc.sym``, JSON with the SHA-1 of the
+# bitcode they were read from); a load then registers the names and parses the bitcode only
+# if a compile in this process links the kernel in. numba's own files are unchanged: any
+# version of NavJump or numba reads them, and a .sym that does not match (the .nbc was
+# compiled again) is ignored and rewritten.
+_LIBRARY_KIND = "object"
+SYMBOLS_SUFFIX = ".sym"
+
+
+class _LazyBitcode(bytes):
+    """A kernel's linking bitcode, not parsed yet, with the names of what it defines."""
+
+    symbols: frozenset = frozenset()
+
+
+def _library_bitcode(payload) -> bytes | None:
+    """The linking bitcode in numba's reduced compile result, else None."""
+    try:
+        _name, kind, (_objcode, bitcode) = payload[0]
+    except (TypeError, ValueError):
+        return None
+    return bitcode if kind == _LIBRARY_KIND and isinstance(bitcode, bytes) else None
+
+
+def _defined_symbols(bitcode: bytes) -> list[str]:
+    import llvmlite.binding as ll
+
+    module = ll.parse_bitcode(bitcode)
+    return sorted({gv.name for group in (module.functions, module.global_variables)
+                   for gv in group if not gv.is_declaration})
+
+
+def _write_symbols(payload, data_path: str, symbols: list[str] | None = None):
+    bitcode = _library_bitcode(payload)
+    if bitcode is None:
+        return
+    if symbols is None:
+        symbols = _defined_symbols(bitcode)
+    record = {"sha1": hashlib.sha1(bitcode).hexdigest(), "symbols": symbols}
+    tmp = f"{data_path}{SYMBOLS_SUFFIX}.tmp.{os.getpid()}"
+    with contextlib.suppress(OSError):
+        with open(tmp, "w", encoding="utf-8") as fh:
+            json.dump(record, fh)
+        os.replace(tmp, data_path + SYMBOLS_SUFFIX)
+
+
+def _lazy_payload(payload, data_path: str):
+    """The payload with its bitcode as a :class:`_LazyBitcode` (names from the .sym file,
+    or read now and stored for the next process)."""
+    bitcode = _library_bitcode(payload)
+    if bitcode is None or not _state["lazy"]:
+        return payload
+    digest = hashlib.sha1(bitcode).hexdigest()
+    symbols = None
+    with contextlib.suppress(OSError, ValueError, TypeError, KeyError):
+        with open(data_path + SYMBOLS_SUFFIX, encoding="utf-8") as fh:
+            record = json.load(fh)
+        if record["sha1"] == digest:
+            symbols = [str(n) for n in record["symbols"]]
+    if symbols is None:
+        symbols = _defined_symbols(bitcode)
+        _write_symbols(payload, data_path, symbols)
+    lazy = _LazyBitcode(bitcode)
+    lazy.symbols = frozenset(symbols)
+    (name, kind, (objcode, _bitcode)) = payload[0]
+    return ((name, kind, (objcode, lazy)), *payload[1:])
+
+
+def _install_lazy_linking(codegen) -> bool:
+    """Teach numba's JIT library to load a :class:`_LazyBitcode` without parsing it."""
+    library = getattr(codegen, "CPUCodeLibrary", None)
+    unserialize = getattr(library, "_unserialize", None)
+    for_linking = getattr(library, "_get_module_for_linking", None)
+    engine = getattr(codegen, "JitEngine", None)
+    if engine is None or not hasattr(engine, "_load_defined_symbols") or \
+            not hasattr(codegen, "ll"):
+        return False
+    if unserialize is None or for_linking is None or getattr(library, "navjump_lazy", False):
+        return bool(getattr(library, "navjump_lazy", False))
+    stock_unserialize = unserialize.__func__
+
+    def _unserialize(cls, codegen_, state):
+        name, kind, data = state
+        # duck-typed: another copy of the core in this process has its own _LazyBitcode
+        symbols = getattr(data[1], "symbols", None) if kind == _LIBRARY_KIND else None
+        if symbols is None:
+            return stock_unserialize(cls, codegen_, state)
+        objcode, bitcode = data
+        self = codegen_.create_library(name)
+        self.enable_object_caching()
+        self._set_compiled_object(objcode)
+        self._navjump_bitcode = bytes(bitcode)
+        self._finalize_final_module()
+        codegen_._engine._defined_symbols |= symbols
+        return self
+
+    def _get_module_for_linking(self):
+        bitcode = self.__dict__.pop("_navjump_bitcode", None)
+        if bitcode is not None and self._shared_module is None:
+            self._shared_module = codegen.ll.parse_bitcode(bitcode)
+        return for_linking(self)
+
+    library._unserialize = classmethod(_unserialize)
+    library._get_module_for_linking = _get_module_for_linking
+    library.navjump_lazy = True
+    return True
 
 
 # ---------------------------------------------------------------- shipped kernels
@@ -418,7 +542,7 @@ def install_shipped(target: str | None = None, shipped_dir: str = SHIPPED_DIR) -
     for base, _dirs, files in os.walk(source):
         rel = os.path.relpath(base, source)
         for name in files:
-            if not name.endswith((".nbi", ".nbc")):
+            if not name.endswith((".nbi", ".nbc", ".nbc" + SYMBOLS_SUFFIX)):
                 continue
             dest_dir = os.path.normpath(os.path.join(target, rel))
             dest = os.path.join(dest_dir, name)
@@ -455,7 +579,7 @@ def write_shipped(source: str, dest: str, magic) -> dict:
 
 # ---------------------------------------------------------------- set-up
 _state: dict[str, Any] = {"configured": False, "installed": False, "dir": None,
-                          "portable": None}
+                          "portable": None, "lazy": False}
 
 
 def _active_dir() -> str:
@@ -499,15 +623,15 @@ class _AfterNumbaImport(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         _install()
 
 
-def configure() -> str:
-    """Set numba up for the core's kernels (idempotent); returns the kernel folder."""
+def configure() -> None:
+    """Set numba up for the core's kernels (idempotent). The kernel folder is named when
+    numba is imported (its version is then known without asking the package metadata)."""
     if not _state["configured"]:
         _state["configured"] = True
         if "numba" in sys.modules:
             _install()
         else:
             sys.meta_path.insert(0, _AfterNumbaImport())
-    return _active_dir()
 
 
 def _install():
@@ -515,7 +639,7 @@ def _install():
         return
     _state["installed"] = True
     try:
-        from numba.core import caching, dispatcher
+        from numba.core import caching, codegen, dispatcher
     except ImportError:
         return  # no numba at all: the core says so when a kernel module is imported
     classes = getattr(getattr(caching, "CacheImpl", None), "_locator_classes", None)
@@ -524,6 +648,7 @@ def _install():
         # to share, never wrong).
         return
     classes.insert(0, KernelLocator)
+    _state["lazy"] = _install_lazy_linking(codegen)
     if not getattr(dispatcher.FunctionCache, "navjump_kernels", False) or \
             dispatcher.FunctionCache.__module__ != __name__:
         dispatcher.FunctionCache = _cache_class(caching)
@@ -555,6 +680,98 @@ def compile_notice() -> str | None:
         return None
     return (f"compiling NavJump kernels, first run only, ~{COMPILE_SECONDS_ESTIMATE} s "
             f"(cache: {_active_dir()})")
+
+
+def _cached_kernels(folder: str) -> list[tuple[str, str]]:
+    """(module, function) of every kernel with an index in the folder, in the order they
+    were written (first compiled first: a bake's own order)."""
+    found = []
+    core = os.path.join(folder, "core")
+    for base, _dirs, files in os.walk(core):
+        sub = os.path.relpath(base, core).replace(os.sep, ".")
+        for name in files:
+            if not name.endswith(".nbi"):
+                continue
+            stem = name.split("-", 1)[0]  # "<module>.<function>-<line>.py311.nbi"
+            module, _, function = stem.rpartition(".")
+            if module and function:
+                path = os.path.join(base, name)
+                with contextlib.suppress(OSError):
+                    found.append((os.stat(path).st_mtime_ns, name,
+                                  module if sub == "." else f"{sub}.{module}", function))
+    return [(module, function) for _t, _n, module, function in sorted(found)]
+
+
+def _code_names(code) -> set:
+    """Global names a function's code (and the functions nested in it) refers to."""
+    names = set(code.co_names)
+    for const in code.co_consts:
+        if hasattr(const, "co_names"):
+            names |= _code_names(const)
+    return names
+
+
+def preload(stop=None) -> dict:
+    """Load every kernel cached in this version's folder into this process, compiling
+    nothing: a later bake or path query then starts at once. ``stop()`` True ends it early.
+    Returns ``{"loaded": n, "seconds": s}``. Safe beside a running bake (numba's compile
+    lock serialises the loads)."""
+    import importlib
+
+    t0 = time.perf_counter()
+    from numba.core.compiler_lock import global_compiler_lock
+    from numba.core.registry import CPUDispatcher
+
+    dispatchers = []
+    for module_name, function in _cached_kernels(_active_dir()):
+        try:
+            module = importlib.import_module(f"{CORE_PACKAGE}.{module_name}")
+        except ImportError:
+            continue
+        dispatcher = getattr(module, function, None)
+        if isinstance(dispatcher, CPUDispatcher) and dispatcher not in dispatchers:
+            dispatchers.append(dispatcher)
+    # A kernel called only by other kernels is inside their machine code: loading it
+    # alone would be wasted (most cached functions are such helpers).
+    called, from_python = set(), set()
+    for dispatcher in dispatchers:
+        scope = dispatcher.py_func.__globals__
+        called.update(id(scope[name]) for name in dispatcher.py_func.__code__.co_names
+                      if isinstance(scope.get(name), CPUDispatcher))
+    for module in {sys.modules.get(d.py_func.__module__) for d in dispatchers}:
+        for value in vars(module).values() if module is not None else ():
+            code = getattr(value, "__code__", None)
+            if code is not None and not isinstance(value, CPUDispatcher) and \
+                    getattr(value, "__module__", None) == module.__name__:
+                from_python.update(id(vars(module)[n]) for n in _code_names(code)
+                                   if isinstance(vars(module).get(n), CPUDispatcher))
+    called -= from_python
+    loaded = 0
+    for dispatcher in dispatchers:
+        if stop is not None and stop():
+            break
+        cache = getattr(dispatcher, "_cache", None)
+        if id(dispatcher) in called or cache is None:
+            continue
+        index = getattr(cache, "_cache_file", None)
+        try:
+            keys = list(index._load_index()) if index is not None else []
+        except Exception:  # noqa: BLE001 - an unreadable index: the bake compiles it
+            continue
+        for sig, _magic, _code in keys:
+            with global_compiler_lock:
+                if tuple(sig) in dispatcher.overloads:
+                    continue
+                cres = cache.load_overload(sig, dispatcher.targetctx)
+                if cres is None:
+                    continue  # another CPU or stale: compiled when a bake needs it
+                dispatcher._cache_hits[sig] += 1
+                if not cres.objectmode:
+                    dispatcher.targetctx.insert_user_function(cres.entry_point, cres.fndesc,
+                                                              [cres.library])
+                dispatcher.add_overload(cres)
+                loaded += 1
+    return {"loaded": loaded, "seconds": time.perf_counter() - t0}
 
 
 def warm_up(progress=None) -> float:

@@ -46,7 +46,7 @@ def mark_walkable_triangles(vertices, triangles, slope_cos, walkable_mask):
     return out
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _split_polygon(src, n_src, below, above, axis, offset):
     """Split polygon src by the plane coord[axis] = offset in one pass.
 

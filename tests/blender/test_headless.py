@@ -155,6 +155,33 @@ def test_jobs_two_with_a_broken_file(tmp_path, navjump, demo_copy):
         "level_b.navjump.json", "level_b.navjump.detour.bin"])
 
 
+def test_jobs_says_once_that_it_compiles_before_the_workers_start(tmp_path, navjump,
+                                                                  demo_copy):
+    """``--jobs 2`` on a kernel folder that is not warm prints the one "compiling" line
+    once (the parent compiles or loads every kernel, then starts the workers, which find
+    the folder warm). The folder starts as a copy of this session's kernels without the
+    "warm" mark, so the parent loads rather than compiles."""
+    from blender_navjump.core import kernel_cache
+
+    session = Path(kernel_cache.cache_dir())
+    folder = tmp_path / "kernels" / session.name
+    if session.is_dir():
+        shutil.copytree(session, folder, ignore=shutil.ignore_patterns(
+            kernel_cache.WARM_MARKER, kernel_cache.LAST_USED, "*.tmp.*"))
+    files = [demo_copy("level_a.blend"), demo_copy("level_b.blend")]
+    env = dict(os.environ, NAVJUMP_DEV_REPO="navjump_tests",
+               **{kernel_cache.ROOT_ENV: str(tmp_path / "kernels")})
+    proc = subprocess.run([sys.executable, str(SCRIPT), *map(str, files), "--jobs", "2",
+                           "--out", str(tmp_path / "out"), "--format", "json",
+                           "--set", "links_enabled=false"], capture_output=True, text=True,
+                          timeout=1800, env=env, cwd=str(ROOT))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert proc.stderr.count("compiling NavJump kernels, first run only, ~") == 1, proc.stderr
+    assert str(folder) in proc.stderr
+    assert kernel_cache.is_warm(str(folder))
+    assert len(summary_lines(proc.stdout)) == 2
+
+
 def test_save_stores_result_preset_and_overrides(tmp_path, bpy, navjump, demo_copy):
     level = demo_copy("level.blend")
     proc = run_script(level, "--save", "--preset", "large robot", "--set", "agent_radius=0.5",

@@ -271,3 +271,95 @@ def test_cli_says_once_that_it_compiles(tmp_path):
     assert str(folder) in first
     assert kernel_cache.is_warm(str(folder))
     assert "compiling" not in bake()
+
+
+# ---------------------------------------------------------------- loading kernels cheaply
+def _private_root(tmp_path):
+    """A kernel root holding a copy of this session's kernels (when there are any)."""
+    session = pathlib.Path(kernel_cache.cache_dir())
+    folder = tmp_path / "root" / session.name
+    if session.is_dir():
+        shutil.copytree(session, folder, ignore=shutil.ignore_patterns("*.tmp.*"))
+    return tmp_path / "root", folder
+
+
+LAZY_RUN = r"""
+import json, sys
+import numba, numpy as np
+from blender_navjump.core import kernel_cache as kc
+from blender_navjump.core.geometry import used_vertices
+tris = np.array([[0, 1, 2], [2, 3, 0]], np.int32)
+first = used_vertices(6, tris).tolist()
+lib = used_vertices.overloads[used_vertices.signatures[0]].library
+lazy = "_navjump_bitcode" in lib.__dict__
+
+@numba.njit
+def caller(n, t):  # compiled here: links the cached kernel's bitcode in
+    return used_vertices(n, t).sum()
+
+linked = int(caller(6, tris))
+stats = kc.kernel_stats()
+print("RESULT " + json.dumps({"first": first, "lazy": lazy, "linked": linked,
+      "parsed_after_link": lib._shared_module is not None, "hits": stats["hits"],
+      "misses": stats["misses"]}))
+"""
+
+
+def _run(script, env, *args):
+    proc = subprocess.run([sys.executable, "-c", script, *args], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=900)
+    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT ")]
+    assert proc.returncode == 0 and lines, proc.stderr[-3000:]
+    return json.loads(lines[-1][7:])
+
+
+def test_cached_kernels_load_without_parsing_their_bitcode(tmp_path):
+    """A cached kernel is loaded with the names it defines read from its .sym file; its
+    bitcode is parsed only when a kernel compiled later links it in, and a .sym that
+    does not match its .nbc is not believed."""
+    root, folder = _private_root(tmp_path)
+    env = dict(os.environ, **{kernel_cache.ROOT_ENV: str(root)})
+    env.pop("PYTHONPATH", None)
+    _run(LAZY_RUN, env)  # compiles used_vertices if this session never did
+    syms = sorted((folder / "core").glob("geometry.used_vertices-*.nbc.sym"))
+    assert syms
+    record = json.loads(syms[0].read_text())
+    assert len(record["sha1"]) == 40 and any("used_vertices" in n for n in record["symbols"])
+    run = _run(LAZY_RUN, env)
+    assert run == {"first": [True, True, True, True, False, False], "lazy": True,
+                   "linked": 4, "parsed_after_link": True, "hits": 1, "misses": 0}
+    # a stale .sym (the .nbc compiled again since) is ignored and rewritten
+    for sym in syms:
+        sym.write_text(json.dumps({"sha1": "0" * 40, "symbols": ["nothing"]}))
+    assert _run(LAZY_RUN, env)["hits"] == 1
+    assert json.loads(syms[0].read_text()) == record
+
+
+PRELOAD_RUN = r"""
+import json, sys
+from blender_navjump.core import kernel_cache as kc
+from blender_navjump.core.query import build, find_path
+verts = [(0, 0, 0), (4, 0, 0), (4, 4, 0), (0, 4, 0), (8, 0, 0), (8, 4, 0)]
+nm = build.navmesh_from_polygons(verts, [[0, 1, 2, 3], [1, 4, 5, 2]])
+preloaded = kc.preload() if sys.argv[1] == "preload" else {"loaded": 0}
+before = kc.kernel_stats()
+path = find_path(nm, (0.5, 0.5, 0), (7.5, 3.5, 0))
+after = kc.kernel_stats()
+print("RESULT " + json.dumps({"loaded": preloaded["loaded"], "length": path.length,
+      "before": [before["hits"], before["misses"]], "after": [after["hits"], after["misses"]]}))
+"""
+
+
+def test_preload_loads_what_a_query_needs_and_compiles_nothing(tmp_path):
+    """After ``preload`` a path query neither compiles nor loads a kernel: everything it
+    calls was loaded from the cache (numba's own statistics)."""
+    root, _folder = _private_root(tmp_path)
+    env = dict(os.environ, **{kernel_cache.ROOT_ENV: str(root)})
+    env.pop("PYTHONPATH", None)
+    plain = _run(PRELOAD_RUN, env, "plain")  # fills the cache when the session did not
+    assert plain["length"] == pytest.approx(58 ** 0.5, rel=1e-6)
+    run = _run(PRELOAD_RUN, env, "preload")
+    assert run["loaded"] > 0
+    assert run["before"][1] == 0  # preload compiled nothing
+    assert run["after"] == run["before"], run  # the query added no load and no compile
+    assert run["length"] == pytest.approx(plain["length"])
