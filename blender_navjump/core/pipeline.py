@@ -175,12 +175,9 @@ def bake(vertices: ArrayLike, triangles: ArrayLike, settings: BakeSettings | Non
                  f"{grid} with {stats['spans']:,} spans", limit)
 
     t0 = stage("filter", 1)
-    if settings.filter_low_hanging_obstacles:
-        filters.filter_low_hanging_obstacles(hf, cfg.walkable_climb)
-    if settings.filter_ledge_spans:
-        filters.filter_ledge_spans(hf, cfg.walkable_height, cfg.walkable_climb)
-    if settings.filter_low_height_spans:
-        filters.filter_low_height_spans(hf, cfg.walkable_height)
+    filters.filter_heightfield(hf, cfg.walkable_height, cfg.walkable_climb,
+                               settings.filter_low_hanging_obstacles,
+                               settings.filter_ledge_spans, settings.filter_low_height_spans)
     done("filter", t0)
 
     t0 = stage("compact", 2)
