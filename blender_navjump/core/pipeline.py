@@ -182,7 +182,7 @@ def bake(vertices: ArrayLike, triangles: ArrayLike, settings: BakeSettings | Non
 
     t0 = stage("compact", 2)
     chf = _run("compact", settings, compact.build_compact_heightfield, hf,
-               cfg.walkable_height, cfg.walkable_climb)
+               cfg.walkable_height, cfg.walkable_climb, not settings.links_enabled)
     if not settings.links_enabled:
         del hf  # the solid heightfield is kept only for the links' collision tests
     done("compact", t0)
