@@ -145,6 +145,9 @@ def bake(vertices: ArrayLike, triangles: ArrayLike, settings: BakeSettings | Non
     # or loads its cache only when a bake runs).
     from . import compact, contours, detail, erode, filters, polymesh, rasterize, regions
     from . import stances as stance_mod
+    from .malloc import fix_mmap_threshold
+
+    fix_mmap_threshold()  # large arrays back to the OS when freed (see malloc.py)
 
     bmin, bmax = bounds
     limit = memory_limit(settings)  # once: the estimates count the bake's own allocations
