@@ -59,6 +59,7 @@ def _link_neighbours(width, height, cell_index, cell_count, span_y, span_h, con,
                 bot = span_y[i]
                 top = bot + span_h[i]
                 for d in range(4):
+                    con[i, d] = -1  # written here once (no separate fill of the array)
                     nx = x + dx[d]
                     ny = y + dy[d]
                     if nx < 0 or ny < 0 or nx >= width or ny >= height:
@@ -101,7 +102,7 @@ def build_compact_heightfield(hf: Heightfield, walkable_height: int,
         empty = np.zeros(0, np.int32)
         hf.column_head = hf.span_min = hf.span_max = hf.span_next = empty
         hf.span_area = np.zeros(0, np.uint8)
-    con = np.full((total, 4), -1, np.int32)
+    con = np.empty((total, 4), np.int32)
     run_banded(_link_neighbours, hf.height, hf.width, hf.height, index, counts, span_y, span_h,
                con, walkable_height, walkable_climb)
     return CompactHeightfield(width=hf.width, height=hf.height, bmin=hf.bmin, cs=hf.cs,
