@@ -11,9 +11,13 @@ the ~1 M-triangle scene). ``--cold`` uses an empty numba cache for the first cal
 tiling) one native and one NavJump process are kept warm and asked for one bake each in
 turn, ``--pairs`` times, the order rotating every pair, so the two bakes of a pair run
 seconds apart under the same load. Prints per stage the median of the per-pair ratios
-NavJump / native (wall ms; ``total_cpu``: process CPU time of the whole bake; ``total``
-against native's TOTAL_RECAST, which leaves out Detour's data), both sides' medians, counts
-and peak memory. ``--partition`` picks the partition of both sides.
+NavJump / native, of process CPU time (``cpu_ratio_...``: what the stage cost, whatever else
+runs on the machine) and of wall time (``wall_ratio_...``); ``total`` is the whole bake
+against native's TOTAL_RECAST (Detour's data left out). NavJump's CPU per stage runs from
+one stage's progress call to the next (its ``detail`` includes assembling the NavMesh);
+``navjump_only_cpu_ms`` holds its stages native has not (``stances``, ``links``) and
+``outside``, the bake's CPU outside every stage (input checks, statistics). Also both
+sides' medians, counts and peak memory. ``--partition`` picks the partition of both sides.
 """
 
 from __future__ import annotations
@@ -94,6 +98,17 @@ NATIVE_STAGES = {
 PARTITION_IDS = {"watershed": 0, "monotone": 1}
 
 
+def _stage_cpu(marks: list[tuple[str, float]], c0: float, c1: float) -> dict[str, float]:
+    """Process CPU ms per stage from the progress marks (each stage runs from its mark to
+    the next one). ``outside``: the CPU of the bake outside every stage (checks before the
+    first stage, assembling the navmesh, statistics after the last)."""
+    cpu = {}
+    for (name, a), (_, b) in zip(marks, marks[1:], strict=False):
+        cpu[name] = (b - a) * 1000.0
+    cpu["outside"] = (c1 - c0) * 1000.0 - sum(cpu.values())
+    return cpu
+
+
 def serve(path: str, up: str, tile: int, settings_json: str) -> int:
     """Paired mode, NavJump side: one warm bake, then one bake per ``bake`` line on stdin."""
     v, t, settings = _scene(path, up, tile, settings_json)
@@ -105,12 +120,18 @@ def serve(path: str, up: str, tile: int, settings_json: str) -> int:
     for line in sys.stdin:
         if line.startswith("quit"):
             break
+        marks: list[tuple[str, float]] = []
+
+        def progress(stage: str, _fraction: float, marks=marks) -> None:
+            marks.append((stage, time.process_time()))
+
         c0 = time.process_time()
-        nm = bake(v, t, settings)
-        cpu = (time.process_time() - c0) * 1000.0
+        nm = bake(v, t, settings, progress)
+        c1 = time.process_time()
         print("RESULT " + json.dumps({
             "polygons": nm.stats["polygons"], "area3d_m2": nm.stats["walkable_area_m2"],
-            "wall": nm.stats["timings_ms"], "total_cpu": cpu}), flush=True)
+            "wall": nm.stats["timings_ms"], "cpu": _stage_cpu(marks, c0, c1),
+            "total_cpu": (c1 - c0) * 1000.0}), flush=True)
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print("QUIT " + json.dumps({"peak_rss_mb": rss}), flush=True)
     return 0
@@ -158,26 +179,32 @@ def paired(native: str, mesh: str, up: str, tile: int, pairs: int, set_args: lis
             b, a = theirs.bake(), ours.bake()
         rows.append((a, b))
     ours_rss, theirs_rss = ours.quit()["peak_rss_mb"], theirs.quit()["peak_rss_mb"]
-    ratios, ours_ms, native_ms = {}, {}, {}
-    for stage, nstage in [*NATIVE_STAGES.items(), ("total_cpu", None)]:
-        if nstage is None:
-            mine = [a["total_cpu"] for a, _ in rows]
-            other = [b["cpu"]["TOTAL_RECAST"] for _, b in rows]
-        else:
-            mine = [a["wall"].get(stage, 0.0) for a, _ in rows]
-            other = [b["wall"][nstage] for _, b in rows]
-        ours_ms[stage] = round(statistics.median(mine), 3)
-        native_ms[stage] = round(statistics.median(other), 3)
-        ratios[stage] = round(statistics.median(
-            [x / y for x, y in zip(mine, other, strict=True) if y > 0] or [float("nan")]), 3)
+
+    def compare(kind: str, stages) -> tuple[dict, dict, dict]:
+        ratios, mine_ms, other_ms = {}, {}, {}
+        for stage, nstage in stages:
+            mine = [a[kind].get(stage, 0.0) for a, _ in rows]
+            other = [b[kind][nstage] for _, b in rows]
+            mine_ms[stage] = round(statistics.median(mine), 3)
+            other_ms[stage] = round(statistics.median(other), 3)
+            ratios[stage] = round(statistics.median(
+                [x / y for x, y in zip(mine, other, strict=True) if y > 0]
+                or [float("nan")]), 3)
+        return ratios, mine_ms, other_ms
+
+    for a, _ in rows:
+        a["cpu"]["total"] = a["total_cpu"]
+    cpu = compare("cpu", NATIVE_STAGES.items())
+    wall = compare("wall", NATIVE_STAGES.items())
     last_ours, last_native = rows[-1]
     return {
         "mesh": pathlib.Path(mesh).name + (f" x{tile}x{tile}" if tile > 1 else ""),
         "partition": partition, "pairs": pairs, "triangles": ours.ready["triangles"],
-        "ratio_navjump_over_native": ratios, "navjump_median_ms": ours_ms,
-        "native_median_ms": native_ms,
-        "navjump_only_ms": {k: round(statistics.median([a["wall"][k] for a, _ in rows]), 3)
-                            for k in last_ours["wall"] if k not in NATIVE_STAGES},
+        "cpu_ratio_navjump_over_native": cpu[0], "wall_ratio_navjump_over_native": wall[0],
+        "navjump_median_cpu_ms": cpu[1], "native_median_cpu_ms": cpu[2],
+        "navjump_median_wall_ms": wall[1], "native_median_wall_ms": wall[2],
+        "navjump_only_cpu_ms": {k: round(statistics.median([a["cpu"][k] for a, _ in rows]), 3)
+                                for k in last_ours["cpu"] if k not in NATIVE_STAGES},
         "peak_rss_mb": {"navjump": round(ours_rss, 1), "native": round(theirs_rss, 1)},
         "polygons": {"navjump": last_ours["polygons"], "native": last_native["polygons"]},
         "area3d_m2": {"navjump": round(last_ours["area3d_m2"], 1),
@@ -223,7 +250,7 @@ def main(argv=None) -> int:
         if args.tile > 1:
             jobs += [(m, args.tile, args.tile_pairs) for m in args.meshes]
         results = [paired(args.native, m, args.up, k, n, args.set, args.partition)
-                   for m, k, n in jobs]
+                   for m, k, n in jobs if n > 0]
         report = {"python": sys.version.split()[0], "cpu_count": os.cpu_count(),
                   "native": args.native, "settings": overrides, "results": results}
         text = json.dumps(report, indent=2)

@@ -11,6 +11,15 @@ start/goal pairs on the navmesh surface (fixed seed) are answered:
 * ``single``: one ``NavQuery.find_path`` call per query, timed from Python.
 
 Prints JSON. The first call (JIT compile or cache load) is made before timing.
+
+``--native PATH`` compares with Detour side by side: PATH is the ``query`` driver of
+``../shared/tools/recast-bench`` (its README says how to build it). The same pairs (turned
+to Recast's Y-up frame) go to ``query MESH --points FILE``, which snaps them with
+``findNearestPoly`` (half extents 2, 4, 2: NavJump's default search box) and times
+findPath + findStraightPath per pair. ``--rounds`` times, one native pass and one NavJump
+batch pass (cycle-timed per query) run in turn, the order rotating; ``native`` holds
+Detour's medians and ``ratio_navjump_over_native`` the median over rounds of NavJump's
+per-query median over Detour's (with the two nearest-polygon look-ups on both sides).
 """
 
 from __future__ import annotations
@@ -19,7 +28,10 @@ import argparse
 import json
 import os
 import pathlib
+import statistics
+import subprocess
 import sys
+import tempfile
 import time
 
 import numpy as np
@@ -89,7 +101,37 @@ def _stats(us: np.ndarray) -> dict:
             "max_us": round(float(us.max()), 3), "mean_us": round(float(us.mean()), 3)}
 
 
-def bench_mesh(path: pathlib.Path, up: str, pairs: int, seed: int, links: bool) -> dict:
+def native_pass(native: str, mesh: pathlib.Path, starts: np.ndarray, goals: np.ndarray,
+                up: str) -> dict:
+    """One pass of the native Detour driver over the same pairs: its medians in us."""
+    def to_yup(p):  # NavJump's Z-up (x, y, z) is Recast's Y-up (x, z, -y)
+        return np.stack([p[:, 0], p[:, 2], -p[:, 1]], axis=1) if up == "y" else p
+
+    rows = np.hstack([to_yup(starts), to_yup(goals)])
+    with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as fh:
+        np.savetxt(fh, rows, fmt="%.6f")
+        name = fh.name
+    try:
+        out = subprocess.run([native, str(mesh), "--points", name], capture_output=True,
+                             text=True, check=True).stdout
+    finally:
+        os.unlink(name)
+    res = {}
+    for line in out.splitlines():
+        words = line.split()
+        if len(words) > 3 and words[0] == "points" and words[2] == "median":
+            key = {"findPath+findStraightPath_us": "path_median_us",
+                   "nearest2+findPath+findStraightPath_us": "full_median_us"}.get(words[1])
+            if key:
+                res[key] = float(words[3])
+        elif len(words) > 3 and words[:2] == ["points", "pairs"]:
+            res["found"] = int(words[words.index("found") + 1])
+            res["partial"] = int(words[words.index("partial") + 1])
+    return res
+
+
+def bench_mesh(path: pathlib.Path, up: str, pairs: int, seed: int, links: bool,
+               native: str | None = None, rounds: int = 3) -> dict:
     from blender_navjump.core import BakeSettings, bake
     from blender_navjump.core.objio import read_obj
 
@@ -127,8 +169,27 @@ def bench_mesh(path: pathlib.Path, up: str, pairs: int, seed: int, links: bool) 
         q.find_path(starts[i], goals[i], agent)
         single[i] = (time.perf_counter_ns() - t0) / 1000.0
 
+    native_res = None
+    if native:
+        ratios, natives, ours = [], [], []
+        for r in range(rounds):
+            for side in ((0, 1) if r % 2 == 0 else (1, 0)):
+                if side == 0:
+                    _timed_queries(*args, q._next_stamps(pairs), cycles)
+                    ours.append(float(np.median(cycles.astype(np.float64) / _cycles_per_us())))
+                else:
+                    natives.append(native_pass(native, path, starts, goals, up))
+            ratios.append(ours[-1] / natives[-1]["full_median_us"])
+        native_res = {
+            "path_median_us": statistics.median(n["path_median_us"] for n in natives),
+            "full_median_us": statistics.median(n["full_median_us"] for n in natives),
+            "found": natives[-1]["found"], "partial": natives[-1]["partial"],
+            "navjump_batch_median_us": round(statistics.median(ours), 3),
+            "ratio_navjump_over_native": round(statistics.median(ratios), 3),
+            "rounds": rounds}
+
     corridor = np.diff(res.corridor_offsets)
-    return {
+    out = {
         "mesh": path.name,
         "polygons": nm.polygon_count,
         "links": nm.link_count,
@@ -145,6 +206,9 @@ def bench_mesh(path: pathlib.Path, up: str, pairs: int, seed: int, links: bool) 
                   **{k: v for k, v in _stats(per_query_us).items() if k != "mean_us"}},
         "single": _stats(single),
     }
+    if native_res is not None:
+        out["native"] = native_res
+    return out
 
 
 def _default_meshes() -> list[pathlib.Path]:
@@ -160,6 +224,10 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--up", choices=("y", "z"), default="y", help="up axis of the OBJ files")
     ap.add_argument("--links", action="store_true", help="bake jump links too")
+    ap.add_argument("--native", metavar="PATH", help="native Detour query driver: paired "
+                    "side-by-side comparison on the same pairs")
+    ap.add_argument("--rounds", type=int, default=3, help="paired rounds (--native)")
+    ap.add_argument("--out", help="also write the JSON here")
     args = ap.parse_args(argv)
     meshes = args.meshes or _default_meshes()
     missing = [str(m) for m in meshes if not m.is_file()]
@@ -167,9 +235,12 @@ def main(argv=None) -> int:
         print(f"error: mesh not found: {', '.join(missing)}", file=sys.stderr)
         return 2
     out = {"target_batch_median_us": 20.0,
-           "results": [bench_mesh(m, args.up, args.pairs, args.seed, args.links)
-                       for m in meshes]}
-    print(json.dumps(out, indent=2))
+           "results": [bench_mesh(m, args.up, args.pairs, args.seed, args.links, args.native,
+                                  args.rounds) for m in meshes]}
+    text = json.dumps(out, indent=2)
+    print(text)
+    if args.out:
+        pathlib.Path(args.out).write_text(text)
     return 0
 
 

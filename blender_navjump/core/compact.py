@@ -59,6 +59,7 @@ def _link_neighbours(width, height, cell_index, cell_count, span_y, span_h, con,
                 bot = span_y[i]
                 top = bot + span_h[i]
                 for d in range(4):
+                    con[i, d] = -1  # written here once (no separate fill of the array)
                     nx = x + dx[d]
                     ny = y + dy[d]
                     if nx < 0 or ny < 0 or nx >= width or ny >= height:
@@ -66,17 +67,25 @@ def _link_neighbours(width, height, cell_index, cell_count, span_y, span_h, con,
                     nc = nx + ny * width
                     for k in range(cell_index[nc], cell_index[nc] + cell_count[nc]):
                         nbot = span_y[k]
+                        # Connected when the step between the floors is climbable and the
+                        # agent fits through the shared opening. Floors rise up a column:
+                        # past bot + climb no floor can be climbed to.
+                        if nbot > bot + walkable_climb:
+                            break
+                        if nbot < bot - walkable_climb:
+                            continue
                         ntop = nbot + span_h[k]
-                        # Connected when the agent fits through the shared opening and the
-                        # step between the floors is climbable.
-                        if (min(top, ntop) - max(bot, nbot) >= walkable_height
-                                and abs(nbot - bot) <= walkable_climb):
+                        if min(top, ntop) - max(bot, nbot) >= walkable_height:
                             con[i, d] = k
                             break
 
 
 def build_compact_heightfield(hf: Heightfield, walkable_height: int,
-                              walkable_climb: int) -> CompactHeightfield:
+                              walkable_climb: int,
+                              release_solid: bool = False) -> CompactHeightfield:
+    """The compact heightfield of ``hf``'s walkable spans. ``release_solid``: nothing needs
+    the solid spans afterwards, so ``hf``'s span arrays are emptied as soon as they are
+    read (before the neighbour links are allocated), lowering the bake's peak memory."""
     counts = _count_walkable(hf.column_head, hf.span_area, hf.span_next)
     index = np.zeros(counts.shape[0], np.int32)
     if counts.shape[0] > 1:
@@ -87,9 +96,13 @@ def build_compact_heightfield(hf: Heightfield, walkable_height: int,
     area = np.empty(total, np.uint8)
     sx = np.empty(total, np.int32)
     sy = np.empty(total, np.int32)
-    con = np.full((total, 4), -1, np.int32)
     run_banded(_fill_spans, hf.height, hf.column_head, hf.span_min, hf.span_max, hf.span_area,
                hf.span_next, hf.width, index, span_y, span_h, area, sx, sy)
+    if release_solid:
+        empty = np.zeros(0, np.int32)
+        hf.column_head = hf.span_min = hf.span_max = hf.span_next = empty
+        hf.span_area = np.zeros(0, np.uint8)
+    con = np.empty((total, 4), np.int32)
     run_banded(_link_neighbours, hf.height, hf.width, hf.height, index, counts, span_y, span_h,
                con, walkable_height, walkable_climb)
     return CompactHeightfield(width=hf.width, height=hf.height, bmin=hf.bmin, cs=hf.cs,

@@ -564,9 +564,9 @@ def build_contours(chf: CompactHeightfield, max_error: float, max_edge_len: int)
         raise ValueError("build_contours: chf.span_reg is not filled (run build_regions)")
     if n == 0:
         return _empty_contour_set()
+    # the span arrays as they are (no int64 copies: ~24 B a span at the peak of a bake)
     raw, raw_start, loop_reg, loop_area = _walk_outlines(
-        chf.span_y.astype(np.int64), chf.span_area.astype(np.int64), chf.span_con,
-        chf.span_x, chf.span_cy, chf.span_reg.astype(np.int64))
+        chf.span_y, chf.span_area, chf.span_con, chf.span_x, chf.span_cy, chf.span_reg)
     if loop_reg.shape[0] == 0:
         return _empty_contour_set()
     simp, simp_start = _simplify_all(raw, raw_start, float(max_error), int(max_edge_len))

@@ -1,8 +1,19 @@
-"""Heightfield filters that remove spans an agent cannot really stand on (Recast's three)."""
+"""Heightfield filters that remove spans an agent cannot really stand on (Recast's three),
+applied in one pass over the columns.
+
+- **low-hanging obstacles**: a non-walkable span whose top is within climb of the walkable
+  span just below it (a kerb, a step's riser) becomes walkable: the agent steps onto it;
+- **ledges**: a walkable span is a ledge when a neighbour's reachable floor drops more than
+  climb below it, or when the floors it can reach differ by more than climb (too steep);
+- **low height**: a walkable span with less than the agent's height free above it.
+
+One pass gives the same spans as the three filters one after another: the low-hanging
+filter reads only its own column's areas as they were (kept in locals while walking up the
+column), and the other two read the neighbours' heights, never their areas, and only clear.
+"""
 
 from __future__ import annotations
 
-import numpy as np
 from numba import njit
 
 from .parallel import run_banded
@@ -13,101 +24,85 @@ _DY = (0, 1, 0, -1)
 _TOP = 1 << 30  # "nothing above"
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _is_ledge(column_head, span_min, span_max, span_next, width, height, x, y, bot, top,
+              walkable_height, walkable_climb):
+    """The ledge test of a walkable span with floor ``bot`` and ceiling ``top``."""
+    min_h = _TOP
+    acc_min = bot
+    acc_max = bot
+    for d in range(4):
+        nx = x + _DX[d]
+        ny = y + _DY[d]
+        if nx < 0 or ny < 0 or nx >= width or ny >= height:
+            # outside the grid: a floor at -climb, with nothing above it
+            min_h = min(min_h, -walkable_climb - bot)
+            if min_h < -walkable_climb:
+                return True
+            continue
+        ns = column_head[nx + ny * width]
+        # the "floor" below the neighbour's first span
+        nbot = -walkable_climb
+        ntop = span_min[ns] if ns != -1 else _TOP
+        if min(top, ntop) - max(bot, nbot) > walkable_height:
+            min_h = min(min_h, nbot - bot)
+        while ns != -1:
+            nbot = span_max[ns]
+            if nbot >= top:
+                break  # this and every higher neighbour floor is above our ceiling
+            nxt = span_next[ns]
+            ntop = span_min[nxt] if nxt != -1 else _TOP
+            if min(top, ntop) - max(bot, nbot) > walkable_height:
+                min_h = min(min_h, nbot - bot)
+                if abs(nbot - bot) <= walkable_climb:
+                    acc_min = min(acc_min, nbot)
+                    acc_max = max(acc_max, nbot)
+            ns = nxt
+        if min_h < -walkable_climb:
+            return True  # a drop is found: a ledge whatever else is near
+    return acc_max - acc_min > walkable_climb
+
+
 @njit(cache=True, nogil=True)
-def _filter_low_hanging(column_head, span_max, span_area, span_next, walkable_climb, width,
-                        row_lo, row_hi):
-    # A non-walkable span whose top is within climb of the walkable span just below it
-    # (a kerb, a step's riser) becomes walkable: the agent steps onto it.
-    for c in range(row_lo * width, row_hi * width):
-        prev_walkable = False
-        prev_area = 0
-        prev_max = 0
-        s = column_head[c]
-        while s != -1:
-            walkable = span_area[s] != 0
-            if not walkable and prev_walkable:
-                if abs(span_max[s] - prev_max) <= walkable_climb:
-                    span_area[s] = prev_area
-            prev_walkable = walkable
-            prev_area = span_area[s]
-            prev_max = span_max[s]
-            s = span_next[s]
-
-
-def filter_low_hanging_obstacles(hf: Heightfield, walkable_climb: int) -> None:
-    run_banded(_filter_low_hanging, hf.height, hf.column_head, hf.span_max, hf.span_area,
-               hf.span_next, walkable_climb, hf.width)
-
-
-@njit(cache=True, nogil=True)
-def _filter_ledges(column_head, span_min, span_max, span_area, span_next, width, height,
-                   walkable_height, walkable_climb, row_lo, row_hi):
-    # A walkable span is a ledge when a neighbour's reachable floor drops more than climb
-    # below it, or when the floors it can reach differ by more than climb (too steep).
-    dx = np.array(_DX)
-    dy = np.array(_DY)
+def _filter_columns(column_head, span_min, span_max, span_area, span_next, width, height,
+                    walkable_height, walkable_climb, low_hanging, ledges, low_height,
+                    row_lo, row_hi):
     for y in range(row_lo, row_hi):
         for x in range(width):
+            prev_walkable = False
+            prev_area = 0
+            prev_max = 0
             s = column_head[x + y * width]
             while s != -1:
-                if span_area[s] == 0:
-                    s = span_next[s]
-                    continue
+                area = span_area[s]
                 bot = span_max[s]
-                top = span_min[span_next[s]] if span_next[s] != -1 else _TOP
-                min_h = _TOP
-                acc_min = bot
-                acc_max = bot
-                for d in range(4):
-                    if min_h < -walkable_climb:
-                        break  # a drop is found: the span is a ledge whatever else is near
-                    nx = x + dx[d]
-                    ny = y + dy[d]
-                    if nx < 0 or ny < 0 or nx >= width or ny >= height:
-                        min_h = min(min_h, -walkable_climb - bot)
-                        continue
-                    ns = column_head[nx + ny * width]
-                    # the "floor" below the neighbour's first span
-                    nbot = -walkable_climb
-                    ntop = span_min[ns] if ns != -1 else _TOP
-                    if min(top, ntop) - max(bot, nbot) > walkable_height:
-                        min_h = min(min_h, nbot - bot)
-                    while ns != -1:
-                        nbot = span_max[ns]
-                        if nbot >= top:
-                            break  # this and every higher neighbour floor is above our ceiling
-                        ntop = span_min[span_next[ns]] if span_next[ns] != -1 else _TOP
-                        if min(top, ntop) - max(bot, nbot) > walkable_height:
-                            min_h = min(min_h, nbot - bot)
-                            if abs(nbot - bot) <= walkable_climb:
-                                acc_min = min(acc_min, nbot)
-                                acc_max = max(acc_max, nbot)
-                        ns = span_next[ns]
-                if min_h < -walkable_climb:
-                    span_area[s] = 0
-                elif acc_max - acc_min > walkable_climb:
-                    span_area[s] = 0
-                s = span_next[s]
+                walkable = area != 0
+                if low_hanging and not walkable and prev_walkable:
+                    if abs(bot - prev_max) <= walkable_climb:
+                        area = prev_area
+                prev_walkable = walkable
+                prev_area = area
+                prev_max = bot
+                nxt = span_next[s]
+                if area != 0:
+                    top = span_min[nxt] if nxt != -1 else _TOP
+                    if low_height and top - bot < walkable_height:
+                        area = 0
+                    elif ledges and _is_ledge(column_head, span_min, span_max, span_next,
+                                              width, height, x, y, bot, top,
+                                              walkable_height, walkable_climb):
+                        area = 0
+                    span_area[s] = area
+                s = nxt
 
 
-def filter_ledge_spans(hf: Heightfield, walkable_height: int, walkable_climb: int) -> None:
-    run_banded(_filter_ledges, hf.height, hf.column_head, hf.span_min, hf.span_max,
+def filter_heightfield(hf: Heightfield, walkable_height: int, walkable_climb: int,
+                       low_hanging: bool = True, ledges: bool = True,
+                       low_height: bool = True) -> None:
+    """Apply the enabled filters to ``hf.span_area`` in place (see module doc)."""
+    if not (low_hanging or ledges or low_height):
+        return
+    run_banded(_filter_columns, hf.height, hf.column_head, hf.span_min, hf.span_max,
                hf.span_area, hf.span_next, hf.width, hf.height, walkable_height,
-               walkable_climb)
+               walkable_climb, low_hanging, ledges, low_height)
 
-
-@njit(cache=True, nogil=True)
-def _filter_low_height(column_head, span_min, span_max, span_area, span_next,
-                       walkable_height, width, row_lo, row_hi):
-    for c in range(row_lo * width, row_hi * width):
-        s = column_head[c]
-        while s != -1:
-            top = span_min[span_next[s]] if span_next[s] != -1 else _TOP
-            if top - span_max[s] < walkable_height:
-                span_area[s] = 0
-            s = span_next[s]
-
-
-def filter_low_height_spans(hf: Heightfield, walkable_height: int) -> None:
-    run_banded(_filter_low_height, hf.height, hf.column_head, hf.span_min, hf.span_max,
-               hf.span_area, hf.span_next, walkable_height, hf.width)

@@ -39,10 +39,45 @@ def degenerate_triangles(vertices, triangles, ratio):
 
 
 @njit(cache=True, nogil=True)
-def used_vertices(n_vertices, triangles):
-    """Mask of the vertices some triangle uses."""
-    used = np.zeros(n_vertices, np.bool_)
+def used_vertex_bounds(vertices, triangles):
+    """Bounds of the vertices some triangle uses, in one pass without a mask or a copy:
+    (bmin (3,), bmax (3,), all_finite). A NaN or infinite used coordinate makes
+    ``all_finite`` False (the bounds are then meaningless)."""
+    bmin = np.full(3, np.inf)
+    bmax = np.full(3, -np.inf)
+    finite = True
     for i in range(triangles.shape[0]):
         for k in range(3):
-            used[triangles[i, k]] = True
-    return used
+            v = triangles[i, k]
+            for c in range(3):
+                x = vertices[v, c]
+                if not np.isfinite(x):
+                    finite = False
+                if x < bmin[c]:
+                    bmin[c] = x
+                if x > bmax[c]:
+                    bmax[c] = x
+    return bmin, bmax, finite
+
+
+@njit(cache=True, nogil=True)
+def footprint_cell_bound(vertices, triangles, cs):
+    """Sum over the triangles of the grid cells each footprint can touch: its XY area
+    plus twice its perimeter in cells, plus four (see settings.raster_span_bound)."""
+    total = 0.0
+    inv = 1.0 / cs
+    for i in range(triangles.shape[0]):
+        a = triangles[i, 0]
+        b = triangles[i, 1]
+        c = triangles[i, 2]
+        abx = vertices[b, 0] - vertices[a, 0]
+        aby = vertices[b, 1] - vertices[a, 1]
+        acx = vertices[c, 0] - vertices[a, 0]
+        acy = vertices[c, 1] - vertices[a, 1]
+        bcx = vertices[c, 0] - vertices[b, 0]
+        bcy = vertices[c, 1] - vertices[b, 1]
+        area = 0.5 * abs(abx * acy - aby * acx)
+        perim = (np.sqrt(abx * abx + aby * aby) + np.sqrt(bcx * bcx + bcy * bcy)
+                 + np.sqrt(acx * acx + acy * acy))
+        total += area * inv * inv + 2.0 * perim * inv + 4.0
+    return total

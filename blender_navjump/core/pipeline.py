@@ -19,6 +19,7 @@ from .settings import (
     SettingsError,
     check_memory,
     estimate_bake_bytes,
+    memory_limit,
     raster_span_bound,
     voxel_config,
 )
@@ -56,14 +57,15 @@ def _as_number_array(name: str, value, dtype, allow_bool: bool = False) -> np.nd
     if raw.dtype.kind not in "iuf" and not (raw.dtype.kind == "b" and allow_bool):
         raise BakeInputError(f"{name}: expected numbers, got values of type "
                              f"{raw.dtype.name}")
-    return raw if dtype is None else raw.astype(dtype)
+    return raw if dtype is None else raw.astype(dtype, copy=False)
 
 
 def validate_geometry(
         vertices: ArrayLike, triangles: ArrayLike, walkable: ArrayLike | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, np.ndarray]:
     """Return clean (vertices float64 (N,3), triangles int32 (M,3), walkable bool (M,),
-    degenerate_count, used vertices (K,3)) or raise BakeInputError."""
+    degenerate_count, bounds (2, 3): min and max of the used vertices) or raise
+    BakeInputError."""
     v = _as_number_array("vertices", vertices, np.float64)
     if v.ndim != 2 or v.shape[1] != 3:
         raise BakeInputError(f"vertices: expected an (N, 3) array, got shape {v.shape}")
@@ -86,13 +88,17 @@ def validate_geometry(
         shown = int(value) if abs(float(value)) < 2**63 else f"{float(value):g}"
         raise BakeInputError(f"triangles: index {shown} in triangle {row} is out of range "
                              f"(0..{n_verts - 1})")
-    from .geometry import degenerate_triangles, used_vertices
+    from .geometry import degenerate_triangles, used_vertex_bounds
 
-    t = np.ascontiguousarray(t_raw.astype(np.int64).astype(np.int32))
-    used = v[used_vertices(n_verts, t)]
-    if not np.isfinite(used).all():
+    if t_raw.dtype == np.int32:
+        t = np.ascontiguousarray(t_raw)
+    else:
+        t = np.ascontiguousarray(t_raw.astype(np.int64).astype(np.int32))
+    v = np.ascontiguousarray(v)
+    bmin, bmax, finite = used_vertex_bounds(v, t)
+    if not finite:
         raise BakeInputError("vertices: NaN or infinite coordinates in a used vertex")
-    far = np.abs(used).max()
+    far = max(np.abs(bmin).max(), np.abs(bmax).max())
     if far > MAX_COORDINATE:
         raise BakeInputError(f"vertices: coordinate {far:g} m is beyond the +-{MAX_COORDINATE:g}"
                              f" m a bake accepts; move the scene nearer the origin")
@@ -104,14 +110,14 @@ def validate_geometry(
         if walk.shape[0] != t.shape[0]:
             raise BakeInputError(f"walkable: expected {t.shape[0]} flags, got {walk.shape[0]}")
     # height over the longest edge = 2 * area / longest; degenerate when below the ratio
-    degenerate = degenerate_triangles(np.ascontiguousarray(v), t, DEGENERATE_RATIO)
+    degenerate = degenerate_triangles(v, t, DEGENERATE_RATIO)
     n_deg = int(degenerate.sum())
     if n_deg == t.shape[0]:
         raise BakeInputError("all triangles are degenerate (zero area): nothing to bake")
     if n_deg:
         t = t[~degenerate]
         walk = walk[~degenerate]
-    return v, np.ascontiguousarray(t), np.ascontiguousarray(walk), n_deg, used
+    return v, np.ascontiguousarray(t), np.ascontiguousarray(walk), n_deg, np.stack([bmin, bmax])
 
 
 def bake(vertices: ArrayLike, triangles: ArrayLike, settings: BakeSettings | None = None,
@@ -133,7 +139,7 @@ def bake(vertices: ArrayLike, triangles: ArrayLike, settings: BakeSettings | Non
         raise TypeError(f"settings: expected a BakeSettings, got a {type(settings).__name__}"
                         f" (BakeSettings.from_dict() converts a dict)")
     settings = settings.validate()
-    v, t, walk, n_deg, used = validate_geometry(vertices, triangles, walkable)
+    v, t, walk, n_deg, bounds = validate_geometry(vertices, triangles, walkable)
     timings: dict[str, float] = {}
     stats: dict = {"input_triangles": int(np.asarray(triangles).shape[0]),
                    "degenerate_triangles_skipped": n_deg}
@@ -142,10 +148,13 @@ def bake(vertices: ArrayLike, triangles: ArrayLike, settings: BakeSettings | Non
     # or loads its cache only when a bake runs).
     from . import compact, contours, detail, erode, filters, polymesh, rasterize, regions
     from . import stances as stance_mod
+    from .malloc import fix_mmap_threshold
 
-    bmin = used.min(axis=0)
-    bmax = used.max(axis=0)
-    cfg = voxel_config(settings, bmin, bmax, t.shape[0])
+    fix_mmap_threshold()  # large arrays back to the OS when freed (see malloc.py)
+
+    bmin, bmax = bounds
+    limit = memory_limit(settings)  # once: the estimates count the bake's own allocations
+    cfg = voxel_config(settings, bmin, bmax, t.shape[0], limit)
     stats["grid"] = [cfg.width, cfg.height]
 
     def stage(name, i):
@@ -159,7 +168,8 @@ def bake(vertices: ArrayLike, triangles: ArrayLike, settings: BakeSettings | Non
     grid = f"a {cfg.width:,} x {cfg.height:,} cell grid at cell_size {cfg.cs:g}"
     bound = raster_span_bound(v, t, cfg.cs)
     check_memory(settings, cfg.width * cfg.height * 4 + bound * RASTER_BYTES_PER_SPAN,
-                 f"rasterising {t.shape[0]:,} triangles (up to {bound:,} spans) into {grid}")
+                 f"rasterising {t.shape[0]:,} triangles (up to {bound:,} spans) into {grid}",
+                 limit)
 
     t0 = stage("rasterize", 0)
     hf = _run("rasterize", settings, rasterize.rasterize_triangles, v, t, walk, cfg)
@@ -168,20 +178,18 @@ def bake(vertices: ArrayLike, triangles: ArrayLike, settings: BakeSettings | Non
     # The real span count is known now: check the rest of the bake fits before going on.
     check_memory(settings, estimate_bake_bytes(cfg.width, cfg.height, t.shape[0],
                                                stats["spans"], settings.links_enabled),
-                 f"{grid} with {stats['spans']:,} spans")
+                 f"{grid} with {stats['spans']:,} spans", limit)
 
     t0 = stage("filter", 1)
-    if settings.filter_low_hanging_obstacles:
-        filters.filter_low_hanging_obstacles(hf, cfg.walkable_climb)
-    if settings.filter_ledge_spans:
-        filters.filter_ledge_spans(hf, cfg.walkable_height, cfg.walkable_climb)
-    if settings.filter_low_height_spans:
-        filters.filter_low_height_spans(hf, cfg.walkable_height)
+    filters.filter_heightfield(hf, cfg.walkable_height, cfg.walkable_climb,
+                               settings.filter_low_hanging_obstacles,
+                               settings.filter_ledge_spans, settings.filter_low_height_spans)
     done("filter", t0)
 
     t0 = stage("compact", 2)
     chf = _run("compact", settings, compact.build_compact_heightfield, hf,
-               cfg.walkable_height, cfg.walkable_climb)
+               cfg.walkable_height, cfg.walkable_climb,
+               not settings.links_enabled and debug is None)
     if not settings.links_enabled and debug is None:
         del hf  # the solid heightfield is kept only for the links' collision tests
     done("compact", t0)
@@ -261,8 +269,6 @@ def bake(vertices: ArrayLike, triangles: ArrayLike, settings: BakeSettings | Non
 def _run(stage: str, settings: BakeSettings, fn, *args):
     """Run one stage; an allocation that fails anyway (the estimate is not exact) becomes
     a SettingsError naming the stage and the memory limit instead of a raw MemoryError."""
-    from .settings import memory_limit
-
     try:
         return fn(*args)
     except MemoryError:

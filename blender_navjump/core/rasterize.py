@@ -18,9 +18,13 @@ from .parallel import map_banded, worker_count
 from .stage_data import Heightfield
 
 WALKABLE = 1
-# Row bands on threads pay off only on big scenes (measured: slower below ~50 k triangles).
+# Row bands on threads pay off only on big scenes (measured: slower below ~50 k triangles)
+# and only with cores to spare: on 2 busy cores the 1 M-triangle scene took a third more
+# CPU and ~110 MB more peak memory in bands (each band's spans, then the joined copy) than
+# in one pass, for no wall-time gain. So bands need at least this many workers.
 BAND_MIN_TRIANGLES = 50_000
 BAND_MIN_ROWS = 512
+BAND_MIN_WORKERS = 4
 MAX_SPAN_LEVEL = 1 << 30
 
 
@@ -267,12 +271,16 @@ def _band_rows(vertices, triangles, cfg, n_bands):
 def rasterize_triangles(vertices, triangles, walkable_mask, cfg, threads=None) -> Heightfield:
     """Build the solid heightfield for a scene (see module doc).
 
-    Large scenes are cut into row bands rasterised on parallel threads (the kernel releases
-    the GIL); each band keeps its own spans and the bands are joined afterwards.
+    Large scenes on machines with ``BAND_MIN_WORKERS`` workers or more (or an explicit
+    ``threads`` > 1) are cut into row bands rasterised on parallel threads (the kernel
+    releases the GIL); each band keeps its own spans and the bands are joined afterwards.
     """
     tri_area = mark_walkable_triangles(vertices, triangles, cfg.walkable_slope_cos,
                                        walkable_mask)
-    threads = worker_count() if threads is None else threads
+    if threads is None:
+        threads = worker_count()
+        if threads < BAND_MIN_WORKERS:
+            threads = 1
     if threads <= 1 or triangles.shape[0] < BAND_MIN_TRIANGLES or cfg.height < BAND_MIN_ROWS:
         head, smin, smax, sarea, snext, n = rasterize_kernel(
             vertices, triangles, tri_area, cfg.bmin, cfg.bmax, cfg.cs, cfg.ch, cfg.width,

@@ -249,41 +249,43 @@ def _monotone(span_con, span_area, cell_index, cell_count, width, height):
     region_hits = np.zeros(16, np.int32)
     for y in range(height):
         n_sweeps = 0
-        # spans of a row can stack; sweeps are per connected run along +x
-        for x in range(width):
-            c = x + y * width
-            for i in range(cell_index[c], cell_index[c] + cell_count[c]):
-                if span_area[i] == 0:
-                    continue
-                a = span_con[i, 0]  # -x neighbour
-                sid = -1
-                if a >= 0 and span_area[a] == span_area[i] and sweep_of[a] >= 0:
-                    sid = sweep_of[a]
-                if sid < 0:
-                    if n_sweeps >= sweep_reg.shape[0]:
-                        new_cap = sweep_reg.shape[0] * 2
-                        t1 = np.zeros(new_cap, np.int32)
-                        t1[:n_sweeps] = sweep_reg[:n_sweeps]
-                        sweep_reg = t1
-                        t2 = np.zeros(new_cap, np.int32)
-                        t2[:n_sweeps] = sweep_samples[:n_sweeps]
-                        sweep_samples = t2
-                        sweep_final = np.zeros(new_cap, np.int32)
-                    sid = n_sweeps
-                    n_sweeps += 1
-                    sweep_reg[sid] = 0
-                    sweep_samples[sid] = 0
-                sweep_of[i] = sid
-                b = span_con[i, 3]  # -y neighbour (previous row)
-                if b >= 0 and span_area[b] == span_area[i] and reg[b] != 0:
-                    r = reg[b]
-                    if sweep_reg[sid] == 0:
-                        sweep_reg[sid] = r
-                        sweep_samples[sid] = 1
-                    elif sweep_reg[sid] == r:
-                        sweep_samples[sid] += 1
-                    else:
-                        sweep_reg[sid] = -1
+        # The row's spans are one index range, column by column along +x (stacked spans
+        # of a column side by side). Sweeps are per connected run along +x.
+        row_first = cell_index[y * width]
+        last_c = y * width + width - 1
+        row_end = cell_index[last_c] + cell_count[last_c]
+        for i in range(row_first, row_end):
+            if span_area[i] == 0:
+                continue
+            a = span_con[i, 0]  # -x neighbour
+            sid = -1
+            if a >= 0 and span_area[a] == span_area[i] and sweep_of[a] >= 0:
+                sid = sweep_of[a]
+            if sid < 0:
+                if n_sweeps >= sweep_reg.shape[0]:
+                    new_cap = sweep_reg.shape[0] * 2
+                    t1 = np.zeros(new_cap, np.int32)
+                    t1[:n_sweeps] = sweep_reg[:n_sweeps]
+                    sweep_reg = t1
+                    t2 = np.zeros(new_cap, np.int32)
+                    t2[:n_sweeps] = sweep_samples[:n_sweeps]
+                    sweep_samples = t2
+                    sweep_final = np.zeros(new_cap, np.int32)
+                sid = n_sweeps
+                n_sweeps += 1
+                sweep_reg[sid] = 0
+                sweep_samples[sid] = 0
+            sweep_of[i] = sid
+            b = span_con[i, 3]  # -y neighbour (previous row)
+            if b >= 0 and span_area[b] == span_area[i] and reg[b] != 0:
+                r = reg[b]
+                if sweep_reg[sid] == 0:
+                    sweep_reg[sid] = r
+                    sweep_samples[sid] = 1
+                elif sweep_reg[sid] == r:
+                    sweep_samples[sid] += 1
+                else:
+                    sweep_reg[sid] = -1
         # a sweep continues the region below when it touches only that one region and
         # that region's whole top row touches only this sweep
         if next_region + 1 > region_hits.shape[0]:
@@ -309,11 +311,9 @@ def _monotone(span_con, span_area, cell_index, cell_count, width, height):
             r = sweep_reg[s]
             if r > 0:
                 region_hits[r] = 0
-        for x in range(width):
-            c = x + y * width
-            for i in range(cell_index[c], cell_index[c] + cell_count[c]):
-                if sweep_of[i] >= 0:
-                    reg[i] = sweep_final[sweep_of[i]]
+        for i in range(row_first, row_end):
+            if sweep_of[i] >= 0:
+                reg[i] = sweep_final[sweep_of[i]]
     return reg, next_region - 1
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass, fields
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -205,7 +205,8 @@ class BakeSettings:
         return float(self.stand_height)
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        # every field is a scalar: a shallow dict is asdict() without its deep copies
+        return {f.name: getattr(self, f.name) for f in fields(self)}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> BakeSettings:
@@ -304,13 +305,9 @@ def estimate_bake_bytes(width: int, height: int, n_triangles: int, n_spans: int 
 def raster_span_bound(vertices, triangles, cs: float) -> int:
     """An upper bound of the spans rasterising makes before merging: the cells each
     triangle's footprint can touch (its area plus its perimeter in cells, plus one)."""
-    a, b, c = (vertices[triangles[:, k], :2] for k in range(3))
-    area = 0.5 * np.abs((b[:, 0] - a[:, 0]) * (c[:, 1] - a[:, 1])
-                        - (b[:, 1] - a[:, 1]) * (c[:, 0] - a[:, 0]))
-    perim = (np.linalg.norm(b - a, axis=1) + np.linalg.norm(c - b, axis=1)
-             + np.linalg.norm(a - c, axis=1))
-    cells = area / (cs * cs) + 2.0 * perim / cs + 4.0
-    return int(min(cells.sum(), 2.0**62))
+    from .geometry import footprint_cell_bound  # numba: imported when a bake runs
+
+    return int(min(footprint_cell_bound(vertices, triangles, float(cs)), 2.0**62))
 
 
 def _read_int(path: str) -> int | None:
@@ -430,9 +427,13 @@ def memory_limit(settings: BakeSettings) -> MemoryLimit:
     return best
 
 
-def check_memory(settings: BakeSettings, need: int, what: str) -> None:
-    """Raise SettingsError when ``need`` bytes exceed what the bake may allocate."""
-    limit = memory_limit(settings)
+def check_memory(settings: BakeSettings, need: int, what: str,
+                 limit: MemoryLimit | None = None) -> None:
+    """Raise SettingsError when ``need`` bytes exceed what the bake may allocate
+    (``limit``: :func:`memory_limit` taken once at the start of a bake, whose estimates
+    count the bake's own allocations; else read now)."""
+    if limit is None:
+        limit = memory_limit(settings)
     if need > limit.available:
         raise SettingsError(
             "cell_size",
@@ -442,8 +443,9 @@ def check_memory(settings: BakeSettings, need: int, what: str) -> None:
 
 
 def voxel_config(settings: BakeSettings, bmin: ArrayLike, bmax: ArrayLike,
-                 n_triangles: int = 0) -> VoxelConfig:
-    """Convert world-unit settings to voxel units for a scene with bounds bmin..bmax."""
+                 n_triangles: int = 0, limit: MemoryLimit | None = None) -> VoxelConfig:
+    """Convert world-unit settings to voxel units for a scene with bounds bmin..bmax
+    (``limit``: see :func:`check_memory`)."""
     s = settings
     cs, ch = float(s.cell_size), float(s.cell_height)
     bmin = np.asarray(bmin, dtype=np.float64).copy()
@@ -466,7 +468,7 @@ def voxel_config(settings: BakeSettings, bmin: ArrayLike, bmax: ArrayLike,
             f"than the {MAX_HEIGHT_LEVELS:,} a grid column holds; raise cell_height (to at "
             f"least {dz / (MAX_HEIGHT_LEVELS - 1):.3g}) or bake the levels separately")
     check_memory(s, estimate_bake_bytes(width, height, n_triangles),
-                 f"a {width:,} x {height:,} cell grid at cell_size {cs:g}")
+                 f"a {width:,} x {height:,} cell grid at cell_size {cs:g}", limit)
     walk_h = s.walkable_height_world()
     stance = np.zeros(3, dtype=np.int32)
     if s.multi_stance:

@@ -1,0 +1,43 @@
+"""A fixed mmap threshold: large arrays freed go back to the OS (Linux with glibc)."""
+
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+CHILD = textwrap.dedent("""
+    import sys
+    import numpy as np
+    sys.path.insert(0, {root!r})
+    from blender_navjump.core.malloc import fix_mmap_threshold
+
+    def rss():
+        for line in open("/proc/self/status"):
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) * 1024
+
+    fixed = fix_mmap_threshold() if {fix} else False
+    a = np.ones(24 * 2**20, np.uint8)  # freed: glibc alone raises its threshold to 24 MB
+    del a
+    r0 = rss()
+    b = np.ones(8 * 2**20, np.uint8)
+    del b
+    print(fixed, (rss() - r0) / 2**20)
+""")
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's malloc only")
+def test_freed_large_arrays_leave_the_process():
+    import pathlib
+
+    root = str(pathlib.Path(__file__).resolve().parents[2])
+    kept = {}
+    for fix in (False, True):
+        out = subprocess.run([sys.executable, "-c", CHILD.format(root=root, fix=fix)],
+                             capture_output=True, text=True, check=True).stdout.split()
+        kept[fix] = float(out[1])
+        if fix and out[0] != "True":
+            pytest.skip("not glibc: mallopt is not available")
+    assert kept[True] < 2.0  # the 8 MB array was unmapped on free
+    assert kept[False] > 6.0  # without the fix it stays in the heap (the test can fail)
