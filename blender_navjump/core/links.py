@@ -26,7 +26,7 @@ import time
 import numpy as np
 from numba import njit
 
-from .links_geom import build_bins, ground_height, polygon_height, support_triangle_bins
+from .links_geom import ground_height, make_grid, polygon_index, triangle_index
 from .links_model import MODE_JUMP, make_params
 from .links_search import (
     L_END,
@@ -51,8 +51,14 @@ from .links_search import (
     validate_groups,
 )
 from .navmesh import AREA_STAND, LINK_JUMP_UP, LINK_KINDS, empty_links
-from .parallel import run_async, run_banded
+from .parallel import run_banded
+from .query.spatial import surface_height
 from .settings import SettingsError
+
+# bin sizes of the look-up grids, in cells: polygons, input triangles (a body test visits
+# the bins its box overlaps; smaller bins list fewer far triangles)
+POLYGON_BIN_CELLS = 8.0
+TRIANGLE_BIN_CELLS = 2.0
 
 # Sample spacing below this fraction of a cell only multiplies work: refused.
 MIN_STEP_CELLS = 0.25
@@ -213,7 +219,7 @@ def _sample_edges(pverts, polys, pnv, border_p, border_e, chain, step, dtris, ds
             x = a[0] + t * dx
             y = a[1] + t * dy
             # height of the polygon surface just inside the edge
-            z = polygon_height(p, x - 0.01 * ey, y + 0.01 * ex, dtris, dstart)
+            z = surface_height(dtris, dstart[p], dstart[p + 1], x - 0.01 * ey, y + 0.01 * ex)
             out[m, 0] = x
             out[m, 1] = y
             out[m, 2] = z
@@ -234,16 +240,9 @@ def _snap_heights(samples, tol, tri):
     """Replace each sample's navmesh height by the closest support-triangle height within
     ``tol`` (kept where there is none)."""
     for i in range(samples.shape[0]):
-        z = ground_height(samples[i, 0], samples[i, 1], samples[i, 2], tol, tri[0], tri[1],
-                          tri[2], tri[3], tri[4])
+        z = ground_height(samples[i, 0], samples[i, 1], samples[i, 2], tol, tri)
         if z == z:
             samples[i, 2] = z
-
-
-def _bins_grid(cfg, size):
-    nx = int(math.ceil(cfg.width * cfg.cs / size)) + 1
-    ny = int(math.ceil(cfg.height * cfg.cs / size)) + 1
-    return np.array([cfg.bmin[0], cfg.bmin[1], size, nx, ny], np.float64)
 
 
 def _empty_result(nm):
@@ -293,17 +292,6 @@ def build_links(nm, hf, chf, cfg, settings, vertices, triangles) -> dict:
                                 "standing ground): nothing to link")
         return info
 
-    # the ground triangle grid is built on the pool while this thread samples the edges
-    # and indexes the polygons (the two are independent)
-    v = np.ascontiguousarray(vertices, np.float64)
-    t = np.ascontiguousarray(triangles, np.int32)
-    tgrid = _bins_grid(cfg, 4.0 * cfg.cs)
-    tri_job = run_async(support_triangle_bins, v, t, cfg.walkable_slope_cos, tgrid[0],
-                        tgrid[1], tgrid[2], int(tgrid[3]), int(tgrid[4]))
-    # every triangle, for the exact body tests that confirm a voxel refusal
-    solid_job = run_async(support_triangle_bins, v, t, -2.0, tgrid[0], tgrid[1], tgrid[2],
-                          int(tgrid[3]), int(tgrid[4]))
-
     t0 = time.perf_counter()
     dtris, dstart = _polygon_surfaces(nm)
     samples = _sample_edges(pverts, polys, pnv, border_p, border_e, chain, step, dtris,
@@ -312,27 +300,19 @@ def build_links(nm, hf, chf, cfg, settings, vertices, triangles) -> dict:
     prm = make_params(cfg, settings, step)
     timings["samples"] = (time.perf_counter() - t0) * 1000.0
 
-    # polygon look-up grid
+    # look-up grids of the polygons and of the input triangles (one grid binning:
+    # query.spatial.fill_grid)
     t0 = time.perf_counter()
-    pv = pverts[np.where(polys >= 0, polys, 0)]
-    big = np.where((polys >= 0)[:, :, None], pv, np.nan)
-    pbox = np.ascontiguousarray(np.stack([np.nanmin(big[:, :, 0], 1), np.nanmin(big[:, :, 1], 1),
-                                          np.nanmax(big[:, :, 0], 1),
-                                          np.nanmax(big[:, :, 1], 1)], axis=1))
-    pgrid = _bins_grid(cfg, 8.0 * cfg.cs)
-    pstart, pitems = build_bins(pbox[:, 0], pbox[:, 1], pbox[:, 2], pbox[:, 3], stand,
-                                pgrid[0], pgrid[1], pgrid[2], int(pgrid[3]), int(pgrid[4]))
-    pidx = (pverts, polys, pnv, pbox, stand, dtris, dstart, pstart, pitems, pgrid)
+    bmax = cfg.bmin + np.array([cfg.width * cfg.cs, cfg.height * cfg.cs, 0.0])
+    pidx = polygon_index(pverts, polys, pnv, stand, dtris, dstart,
+                         make_grid(cfg.bmin, bmax, POLYGON_BIN_CELLS * cfg.cs))
     timings["polygon_index"] = (time.perf_counter() - t0) * 1000.0
-
-    # ground triangles grid: what is left of it to wait for
     t0 = time.perf_counter()
-    tstart, titems = tri_job.result()
-    sstart, sitems = solid_job.result()
-    tri = (v, t, tstart, titems, tgrid, sstart, sitems, tgrid)
+    tri = triangle_index(vertices, triangles, cfg.walkable_slope_cos,
+                         make_grid(cfg.bmin, bmax, TRIANGLE_BIN_CELLS * cfg.cs))
     # sample heights measured on the triangles (the navmesh's are voxel-rounded)
     _snap_heights(samples, max(cfg.walkable_climb * cfg.ch, 2.0 * cfg.ch), tri)
-    timings["triangle_index_wait"] = (time.perf_counter() - t0) * 1000.0
+    timings["triangle_index"] = (time.perf_counter() - t0) * 1000.0
     t0 = time.perf_counter()
     vox = (hf.column_head, hf.span_min, hf.span_max, hf.span_next,
            np.zeros(hf.column_head.shape[0], np.int32))  # column tops, filled lazily

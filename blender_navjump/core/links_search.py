@@ -163,7 +163,6 @@ def search_landings(samples, dir_cos, dir_sin, enabled, prm, tri, vox, chf, pidx
     A sample whose first step out along the normal is blocked stands at a wall: it is
     searched for jumps up along the normal only. Drops prefer walking off the ledge: the
     first landing reached by a jump is kept only when no walk-off landing is found."""
-    pverts, polys, pnv, pbox, pok, dtris, dstart, pstart, pitems, pgrid = pidx
     fallback = np.zeros(N_RES, np.float64)
     out_poly = np.empty(MAX_LAYERS, np.int32)
     out_z = np.empty(MAX_LAYERS, np.float64)
@@ -276,11 +275,9 @@ def search_landings(samples, dir_cos, dir_sin, enabled, prm, tri, vox, chf, pidx
                         if mask == 0:
                             continue
                 counters[0] += 1
-                nh = locate(x, y, z0 + zlo_rel, z0 + zhi_rel, sp, pverts, polys, pnv, pbox,
-                            pok, dtris, dstart, pstart, pitems, pgrid, out_poly, out_z)
+                nh = locate(x, y, z0 + zlo_rel, z0 + zhi_rel, sp, pidx, out_poly, out_z)
                 for c in range(nh - 1, -1, -1):  # highest landing first
-                    z1 = ground_height(x, y, out_z[c], snap, tri[0], tri[1], tri[2], tri[3],
-                                       tri[4])
+                    z1 = ground_height(x, y, out_z[c], snap, tri)
                     if z1 != z1:  # no ground near the navmesh surface
                         continue
                     dz = z1 - z0
@@ -560,10 +557,8 @@ def link_point(fit, pos):
 
 @njit(cache=True)
 def _end_poly(x, y, z, exclude, prm, pidx, out_poly, out_z):
-    pverts, polys, pnv, pbox, pok, dtris, dstart, pstart, pitems, pgrid = pidx
     c = prm[P_CLIMB]
-    nh = locate(x, y, z - c, z + c, exclude, pverts, polys, pnv, pbox, pok, dtris, dstart,
-                pstart, pitems, pgrid, out_poly, out_z)
+    nh = locate(x, y, z - c, z + c, exclude, pidx, out_poly, out_z)
     best = -1
     best_d = 1e300
     for k in range(nh):
@@ -648,7 +643,7 @@ def _near_navmesh(x, y, z, exclude, prm, pidx, out_poly, out_z):
 @njit(cache=True)
 def _position_ok(fit, t, sp, kind, mode, ex, ey, prm, tri, vox, pidx, out_poly, out_z):
     """One position (t along the fitted start line) of a link: start on the navmesh, end on
-    another polygon than ``sp``, of the kind, trajectory valid."""
+    another polygon than ``sp``, of the kind, trajectory valid. Returns (ok, path length)."""
     x0 = fit[F_OX] + t * fit[F_DX]
     y0 = fit[F_OY] + t * fit[F_DY]
     z0 = fit[F_Z] + t * fit[F_ZS]
@@ -656,13 +651,26 @@ def _position_ok(fit, t, sp, kind, mode, ex, ey, prm, tri, vox, pidx, out_poly, 
     y1 = fit[F_EY] + t * fit[F_EYS]
     z1 = fit[F_EZ] + t * fit[F_EZS]
     if kind_of(z1 - z0, prm[P_CLIMB]) != kind:
-        return False
+        return False, 0.0
     if not _near_navmesh(x0, y0, z0, -1, prm, pidx, out_poly, out_z):
-        return False
+        return False, 0.0
     if not _near_navmesh(x1, y1, z1, sp, prm, pidx, out_poly, out_z):
-        return False
-    ok, _st, _sl, _len = check_path(x0, y0, z0, x1, y1, z1, kind, mode, ex, ey, prm, tri, vox)
-    return ok
+        return False, 0.0
+    ok, _st, _sl, length = check_path(x0, y0, z0, x1, y1, z1, kind, mode, ex, ey, prm, tri,
+                                      vox)
+    return ok, length
+
+
+@njit(cache=True)
+def _mid_polys(fit, prm, pidx, out_poly, out_z):
+    """Polygons under the midpoints of a fitted link's start and end segments (the end's
+    another than the start's); -1 where there is none."""
+    c = link_point(fit, 0.5)
+    sp = _end_poly(c[0], c[1], c[2], -1, prm, pidx, out_poly, out_z)
+    ep = -1
+    if sp >= 0:
+        ep = _end_poly(c[3], c[4], c[5], sp, prm, pidx, out_poly, out_z)
+    return sp, ep
 
 
 # inward moves of a fitted start line whose midpoint is just off the navmesh, metres
@@ -743,34 +751,36 @@ def _validate_stack(samples, res, prm, tri, vox, pidx, out, m, stack, top, fit, 
         b = link_point(fit, 1.0)
         if fail < 0.0:
             # reach on along the straight line while single positions stay valid (a
-            # border bends away at corners; the ledge goes on), then test it all again
+            # border bends away at corners; the ledge goes on). The link stays on its
+            # line, so the positions tested before and the new ones (a quarter cell
+            # apart) together cover it at most half a cell apart: only the new ones are
+            # tested, and the segments' midpoints again.
             for k in range(N_FIT):
                 fit2[k] = fit[k]
             grown = False
+            total = mean_len * (n + 1)
+            count = n + 1
             for side in range(2):
                 for _ in range(EXTEND_STEPS):
                     t = fit2[F_THI] + EXTEND_STEP * prm[P_CS] if side == 1 else \
                         fit2[F_TLO] - EXTEND_STEP * prm[P_CS]
-                    if not _position_ok(fit2, t, sp, kind, mode, ex, ey, prm, tri, vox, pidx,
-                                        out_poly, out_z):
+                    ok, length = _position_ok(fit2, t, sp, kind, mode, ex, ey, prm, tri, vox,
+                                              pidx, out_poly, out_z)
+                    if not ok:
                         break
+                    total += length
+                    count += 1
                     if side == 1:
                         fit2[F_THI] = t
                     else:
                         fit2[F_TLO] = t
                     grown = True
             if grown:
-                a2 = link_point(fit2, 0.0)
-                b2 = link_point(fit2, 1.0)
-                w2 = math.sqrt((b2[0] - a2[0]) ** 2 + (b2[1] - a2[1]) ** 2
-                               + (b2[2] - a2[2]) ** 2)
-                n2 = check_positions(w2, prm)
-                f2, sp2, ep2, len2 = _test_fit(fit2, n2, kind, mode, prm, tri, vox, pidx,
-                                               out_poly, out_z)
-                if f2 < 0.0:
-                    a2 = link_point(fit2, 0.0)
-                    b2 = link_point(fit2, 1.0)
-                    a, b, sp, ep, mean_len = a2, b2, sp2, ep2, len2
+                sp2, ep2 = _mid_polys(fit2, prm, pidx, out_poly, out_z)
+                if sp2 >= 0 and ep2 >= 0:
+                    a = link_point(fit2, 0.0)
+                    b = link_point(fit2, 1.0)
+                    sp, ep, mean_len = sp2, ep2, total / count
         if fail < 0.0:
             row = out[m]
             row[L_I0] = i0
