@@ -27,7 +27,7 @@ import numpy as np
 from numba import njit
 
 from .links_geom import ground_height, make_grid, polygon_index, triangle_index
-from .links_model import MODE_JUMP, make_params
+from .links_model import MODE_JUMP
 from .links_search import (
     L_END,
     L_END_POLY,
@@ -53,7 +53,7 @@ from .links_search import (
 from .navmesh import AREA_STAND, LINK_JUMP_UP, LINK_KINDS, empty_links
 from .parallel import run_banded
 from .query.spatial import surface_height
-from .settings import SettingsError
+from .settings import link_params, link_sample_step
 
 # bin sizes of the look-up grids, in cells: polygons, input triangles (a body test visits
 # the bins its box overlaps; smaller bins list fewer far triangles)
@@ -61,20 +61,6 @@ POLYGON_BIN_CELLS = 8.0
 TRIANGLE_BIN_CELLS = 2.0
 
 # Sample spacing below this fraction of a cell only multiplies work: refused.
-MIN_STEP_CELLS = 0.25
-
-
-def sample_step(settings, cfg) -> float:
-    """The sample spacing along border edges in metres (0 means one cell)."""
-    step = float(settings.link_sample_step)
-    if step == 0.0:
-        return float(cfg.cs)
-    if step < MIN_STEP_CELLS * cfg.cs:
-        raise SettingsError(
-            "link_sample_step", f"{step:g} m is finer than a quarter cell at cell_size "
-                                f"{cfg.cs:g}; use 0 (one cell) or at least "
-                                f"{MIN_STEP_CELLS * cfg.cs:g} m")
-    return step
 
 
 def search_directions(angle_deg: float) -> np.ndarray:
@@ -259,7 +245,7 @@ def build_links(nm, hf, chf, cfg, settings, vertices, triangles) -> dict:
     info: dict = {"messages": [], "border_edges": 0, "border_edges_linked": 0, "samples": 0,
                   "counts": {k: 0 for k in LINK_KINDS}, "timings_ms": timings}
     _empty_result(nm)
-    step = sample_step(settings, cfg)
+    step = link_sample_step(settings, cfg.cs)
     enabled = np.array([settings.drop_enabled, settings.jump_across_enabled,
                         settings.jump_up_enabled], np.bool_)
     if settings.max_jump_height <= 0.0 and (enabled[1] or enabled[2]):
@@ -297,7 +283,10 @@ def build_links(nm, hf, chf, cfg, settings, vertices, triangles) -> dict:
     samples = _sample_edges(pverts, polys, pnv, border_p, border_e, chain, step, dtris,
                              dstart)
     info["samples"] = int(samples.shape[0])
-    prm = make_params(cfg, settings, step)
+    prm = cfg.links
+    if prm is None:  # a configuration made without links_enabled
+        prm = link_params(settings, cfg.cs, cfg.ch, cfg.bmin, cfg.width, cfg.height,
+                          cfg.walkable_climb)
     timings["samples"] = (time.perf_counter() - t0) * 1000.0
 
     # look-up grids of the polygons and of the input triangles (one grid binning:

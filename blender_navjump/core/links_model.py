@@ -18,9 +18,10 @@ The agent is a vertical cylinder of radius r and height h (stand height) that ma
 geometry in its bottom ``climb`` (it steps over what it could walk over). Collisions are
 tested against the solid heightfield, which contains every input triangle, with the
 cylinder swept conservatively between samples, and its radius reduced by
-``COLLISION_TOLERANCE`` for voxel rounding.
+``settings.LINK_COLLISION_TOLERANCE`` for voxel rounding.
 
-Parameters travel to the kernels in one float64 array indexed by the ``P_*`` constants.
+Parameters travel to the kernels as one named tuple, ``settings.LinkParams`` (``prm``),
+built by ``settings.voxel_config``.
 """
 
 from __future__ import annotations
@@ -39,10 +40,6 @@ from .links_geom import (
     triangles_in_box,
 )
 
-# Shrink of the agent radius in collision tests, metres: the solid voxels are up to a cell
-# larger than the real walls, and the navmesh border itself sits exactly one agent radius
-# from those voxels. The test oracle allows the same.
-COLLISION_TOLERANCE = 0.1
 # Bisection steps that refine a ground edge between two profile samples: one cell / 64
 # (5 mm at 0.3 m cells), far below the voxel and the collision tolerance; the kept side is
 # the supported one, so a measured gap is never shorter than the real one.
@@ -51,17 +48,14 @@ EDGE_BISECTIONS = 6
 MODE_WALK_OFF = 0
 MODE_JUMP = 1
 
-(P_CS, P_CH, P_BX, P_BY, P_BZ, P_RC, P_CLIMB, P_TOP, P_H, P_DMAX, P_DROP, P_G, P_VZ,
- P_VXMAX, P_AMAX, P_DELTA, P_SWEEP, P_LAT, P_DS, P_SMAX, P_W, P_HH, P_SLOPE, P_R) = range(24)
-N_PARAMS = 24
 
 
 @njit(cache=True)
 def flight_time(dz, mode, prm):
     """Airborne time to land dz above the take-off height, or -1 when impossible."""
-    g = prm[P_G]
+    g = prm.gravity
     if mode == MODE_JUMP:
-        vz = prm[P_VZ]
+        vz = prm.vz
         if vz <= 0.0:
             return -1.0
         disc = vz * vz - 2.0 * g * dz
@@ -138,11 +132,11 @@ def _quad_rect_dist2(qx, qy, x0, y0, x1, y1):
 @njit(cache=True)
 def column_range(xlo, xhi, ylo, yhi, prm):
     """Columns (x0, x1, y0, y1, inclusive, clipped to the grid) covering a world xy box."""
-    cs = prm[P_CS]
-    x0 = max(int(math.floor((xlo - prm[P_BX]) / cs)), 0)
-    x1 = min(int(math.floor((xhi - prm[P_BX]) / cs)), int(prm[P_W]) - 1)
-    y0 = max(int(math.floor((ylo - prm[P_BY]) / cs)), 0)
-    y1 = min(int(math.floor((yhi - prm[P_BY]) / cs)), int(prm[P_HH]) - 1)
+    cs = prm.cs
+    x0 = max(int(math.floor((xlo - prm.bx) / cs)), 0)
+    x1 = min(int(math.floor((xhi - prm.bx) / cs)), int(prm.grid_w) - 1)
+    y0 = max(int(math.floor((ylo - prm.by) / cs)), 0)
+    y1 = min(int(math.floor((yhi - prm.by) / cs)), int(prm.grid_h) - 1)
     return x0, x1, y0, y1
 
 
@@ -161,22 +155,22 @@ def _swept_corners(x0, y0, ux, uy, s0, s1, ex, ey, lat):
 @njit(cache=True)
 def walk_blocked(x0, y0, ux, uy, s0, s1, z, ex, ey, prm, vox):
     """The cylinder walking from s0 to s1 along the ray, feet at height z, widened sideways
-    by +-P_LAT along (ex, ey): one exact test of the whole swept area (a parallelogram
+    by +-lateral along (ex, ey): one exact test of the whole swept area (a parallelogram
     grown by the radius) against the columns."""
-    qx, qy = _swept_corners(x0, y0, ux, uy, s0, s1, ex, ey, prm[P_LAT])
-    cs = prm[P_CS]
-    ch = prm[P_CH]
-    bx = prm[P_BX]
-    by = prm[P_BY]
-    bz = prm[P_BZ]
-    width = int(prm[P_W])
-    r = prm[P_RC]
+    qx, qy = _swept_corners(x0, y0, ux, uy, s0, s1, ex, ey, prm.lateral)
+    cs = prm.cs
+    ch = prm.ch
+    bx = prm.bx
+    by = prm.by
+    bz = prm.bz
+    width = int(prm.grid_w)
+    r = prm.body_radius
     c0, c1, r0, r1 = column_range(min(qx[0], qx[1], qx[2], qx[3]) - r,
                                   max(qx[0], qx[1], qx[2], qx[3]) + r,
                                   min(qy[0], qy[1], qy[2], qy[3]) - r,
                                   max(qy[0], qy[1], qy[2], qy[3]) + r, prm)
-    lo_lvl = (z + prm[P_CLIMB] - bz) / ch
-    hi_lvl = (z + prm[P_TOP] - bz) / ch
+    lo_lvl = (z + prm.climb - bz) / ch
+    hi_lvl = (z + prm.top - bz) / ch
     r2 = r * r
     for y in range(r0, r1 + 1):
         ry0 = by + y * cs
@@ -221,13 +215,13 @@ def spans_overlap(c, lo_lvl, hi_lvl, vox):
 
 @njit(cache=True)
 def arc_length(z0, vx, vz, t_f, prm):
-    """Length of the flight arc: a polyline every P_SWEEP of its length bound."""
-    g = prm[P_G]
+    """Length of the flight arc: a polyline every arc_step of its length bound."""
+    g = prm.gravity
     d_air = vx * t_f
     apex = vz * vz / (2.0 * g)
     z1 = z0 + vz * t_f - 0.5 * g * t_f * t_f
     est = d_air + 2.0 * apex + abs(z1 - z0)
-    n = max(1, int(math.ceil(est / prm[P_SWEEP])))
+    n = max(1, int(math.ceil(est / prm.arc_step)))
     length = 0.0
     pz = z0
     for i in range(1, n + 1):
@@ -253,12 +247,12 @@ def _scratch():
 @njit(cache=True)
 def tri_walk_blocked(x0, y0, ux, uy, s0, s1, z, ex, ey, prm, tri):
     """``walk_blocked`` on the input triangles, exact: the area the body sweeps (the
-    walked segment widened sideways by +-P_LAT, grown by the radius) against every
+    walked segment widened sideways by +-lateral, grown by the radius) against every
     triangle clipped to the body's heights."""
     p0, p1, p2 = _scratch()
     quad = np.empty((4, 3))
-    qx, qy = _swept_corners(x0, y0, ux, uy, s0, s1, ex, ey, prm[P_LAT])
-    return swept_body_hits_triangles(qx, qy, z + prm[P_CLIMB], z + prm[P_TOP], prm[P_RC],
+    qx, qy = _swept_corners(x0, y0, ux, uy, s0, s1, ex, ey, prm.lateral)
+    return swept_body_hits_triangles(qx, qy, z + prm.climb, z + prm.top, prm.body_radius,
                                      tri, p0, p1, p2, quad)
 
 
@@ -300,18 +294,18 @@ def _feet_band(lo, hi, z0, vz, g, t_f, win):
 @njit(cache=True)
 def tri_arc_blocked(tx, ty, z0, ux, uy, vx, vz, t_f, ex, ey, prm, tri):
     """``arc_blocked`` on the input triangles: does any triangle meet the body (the
-    cylinder widened sideways by +-P_LAT) at some instant of the flight?
+    cylinder widened sideways by +-lateral) at some instant of the flight?
 
     The triangles near the flight are listed once. For each, only the times when the
     body's heights reach the triangle's height range are looked at (``_feet_band``); over
     such a stretch the body sweeps a parallelogram (grown by the radius) at the union of
     its heights, tested exactly against the triangle (``triangle_near_quad``); a hit is
     refined by halving the stretch, down to TRI_SWEEP of travel each way."""
-    g = prm[P_G]
-    climb = prm[P_CLIMB]
-    top = prm[P_TOP]
-    lat = prm[P_LAT]
-    rc = prm[P_RC]
+    g = prm.gravity
+    climb = prm.climb
+    top = prm.top
+    lat = prm.lateral
+    rc = prm.body_radius
     r2 = rc * rc
     d_air = vx * t_f
     zmin_all, zmax_all = _feet_range(0.0, t_f, z0, vz, g)
@@ -378,18 +372,18 @@ def body_walk_blocked(x0, y0, ux, uy, s0, s1, z, ex, ey, prm, tri, vox):
 
 @njit(cache=True)
 def support(x, y, zref, prm, tri):
-    c = prm[P_CLIMB]
+    c = prm.climb
     return has_ground(x, y, zref - c, zref + c, tri)
 
 
 @njit(cache=True)
 def takeoff_distance(x0, y0, z0, ux, uy, limit, prm, tri):
     """s_T: where the ground under the run-up (within climb of z0) ends, marching every
-    P_DELTA from P0 and bisecting the first gap. -1 when P0 itself has no ground or the
+    profile_step from P0 and bisecting the first gap. -1 when P0 itself has no ground or the
     ground goes on past ``limit``."""
     if not support(x0, y0, z0, prm, tri):
         return -1.0
-    d = prm[P_DELTA]
+    d = prm.profile_step
     j = 1
     while True:
         s = j * d
@@ -413,12 +407,12 @@ def takeoff_distance(x0, y0, z0, ux, uy, limit, prm, tri):
 @njit(cache=True)
 def touchdown_distance(x0, y0, ux, uy, dist, z1, s_t, prm, tri):
     """s_L: start of the landing ground (within climb of z1) that reaches P1, marching back
-    from P1 every P_DELTA and bisecting the last gap; s_t when there is no gap after s_t.
-    -1 when P1 has no ground or the run-out would be longer than P_AMAX."""
+    from P1 every profile_step and bisecting the last gap; s_t when there is no gap after s_t.
+    -1 when P1 has no ground or the run-out would be longer than run_max."""
     if not support(x0 + ux * dist, y0 + uy * dist, z1, prm, tri):
         return -1.0
-    d = prm[P_DELTA]
-    a_max = prm[P_AMAX]
+    d = prm.profile_step
+    a_max = prm.run_max
     j = 1
     while True:
         s = dist - j * d
@@ -455,17 +449,17 @@ def kind_of(dz, climb):
 def flight_ok(kind, mode, dz, d_air, prm):
     """Reach rules; returns (ok, flight time, vx)."""
     if kind == 0:
-        if -dz > prm[P_DROP] + 1e-9:
+        if -dz > prm.drop_height + 1e-9:
             return False, 0.0, 0.0
-    elif dz > prm[P_H] + 1e-9 or mode != MODE_JUMP:
+    elif dz > prm.jump_height + 1e-9 or mode != MODE_JUMP:
         return False, 0.0, 0.0
-    if d_air > prm[P_DMAX] * (1.0 + 1e-9) + 1e-9:
+    if d_air > prm.jump_distance * (1.0 + 1e-9) + 1e-9:
         return False, 0.0, 0.0
     t_f = flight_time(dz, mode, prm)
     if t_f <= 0.0:
         return False, 0.0, 0.0
     vx = d_air / t_f
-    if vx > prm[P_VXMAX] * (1.0 + 1e-9):
+    if vx > prm.vx_max * (1.0 + 1e-9):
         return False, 0.0, 0.0
     return True, t_f, vx
 
@@ -478,7 +472,7 @@ def check_flight(x0, y0, z0, ux, uy, dist, z1, kind, mode, s_t, s_l, ex, ey, prm
     ok, t_f, vx = flight_ok(kind, mode, dz, s_l - s_t, prm)
     if not ok:
         return False, 0.0
-    vz = prm[P_VZ] if mode == MODE_JUMP else 0.0
+    vz = prm.vz if mode == MODE_JUMP else 0.0
     tx = x0 + ux * s_t
     ty = y0 + uy * s_t
     # exact on the triangles (the voxels stick out of slanted walls by up to a cell)
@@ -508,7 +502,7 @@ def check_path(x0, y0, z0, x1, y1, z1, kind, mode, ex, ey, prm, tri, vox):
         if not support(x0, y0, z0, prm, tri):
             return False, 0.0, 0.0, 0.0
     else:
-        s_t = takeoff_distance(x0, y0, z0, ux, uy, min(prm[P_AMAX], dist), prm, tri)
+        s_t = takeoff_distance(x0, y0, z0, ux, uy, min(prm.run_max, dist), prm, tri)
         if s_t < 0.0 or s_t >= dist:
             return False, 0.0, 0.0, 0.0
     if kind == 0:
@@ -526,40 +520,3 @@ def check_path(x0, y0, z0, x1, y1, z1, kind, mode, ex, ey, prm, tri, vox):
     if not ok:
         return False, 0.0, 0.0, 0.0
     return True, s_t, s_l, s_t + rest
-
-
-def make_params(cfg, settings, sample_step: float) -> np.ndarray:
-    """The P_* parameter array for a bake (world units)."""
-    s = settings
-    cs, ch = float(cfg.cs), float(cfg.ch)
-    climb = cfg.walkable_climb * ch
-    top = float(s.stand_height if s.multi_stance else s.agent_height)
-    g = float(s.gravity)
-    h = float(s.max_jump_height)
-    vz = math.sqrt(2.0 * g * h)
-    vx_max = g * float(s.max_jump_distance) / (2.0 * vz) if vz > 0.0 else math.inf
-    a_max = float(s.agent_radius) + 3.0 * cs
-    prm = np.zeros(N_PARAMS, np.float64)
-    prm[P_CS] = cs
-    prm[P_CH] = ch
-    prm[P_BX], prm[P_BY], prm[P_BZ] = (float(v) for v in cfg.bmin)
-    prm[P_RC] = max(float(s.agent_radius) - COLLISION_TOLERANCE, 0.0)
-    prm[P_CLIMB] = climb
-    prm[P_TOP] = top
-    prm[P_H] = h
-    prm[P_DMAX] = float(s.max_jump_distance)
-    prm[P_DROP] = float(s.max_drop_height)
-    prm[P_G] = g
-    prm[P_VZ] = vz
-    prm[P_VXMAX] = vx_max
-    prm[P_AMAX] = a_max
-    prm[P_DELTA] = cs
-    prm[P_SWEEP] = 0.5 * cs
-    prm[P_LAT] = 0.5 * sample_step
-    prm[P_DS] = 0.5 * cs
-    prm[P_SMAX] = 2.0 * a_max + float(s.max_jump_distance)
-    prm[P_W] = cfg.width
-    prm[P_HH] = cfg.height
-    prm[P_SLOPE] = math.cos(math.radians(float(s.agent_max_slope)))
-    prm[P_R] = float(s.agent_radius)
-    return prm

@@ -17,27 +17,17 @@ from link_oracle import _triangle_hits
 from numba import njit
 
 from blender_navjump.core.links_geom import make_grid, triangle_index
-from blender_navjump.core.links_model import (
-    N_PARAMS,
-    P_CLIMB,
-    P_G,
-    P_LAT,
-    P_RC,
-    P_SWEEP,
-    P_TOP,
-    TRI_SWEEP,
-    arc_length,
-    tri_arc_blocked,
-)
+from blender_navjump.core.links_model import TRI_SWEEP, arc_length, tri_arc_blocked
+from blender_navjump.core.settings import LinkParams
 
 CLIMB, TOP = 0.4, 2.0
 
 
 def _params(radius):
-    prm = np.zeros(N_PARAMS)
-    prm[P_RC], prm[P_CLIMB], prm[P_TOP] = radius, CLIMB, TOP
-    prm[P_G], prm[P_LAT], prm[P_SWEEP] = 9.81, 0.0, 0.15
-    return prm
+    values = dict.fromkeys(LinkParams._fields, 0.0)
+    values.update(body_radius=radius, climb=CLIMB, top=TOP, gravity=9.81, lateral=0.0,
+                  arc_step=0.15)
+    return LinkParams(**values)
 
 
 def _box(v, t, lo, hi):
