@@ -51,16 +51,22 @@ from .links_search import (
     validate_groups,
 )
 from .navmesh import AREA_STAND, LINK_JUMP_UP, LINK_KINDS, empty_links
-from .parallel import run_banded
+from .parallel import run_async, run_banded
 from .query.spatial import surface_height
 from .settings import link_params, link_sample_step
 
 # bin sizes of the look-up grids, in cells: polygons, input triangles (a body test visits
 # the bins its box overlaps; smaller bins list fewer far triangles)
 POLYGON_BIN_CELLS = 8.0
-TRIANGLE_BIN_CELLS = 2.0
+TRIANGLE_BIN_CELLS = 4.0
 
 # Sample spacing below this fraction of a cell only multiplies work: refused.
+
+
+def search_stride(min_width: float, step: float) -> int:
+    """Every how many samples the first search pass looks: a link needs a run of samples
+    spanning min_width, i.e. more than this many samples at most ``step`` apart."""
+    return max(1, int(math.floor((min_width - 1e-6) / step)))
 
 
 def search_directions(angle_deg: float) -> np.ndarray:
@@ -278,6 +284,11 @@ def build_links(nm, hf, chf, cfg, settings, vertices, triangles) -> dict:
                                 "standing ground): nothing to link")
         return info
 
+    # the triangle index is built on the pool while this thread samples the edges and
+    # indexes the polygons (the two are independent)
+    bmax = cfg.bmin + np.array([cfg.width * cfg.cs, cfg.height * cfg.cs, 0.0])
+    tri_job = run_async(triangle_index, vertices, triangles, cfg.walkable_slope_cos,
+                        make_grid(cfg.bmin, bmax, TRIANGLE_BIN_CELLS * cfg.cs))
     t0 = time.perf_counter()
     dtris, dstart = _polygon_surfaces(nm)
     samples = _sample_edges(pverts, polys, pnv, border_p, border_e, chain, step, dtris,
@@ -292,16 +303,14 @@ def build_links(nm, hf, chf, cfg, settings, vertices, triangles) -> dict:
     # look-up grids of the polygons and of the input triangles (one grid binning:
     # query.spatial.fill_grid)
     t0 = time.perf_counter()
-    bmax = cfg.bmin + np.array([cfg.width * cfg.cs, cfg.height * cfg.cs, 0.0])
     pidx = polygon_index(pverts, polys, pnv, stand, dtris, dstart,
                          make_grid(cfg.bmin, bmax, POLYGON_BIN_CELLS * cfg.cs))
     timings["polygon_index"] = (time.perf_counter() - t0) * 1000.0
     t0 = time.perf_counter()
-    tri = triangle_index(vertices, triangles, cfg.walkable_slope_cos,
-                         make_grid(cfg.bmin, bmax, TRIANGLE_BIN_CELLS * cfg.cs))
+    tri = tri_job.result()
     # sample heights measured on the triangles (the navmesh's are voxel-rounded)
     _snap_heights(samples, max(cfg.walkable_climb * cfg.ch, 2.0 * cfg.ch), tri)
-    timings["triangle_index"] = (time.perf_counter() - t0) * 1000.0
+    timings["triangle_index_wait"] = (time.perf_counter() - t0) * 1000.0
     t0 = time.perf_counter()
     vox = (hf.column_head, hf.span_min, hf.span_max, hf.span_next,
            np.zeros(hf.column_head.shape[0], np.int32))  # column tops, filled lazily
@@ -314,8 +323,27 @@ def build_links(nm, hf, chf, cfg, settings, vertices, triangles) -> dict:
     res = np.zeros((n_samples, 3, N_RES), np.float64)
     found_at = np.zeros((n_samples, 3), np.bool_)
     counts = np.zeros((n_samples, 7), np.int32)
-    run_banded(search_landings, n_samples, samples, np.cos(angles), np.sin(angles), enabled,
-               prm, tri, vox, chfa, pidx, res, found_at, counts, min_rows=256, per_worker=32)
+    min_width = (2.0 * settings.agent_radius if settings.min_link_width < 0
+                 else float(settings.min_link_width))
+
+    def search(which):
+        run_banded(search_landings, int(which.size), samples, np.cos(angles), np.sin(angles),
+                   enabled, prm, tri, vox, chfa, pidx, res, found_at, counts, which,
+                   min_rows=256, per_worker=32)
+
+    # Every kept link comes from a run of more than `stride` neighbouring samples with a
+    # landing (narrower runs are dropped as narrower than min_width), so every stride-th
+    # sample is searched first and the others only beside one that found a landing: the
+    # same landings, without searching the long stretches of border that have none.
+    stride = search_stride(min_width, step)
+    every = np.arange(n_samples, dtype=np.int64)
+    search(every[::stride].copy())
+    if stride > 1:
+        hit = found_at.any(axis=1)
+        before = (every // stride) * stride
+        after = before + stride
+        near = hit[before] | ((after < n_samples) & hit[np.minimum(after, n_samples - 1)])
+        search(np.nonzero((every % stride != 0) & near)[0].astype(np.int64))
     counters = counts.sum(axis=0)
     info["search_counts"] = {"landing_lookups": int(counters[0]), "run_ups": int(counters[1]),
                              "touchdowns": int(counters[2]), "flights": int(counters[3:6].sum()),
@@ -327,8 +355,6 @@ def build_links(nm, hf, chf, cfg, settings, vertices, triangles) -> dict:
     # edge_max_error cells from a straight edge: start points within that of a line group
     tol_start = (1.0 + float(settings.edge_max_error)) * cfg.cs
     groups = group_runs(samples, res, found_at, tol_start, tol_start + 0.5 * cfg.cs)
-    min_width = (2.0 * settings.agent_radius if settings.min_link_width < 0
-                 else float(settings.min_link_width))
     # a group can grow to half a sample beyond its ends, no more: skip hopeless ones
     reach = (groups[:, 1] - groups[:, 0] + 1) * samples[groups[:, 0], S_STEP]
     hopeless = reach < min_width - 1e-9

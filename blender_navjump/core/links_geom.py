@@ -86,18 +86,38 @@ def _bin_lists(lo, hi, ids, grid: Grid):
     return start, ids[items]
 
 
+@njit(cache=True, nogil=True)
+def triangle_bounds(vertices, triangles, slope_cos):
+    """Bounds rows (the ``B_*`` columns) of the triangles, and which ones an agent can
+    stand on (facing up with normal.z / |normal| > slope_cos)."""
+    m = triangles.shape[0]
+    box = np.empty((m, 6))
+    up = np.zeros(m, np.bool_)
+    for t in range(m):
+        a = vertices[triangles[t, 0]]
+        b = vertices[triangles[t, 1]]
+        c = vertices[triangles[t, 2]]
+        for k in range(3):
+            box[t, k] = min(a[k], min(b[k], c[k]))
+            box[t, 3 + k] = max(a[k], max(b[k], c[k]))
+        e0x, e0y, e0z = b[0] - a[0], b[1] - a[1], b[2] - a[2]
+        e1x, e1y, e1z = c[0] - a[0], c[1] - a[1], c[2] - a[2]
+        nx = e0y * e1z - e0z * e1y
+        ny = e0z * e1x - e0x * e1z
+        nz = e0x * e1y - e0y * e1x
+        ln = math.sqrt(nx * nx + ny * ny + nz * nz)
+        up[t] = ln > 0.0 and nz > slope_cos * ln
+    return box, up
+
+
 def triangle_index(vertices, triangles, slope_cos: float, grid: Grid) -> TriangleIndex:
     """Bounds and bin lists of the input triangles (support: normal.z / |normal| >
     slope_cos)."""
     v = np.ascontiguousarray(vertices, np.float64)
     t = np.ascontiguousarray(triangles, np.int32)
-    corners = v[t]  # (T, 3, 3)
-    lo = corners.min(axis=1)
-    hi = corners.max(axis=1)
-    box = np.ascontiguousarray(np.concatenate([lo, hi], axis=1))
-    n = np.cross(corners[:, 1] - corners[:, 0], corners[:, 2] - corners[:, 0])
-    ln = np.linalg.norm(n, axis=1)
-    up = (ln > 0.0) & (n[:, 2] > slope_cos * ln)
+    box, up = triangle_bounds(v, t, float(slope_cos))
+    lo = box[:, 0:3]
+    hi = box[:, 3:6]
     sup_start, sup_items = _bin_lists(lo, hi, np.nonzero(up)[0], grid)
     sol_start, sol_items = _bin_lists(lo, hi, np.arange(t.shape[0]), grid)
     return TriangleIndex(v, t, box, grid, sup_start, sup_items.astype(np.int32), sol_start,

@@ -134,8 +134,8 @@ def _record(res, found_at, i, kind, di, j, x, y, z1, poly, mode, s_t, s_l, lengt
 
 @njit(cache=True, nogil=True)
 def search_landings(samples, dir_cos, dir_sin, enabled, prm, tri, vox, chf, pidx, res,
-                    found_at, counts, lo, hi):
-    """For samples lo..hi-1 and each link kind, the first valid landing along the edge
+                    found_at, counts, which, lo, hi):
+    """For samples which[lo..hi-1] and each link kind, the first valid landing along the edge
     normal (then the diagonal directions for kinds the normal did not find), written to
     ``res`` (N, 3, N_RES) and flagged in ``found_at`` (N, 3); operation counts per sample
     to ``counts`` (N, 7). Bands of samples are independent (they run on threads; the lazily
@@ -174,7 +174,8 @@ def search_landings(samples, dir_cos, dir_sin, enabled, prm, tri, vox, chf, pidx
     # a column whose solid covers the body heights of every jump up blocks them all only
     # when the body surely covers the column (radius beyond the cell's diagonal)
     column_stop = prm.body_radius >= 1.4143 * cs
-    for i in range(lo, hi):
+    for q in range(lo, hi):
+        i = which[q]
         counters = counts[i]
         x0 = samples[i, 0]
         y0 = samples[i, 1]

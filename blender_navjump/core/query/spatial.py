@@ -37,7 +37,7 @@ def build_grid(poly_bmin: np.ndarray, poly_bmax: np.ndarray):
     return origin, cell, nx, ny, start, items
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def fill_grid(bmin, bmax, origin, cell, nx, ny):
     """CSR lists (start, items) of the items whose xy bounds rows (bmin, bmax) overlap each
     cell of an nx x ny grid of ``cell`` cells from ``origin``: cell i + j nx holds
