@@ -643,18 +643,6 @@ def _position_ok(fit, t, sp, kind, mode, ex, ey, prm, tri, vox, pidx, out_poly, 
     return ok, length
 
 
-@njit(cache=True)
-def _mid_polys(fit, prm, pidx, out_poly, out_z):
-    """Polygons under the midpoints of a fitted link's start and end segments (the end's
-    another than the start's); -1 where there is none."""
-    c = link_point(fit, 0.5)
-    sp = _end_poly(c[0], c[1], c[2], -1, prm, pidx, out_poly, out_z)
-    ep = -1
-    if sp >= 0:
-        ep = _end_poly(c[3], c[4], c[5], sp, prm, pidx, out_poly, out_z)
-    return sp, ep
-
-
 # inward moves of a fitted start line whose midpoint is just off the navmesh, metres
 SHIFT_STEP = 0.05
 SHIFT_STEPS = 8
@@ -733,36 +721,36 @@ def _validate_stack(samples, res, prm, tri, vox, pidx, out, m, stack, top, fit, 
         b = link_point(fit, 1.0)
         if fail < 0.0:
             # reach on along the straight line while single positions stay valid (a
-            # border bends away at corners; the ledge goes on). The link stays on its
-            # line, so the positions tested before and the new ones (a quarter cell
-            # apart) together cover it at most half a cell apart: only the new ones are
-            # tested, and the segments' midpoints again.
+            # border bends away at corners; the ledge goes on), then test it all again at
+            # the grown link's own evenly spaced positions (the ones the oracle checks)
             for k in range(N_FIT):
                 fit2[k] = fit[k]
             grown = False
-            total = mean_len * (n + 1)
-            count = n + 1
             for side in range(2):
                 for _ in range(EXTEND_STEPS):
                     t = fit2[F_THI] + EXTEND_STEP * prm.cs if side == 1 else \
                         fit2[F_TLO] - EXTEND_STEP * prm.cs
-                    ok, length = _position_ok(fit2, t, sp, kind, mode, ex, ey, prm, tri, vox,
-                                              pidx, out_poly, out_z)
+                    ok, _length = _position_ok(fit2, t, sp, kind, mode, ex, ey, prm, tri, vox,
+                                               pidx, out_poly, out_z)
                     if not ok:
                         break
-                    total += length
-                    count += 1
                     if side == 1:
                         fit2[F_THI] = t
                     else:
                         fit2[F_TLO] = t
                     grown = True
             if grown:
-                sp2, ep2 = _mid_polys(fit2, prm, pidx, out_poly, out_z)
-                if sp2 >= 0 and ep2 >= 0:
+                a2 = link_point(fit2, 0.0)
+                b2 = link_point(fit2, 1.0)
+                w2 = math.sqrt((b2[0] - a2[0]) ** 2 + (b2[1] - a2[1]) ** 2
+                               + (b2[2] - a2[2]) ** 2)
+                n2 = check_positions(w2, prm)
+                f2, sp2, ep2, len2 = _test_fit(fit2, n2, kind, mode, prm, tri, vox, pidx,
+                                               out_poly, out_z)
+                if f2 < 0.0:
                     a = link_point(fit2, 0.0)
                     b = link_point(fit2, 1.0)
-                    sp, ep, mean_len = sp2, ep2, total / count
+                    sp, ep, mean_len = sp2, ep2, len2
         if fail < 0.0:
             row = out[m]
             row[L_I0] = i0
