@@ -26,8 +26,8 @@ import time
 import numpy as np
 from numba import njit
 
-from .links_geom import build_bins, ground_height, polygon_height, support_triangle_bins
-from .links_model import MODE_JUMP, make_params
+from .links_geom import ground_height, make_grid, polygon_index, triangle_index
+from .links_model import MODE_JUMP
 from .links_search import (
     L_END,
     L_END_POLY,
@@ -52,23 +52,21 @@ from .links_search import (
 )
 from .navmesh import AREA_STAND, LINK_JUMP_UP, LINK_KINDS, empty_links
 from .parallel import run_async, run_banded
-from .settings import SettingsError
+from .query.spatial import surface_height
+from .settings import link_params, link_sample_step
+
+# bin sizes of the look-up grids, in cells: polygons, input triangles (a body test visits
+# the bins its box overlaps; smaller bins list fewer far triangles)
+POLYGON_BIN_CELLS = 8.0
+TRIANGLE_BIN_CELLS = 4.0
 
 # Sample spacing below this fraction of a cell only multiplies work: refused.
-MIN_STEP_CELLS = 0.25
 
 
-def sample_step(settings, cfg) -> float:
-    """The sample spacing along border edges in metres (0 means one cell)."""
-    step = float(settings.link_sample_step)
-    if step == 0.0:
-        return float(cfg.cs)
-    if step < MIN_STEP_CELLS * cfg.cs:
-        raise SettingsError(
-            "link_sample_step", f"{step:g} m is finer than a quarter cell at cell_size "
-                                f"{cfg.cs:g}; use 0 (one cell) or at least "
-                                f"{MIN_STEP_CELLS * cfg.cs:g} m")
-    return step
+def search_stride(min_width: float, step: float) -> int:
+    """Every how many samples the first search pass looks: a link needs a run of samples
+    spanning min_width, i.e. more than this many samples at most ``step`` apart."""
+    return max(1, int(math.floor((min_width - 1e-6) / step)))
 
 
 def search_directions(angle_deg: float) -> np.ndarray:
@@ -213,7 +211,7 @@ def _sample_edges(pverts, polys, pnv, border_p, border_e, chain, step, dtris, ds
             x = a[0] + t * dx
             y = a[1] + t * dy
             # height of the polygon surface just inside the edge
-            z = polygon_height(p, x - 0.01 * ey, y + 0.01 * ex, dtris, dstart)
+            z = surface_height(dtris, dstart[p], dstart[p + 1], x - 0.01 * ey, y + 0.01 * ex)
             out[m, 0] = x
             out[m, 1] = y
             out[m, 2] = z
@@ -234,16 +232,9 @@ def _snap_heights(samples, tol, tri):
     """Replace each sample's navmesh height by the closest support-triangle height within
     ``tol`` (kept where there is none)."""
     for i in range(samples.shape[0]):
-        z = ground_height(samples[i, 0], samples[i, 1], samples[i, 2], tol, tri[0], tri[1],
-                          tri[2], tri[3], tri[4])
+        z = ground_height(samples[i, 0], samples[i, 1], samples[i, 2], tol, tri)
         if z == z:
             samples[i, 2] = z
-
-
-def _bins_grid(cfg, size):
-    nx = int(math.ceil(cfg.width * cfg.cs / size)) + 1
-    ny = int(math.ceil(cfg.height * cfg.cs / size)) + 1
-    return np.array([cfg.bmin[0], cfg.bmin[1], size, nx, ny], np.float64)
 
 
 def _empty_result(nm):
@@ -260,7 +251,7 @@ def build_links(nm, hf, chf, cfg, settings, vertices, triangles) -> dict:
     info: dict = {"messages": [], "border_edges": 0, "border_edges_linked": 0, "samples": 0,
                   "counts": {k: 0 for k in LINK_KINDS}, "timings_ms": timings}
     _empty_result(nm)
-    step = sample_step(settings, cfg)
+    step = link_sample_step(settings, cfg.cs)
     enabled = np.array([settings.drop_enabled, settings.jump_across_enabled,
                         settings.jump_up_enabled], np.bool_)
     if settings.max_jump_height <= 0.0 and (enabled[1] or enabled[2]):
@@ -293,43 +284,30 @@ def build_links(nm, hf, chf, cfg, settings, vertices, triangles) -> dict:
                                 "standing ground): nothing to link")
         return info
 
-    # the ground triangle grid is built on the pool while this thread samples the edges
-    # and indexes the polygons (the two are independent)
-    v = np.ascontiguousarray(vertices, np.float64)
-    t = np.ascontiguousarray(triangles, np.int32)
-    tgrid = _bins_grid(cfg, 4.0 * cfg.cs)
-    tri_job = run_async(support_triangle_bins, v, t, cfg.walkable_slope_cos, tgrid[0],
-                        tgrid[1], tgrid[2], int(tgrid[3]), int(tgrid[4]))
-    # every triangle, for the exact body tests that confirm a voxel refusal
-    solid_job = run_async(support_triangle_bins, v, t, -2.0, tgrid[0], tgrid[1], tgrid[2],
-                          int(tgrid[3]), int(tgrid[4]))
-
+    # the triangle index is built on the pool while this thread samples the edges and
+    # indexes the polygons (the two are independent)
+    bmax = cfg.bmin + np.array([cfg.width * cfg.cs, cfg.height * cfg.cs, 0.0])
+    tri_job = run_async(triangle_index, vertices, triangles, cfg.walkable_slope_cos,
+                        make_grid(cfg.bmin, bmax, TRIANGLE_BIN_CELLS * cfg.cs))
     t0 = time.perf_counter()
     dtris, dstart = _polygon_surfaces(nm)
     samples = _sample_edges(pverts, polys, pnv, border_p, border_e, chain, step, dtris,
                              dstart)
     info["samples"] = int(samples.shape[0])
-    prm = make_params(cfg, settings, step)
+    prm = cfg.links
+    if prm is None:  # a configuration made without links_enabled
+        prm = link_params(settings, cfg.cs, cfg.ch, cfg.bmin, cfg.width, cfg.height,
+                          cfg.walkable_climb)
     timings["samples"] = (time.perf_counter() - t0) * 1000.0
 
-    # polygon look-up grid
+    # look-up grids of the polygons and of the input triangles (one grid binning:
+    # query.spatial.fill_grid)
     t0 = time.perf_counter()
-    pv = pverts[np.where(polys >= 0, polys, 0)]
-    big = np.where((polys >= 0)[:, :, None], pv, np.nan)
-    pbox = np.ascontiguousarray(np.stack([np.nanmin(big[:, :, 0], 1), np.nanmin(big[:, :, 1], 1),
-                                          np.nanmax(big[:, :, 0], 1),
-                                          np.nanmax(big[:, :, 1], 1)], axis=1))
-    pgrid = _bins_grid(cfg, 8.0 * cfg.cs)
-    pstart, pitems = build_bins(pbox[:, 0], pbox[:, 1], pbox[:, 2], pbox[:, 3], stand,
-                                pgrid[0], pgrid[1], pgrid[2], int(pgrid[3]), int(pgrid[4]))
-    pidx = (pverts, polys, pnv, pbox, stand, dtris, dstart, pstart, pitems, pgrid)
+    pidx = polygon_index(pverts, polys, pnv, stand, dtris, dstart,
+                         make_grid(cfg.bmin, bmax, POLYGON_BIN_CELLS * cfg.cs))
     timings["polygon_index"] = (time.perf_counter() - t0) * 1000.0
-
-    # ground triangles grid: what is left of it to wait for
     t0 = time.perf_counter()
-    tstart, titems = tri_job.result()
-    sstart, sitems = solid_job.result()
-    tri = (v, t, tstart, titems, tgrid, sstart, sitems, tgrid)
+    tri = tri_job.result()
     # sample heights measured on the triangles (the navmesh's are voxel-rounded)
     _snap_heights(samples, max(cfg.walkable_climb * cfg.ch, 2.0 * cfg.ch), tri)
     timings["triangle_index_wait"] = (time.perf_counter() - t0) * 1000.0
@@ -345,8 +323,27 @@ def build_links(nm, hf, chf, cfg, settings, vertices, triangles) -> dict:
     res = np.zeros((n_samples, 3, N_RES), np.float64)
     found_at = np.zeros((n_samples, 3), np.bool_)
     counts = np.zeros((n_samples, 7), np.int32)
-    run_banded(search_landings, n_samples, samples, np.cos(angles), np.sin(angles), enabled,
-               prm, tri, vox, chfa, pidx, res, found_at, counts, min_rows=256, per_worker=32)
+    min_width = (2.0 * settings.agent_radius if settings.min_link_width < 0
+                 else float(settings.min_link_width))
+
+    def search(which):
+        run_banded(search_landings, int(which.size), samples, np.cos(angles), np.sin(angles),
+                   enabled, prm, tri, vox, chfa, pidx, res, found_at, counts, which,
+                   min_rows=256, per_worker=32)
+
+    # Every kept link comes from a run of more than `stride` neighbouring samples with a
+    # landing (narrower runs are dropped as narrower than min_width), so every stride-th
+    # sample is searched first and the others only beside one that found a landing: the
+    # same landings, without searching the long stretches of border that have none.
+    stride = search_stride(min_width, step)
+    every = np.arange(n_samples, dtype=np.int64)
+    search(every[::stride].copy())
+    if stride > 1:
+        hit = found_at.any(axis=1)
+        before = (every // stride) * stride
+        after = before + stride
+        near = hit[before] | ((after < n_samples) & hit[np.minimum(after, n_samples - 1)])
+        search(np.nonzero((every % stride != 0) & near)[0].astype(np.int64))
     counters = counts.sum(axis=0)
     info["search_counts"] = {"landing_lookups": int(counters[0]), "run_ups": int(counters[1]),
                              "touchdowns": int(counters[2]), "flights": int(counters[3:6].sum()),
@@ -358,8 +355,6 @@ def build_links(nm, hf, chf, cfg, settings, vertices, triangles) -> dict:
     # edge_max_error cells from a straight edge: start points within that of a line group
     tol_start = (1.0 + float(settings.edge_max_error)) * cfg.cs
     groups = group_runs(samples, res, found_at, tol_start, tol_start + 0.5 * cfg.cs)
-    min_width = (2.0 * settings.agent_radius if settings.min_link_width < 0
-                 else float(settings.min_link_width))
     # a group can grow to half a sample beyond its ends, no more: skip hopeless ones
     reach = (groups[:, 1] - groups[:, 0] + 1) * samples[groups[:, 0], S_STEP]
     hopeless = reach < min_width - 1e-9

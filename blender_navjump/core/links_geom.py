@@ -1,103 +1,162 @@
 """Geometry look-ups for the jump-link generator (see ``links.py`` and docs/jump-links.md).
 
-* a bin grid (CSR) over the xy bounding boxes of items (triangles, polygons);
-* *ground support*: is there an upward-facing, walkable-slope triangle right under a point,
-  with its surface inside a height window (exact, on the input triangles);
-* polygon location: which navmesh polygons contain a point, and their surface height
-  there (from the detail triangles).
+* ``TriangleIndex``: the input triangles with their bounds, binned on one xy grid
+  (``query.spatial.fill_grid``, the grid the navmesh queries use): the up-facing walkable
+  ones (*ground support*: is there a triangle right under a point with its surface inside a
+  height window, exact) and all of them (exact body tests);
+* ``PolygonIndex``: which standing navmesh polygons contain a point, and their surface
+  height there (``query.spatial``'s point-in-polygon and surface height).
 
-Everything is numba, plain arrays in and out.
+Everything is numba; the indexes are named tuples of arrays.
 """
 
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
 
+from .query.spatial import fill_grid, point_in_polygon_xy, surface_height
+
 # Barycentric slack of the point-in-triangle tests: points on a shared edge count for both
 # triangles, so a ray between two floor triangles never falls through a crack.
 BARY_EPS = 1e-9
+# Slack of the bounds tests that come before the exact ones, metres.
+BOX_EPS = 1e-6
+# columns of TriangleIndex.box
+(B_XMIN, B_YMIN, B_ZMIN, B_XMAX, B_YMAX, B_ZMAX) = range(6)
 
 
-@njit(cache=True)
-def _bins_from_boxes(box, nx, ny):
-    """CSR lists from per-item bin ranges ``box`` rows (i0, i1, j0, j1), inclusive; an item
-    with i0 > i1 is in no bin."""
-    counts = np.zeros(nx * ny + 1, np.int64)
-    for k in range(box.shape[0]):
-        for j in range(box[k, 2], box[k, 3] + 1):
-            for i in range(box[k, 0], box[k, 1] + 1):
-                counts[i + j * nx + 1] += 1
-    start = np.cumsum(counts)
-    fill = start[:-1].copy()
-    items = np.empty(start[-1], np.int32)
-    for k in range(box.shape[0]):
-        for j in range(box[k, 2], box[k, 3] + 1):
-            for i in range(box[k, 0], box[k, 1] + 1):
-                b = i + j * nx
-                items[fill[b]] = k
-                fill[b] += 1
-    return start, items
+class Grid(NamedTuple):
+    """A uniform xy grid: bin (i, j) covers [ox + i size, ox + (i + 1) size) x [oy + j size,
+    ...); bin id i + j nx."""
+
+    ox: float
+    oy: float
+    size: float
+    nx: int
+    ny: int
 
 
-@njit(cache=True)
-def _set_box(box, k, xmin, ymin, xmax, ymax, ox, oy, size, nx, ny):
-    box[k, 0] = max(int(math.floor((xmin - ox) / size)), 0)
-    box[k, 1] = min(int(math.floor((xmax - ox) / size)), nx - 1)
-    box[k, 2] = max(int(math.floor((ymin - oy) / size)), 0)
-    box[k, 3] = min(int(math.floor((ymax - oy) / size)), ny - 1)
+class TriangleIndex(NamedTuple):
+    """The input triangles for the exact tests: bounds rows (the ``B_*`` columns), and CSR
+    bin lists on ``grid`` of the support triangles (facing up, walkable slope) and of all
+    triangles (solid)."""
+
+    vertices: np.ndarray  # (V, 3) float64
+    triangles: np.ndarray  # (T, 3) int32
+    box: np.ndarray  # (T, 6) float64
+    grid: Grid
+    support_start: np.ndarray
+    support_items: np.ndarray
+    solid_start: np.ndarray
+    solid_items: np.ndarray
 
 
-@njit(cache=True)
-def build_bins(xmin, ymin, xmax, ymax, keep, ox, oy, size, nx, ny):
-    """CSR lists of the items whose xy box overlaps each bin of a grid.
+class PolygonIndex(NamedTuple):
+    """The standing navmesh polygons for point look-ups: polygons, xy bounds rows (xmin,
+    ymin, xmax, ymax), surface triangles (``surf_tris[surf_start[p]:surf_start[p + 1]]``),
+    CSR bin lists on ``grid`` of the polygons with ``usable``."""
 
-    Bin (i, j) covers ``[ox + i*size, ox + (i+1)*size) x [oy + j*size, ...)``; its items are
-    ``items[start[i + j*nx] : start[i + j*nx + 1]]``. Items with ``keep`` False are left out.
-    """
-    n = xmin.shape[0]
-    box = np.empty((n, 4), np.int32)
-    for k in range(n):
-        if keep[k]:
-            _set_box(box, k, xmin[k], ymin[k], xmax[k], ymax[k], ox, oy, size, nx, ny)
-        else:
-            box[k, 0], box[k, 1], box[k, 2], box[k, 3] = 1, 0, 1, 0  # in no bin
-    return _bins_from_boxes(box, nx, ny)
+    vertices: np.ndarray
+    polygons: np.ndarray
+    nv: np.ndarray
+    box: np.ndarray
+    usable: np.ndarray
+    surf_tris: np.ndarray
+    surf_start: np.ndarray
+    grid: Grid
+    start: np.ndarray
+    items: np.ndarray
+
+
+def make_grid(bmin, bmax, size: float) -> Grid:
+    """A grid of ``size`` bins over the xy box bmin..bmax."""
+    nx = int(math.ceil((float(bmax[0]) - float(bmin[0])) / size)) + 1
+    ny = int(math.ceil((float(bmax[1]) - float(bmin[1])) / size)) + 1
+    return Grid(float(bmin[0]), float(bmin[1]), float(size), nx, ny)
+
+
+def _bin_lists(lo, hi, ids, grid: Grid):
+    """CSR lists of items ``ids`` (their xy bounds rows lo, hi) over the grid's bins."""
+    start, items = fill_grid(np.ascontiguousarray(lo[ids]), np.ascontiguousarray(hi[ids]),
+                             np.array([grid.ox, grid.oy]), grid.size, grid.nx, grid.ny)
+    return start, ids[items]
 
 
 @njit(cache=True, nogil=True)
-def support_triangle_bins(vertices, triangles, slope_cos, ox, oy, size, nx, ny):
-    """CSR bin lists (as ``build_bins``) of the triangles an agent can stand on: facing up
-    with normal.z / |normal| > slope_cos."""
+def triangle_bounds(vertices, triangles, slope_cos):
+    """Bounds rows (the ``B_*`` columns) of the triangles, and which ones an agent can
+    stand on (facing up with normal.z / |normal| > slope_cos)."""
     m = triangles.shape[0]
-    box = np.empty((m, 4), np.int32)
+    box = np.empty((m, 6))
+    up = np.zeros(m, np.bool_)
     for t in range(m):
         a = vertices[triangles[t, 0]]
         b = vertices[triangles[t, 1]]
         c = vertices[triangles[t, 2]]
+        for k in range(3):
+            box[t, k] = min(a[k], min(b[k], c[k]))
+            box[t, 3 + k] = max(a[k], max(b[k], c[k]))
         e0x, e0y, e0z = b[0] - a[0], b[1] - a[1], b[2] - a[2]
         e1x, e1y, e1z = c[0] - a[0], c[1] - a[1], c[2] - a[2]
-        nx_ = e0y * e1z - e0z * e1y
-        ny_ = e0z * e1x - e0x * e1z
-        nz_ = e0x * e1y - e0y * e1x
-        ln = math.sqrt(nx_ * nx_ + ny_ * ny_ + nz_ * nz_)
-        if not (ln > 0.0 and nz_ / ln > slope_cos):
-            box[t, 0], box[t, 1], box[t, 2], box[t, 3] = 1, 0, 1, 0  # in no bin
-            continue
-        _set_box(box, t, min(a[0], min(b[0], c[0])), min(a[1], min(b[1], c[1])),
-                 max(a[0], max(b[0], c[0])), max(a[1], max(b[1], c[1])), ox, oy, size, nx, ny)
-    return _bins_from_boxes(box, nx, ny)
+        nx = e0y * e1z - e0z * e1y
+        ny = e0z * e1x - e0x * e1z
+        nz = e0x * e1y - e0y * e1x
+        ln = math.sqrt(nx * nx + ny * ny + nz * nz)
+        up[t] = ln > 0.0 and nz > slope_cos * ln
+    return box, up
+
+
+def triangle_index(vertices, triangles, slope_cos: float, grid: Grid) -> TriangleIndex:
+    """Bounds and bin lists of the input triangles (support: normal.z / |normal| >
+    slope_cos)."""
+    v = np.ascontiguousarray(vertices, np.float64)
+    t = np.ascontiguousarray(triangles, np.int32)
+    box, up = triangle_bounds(v, t, float(slope_cos))
+    lo = box[:, 0:3]
+    hi = box[:, 3:6]
+    sup_start, sup_items = _bin_lists(lo, hi, np.nonzero(up)[0], grid)
+    sol_start, sol_items = _bin_lists(lo, hi, np.arange(t.shape[0]), grid)
+    return TriangleIndex(v, t, box, grid, sup_start, sup_items.astype(np.int32), sol_start,
+                         sol_items.astype(np.int32))
+
+
+def polygon_index(vertices, polygons, nv, usable, surf_tris, surf_start,
+                  grid: Grid) -> PolygonIndex:
+    """Bounds and bin lists of the ``usable`` navmesh polygons."""
+    pverts = np.ascontiguousarray(vertices, np.float64)
+    polys = np.ascontiguousarray(polygons, np.int32)
+    pv = pverts[np.where(polys >= 0, polys, 0)]
+    big = np.where((polys >= 0)[:, :, None], pv, np.nan)
+    lo = np.stack([np.nanmin(big[:, :, 0], 1), np.nanmin(big[:, :, 1], 1)], axis=1)
+    hi = np.stack([np.nanmax(big[:, :, 0], 1), np.nanmax(big[:, :, 1], 1)], axis=1)
+    box = np.ascontiguousarray(np.concatenate([lo, hi], axis=1))
+    start, items = _bin_lists(lo, hi, np.nonzero(usable)[0], grid)
+    return PolygonIndex(pverts, polys, np.ascontiguousarray(nv, np.int32), box,
+                        np.ascontiguousarray(usable, np.bool_), surf_tris, surf_start, grid,
+                        start, items.astype(np.int32))
 
 
 @njit(cache=True)
-def bin_of(x, y, ox, oy, size, nx, ny):
-    i = int(math.floor((x - ox) / size))
-    j = int(math.floor((y - oy) / size))
-    if i < 0 or j < 0 or i >= nx or j >= ny:
+def bin_of(x, y, grid):
+    i = int(math.floor((x - grid.ox) / grid.size))
+    j = int(math.floor((y - grid.oy) / grid.size))
+    if i < 0 or j < 0 or i >= grid.nx or j >= grid.ny:
         return -1
-    return i + j * nx
+    return i + j * grid.nx
+
+
+@njit(cache=True)
+def bin_range(xlo, xhi, ylo, yhi, grid):
+    """Bins (i0, i1, j0, j1, inclusive, clipped to the grid) covering an xy box."""
+    i0 = max(int(math.floor((xlo - grid.ox) / grid.size)), 0)
+    i1 = min(int(math.floor((xhi - grid.ox) / grid.size)), grid.nx - 1)
+    j0 = max(int(math.floor((ylo - grid.oy) / grid.size)), 0)
+    j1 = min(int(math.floor((yhi - grid.oy) / grid.size)), grid.ny - 1)
+    return i0, i1, j0, j1
 
 
 @njit(cache=True)
@@ -118,89 +177,97 @@ def support_height(x, y, t, vertices, triangles):
 
 
 @njit(cache=True)
-def has_ground(x, y, zlo, zhi, vertices, triangles, tbin_start, tbin_items, grid):
-    """True when a support triangle lies under (x, y) with its surface height in [zlo, zhi].
+def _under(box, t, x, y, zlo, zhi):
+    """Triangle t's bounds contain (x, y) and reach into [zlo, zhi] (with BOX_EPS)?"""
+    return not (x < box[t, B_XMIN] - BOX_EPS or x > box[t, B_XMAX] + BOX_EPS
+                or y < box[t, B_YMIN] - BOX_EPS or y > box[t, B_YMAX] + BOX_EPS
+                or box[t, B_ZMIN] > zhi + BOX_EPS or box[t, B_ZMAX] < zlo - BOX_EPS)
 
-    ``grid`` = (ox, oy, bin size, nx, ny) as float64.
-    """
-    b = bin_of(x, y, grid[0], grid[1], grid[2], int(grid[3]), int(grid[4]))
+
+@njit(cache=True)
+def has_ground(x, y, zlo, zhi, ti):
+    """True when a support triangle lies under (x, y) with its surface height in [zlo,
+    zhi]."""
+    b = bin_of(x, y, ti.grid)
     if b < 0:
         return False
-    for k in range(tbin_start[b], tbin_start[b + 1]):
-        z = support_height(x, y, tbin_items[k], vertices, triangles)
-        if math.isnan(z):
+    box = ti.box
+    vertices = ti.vertices
+    triangles = ti.triangles
+    items = ti.support_items
+    start = ti.support_start
+    for k in range(start[b], start[b + 1]):
+        t = items[k]
+        if not _under(box, t, x, y, zlo, zhi):
             continue
+        z = support_height(x, y, t, vertices, triangles)
         if zlo <= z <= zhi:
             return True
     return False
 
 
 @njit(cache=True)
-def polygon_height(p, x, y, dtris, dstart):
-    """Surface height of polygon p at (x, y) from its detail triangles (``dtris`` (T, 3, 3),
-    polygon p owns ``dtris[dstart[p]:dstart[p+1]]``). Outside every triangle: the plane of
-    the nearest one (the one whose smallest barycentric weight is largest)."""
-    best = -1e300
-    best_z = np.nan
-    for k in range(dstart[p], dstart[p + 1]):
-        a = dtris[k, 0]
-        b = dtris[k, 1]
-        c = dtris[k, 2]
-        d = (b[0] - a[0]) * (c[1] - a[1]) - (c[0] - a[0]) * (b[1] - a[1])
-        if abs(d) < 1e-12:
+def ground_height(x, y, zref, tol, ti):
+    """Height of the support triangle surface under (x, y) closest to ``zref`` within
+    ``tol``; NaN when there is none. Links measure heights here (on the input triangles),
+    not on the voxel-rounded navmesh."""
+    b = bin_of(x, y, ti.grid)
+    if b < 0:
+        return np.nan
+    box = ti.box
+    vertices = ti.vertices
+    triangles = ti.triangles
+    items = ti.support_items
+    start = ti.support_start
+    best = np.nan
+    best_d = tol
+    for k in range(start[b], start[b + 1]):
+        t = items[k]
+        if not _under(box, t, x, y, zref - best_d, zref + best_d):
             continue
-        w1 = ((x - a[0]) * (c[1] - a[1]) - (c[0] - a[0]) * (y - a[1])) / d
-        w2 = ((b[0] - a[0]) * (y - a[1]) - (x - a[0]) * (b[1] - a[1])) / d
-        w0 = 1.0 - w1 - w2
-        w = min(w0, min(w1, w2))
-        if w > best:
-            best = w
-            best_z = w0 * a[2] + w1 * b[2] + w2 * c[2]
-            if w >= 0.0:
-                break
-    return best_z
+        z = support_height(x, y, t, vertices, triangles)
+        if math.isnan(z):
+            continue
+        if abs(z - zref) <= best_d:
+            best_d = abs(z - zref)
+            best = z
+    return best
 
 
 @njit(cache=True)
-def point_in_polygon(p, x, y, pverts, polys, pnv):
-    """Inclusive test (1e-7 m slack) of (x, y) against convex CCW polygon p."""
-    n = pnv[p]
-    for i in range(n):
-        a = pverts[polys[p, i]]
-        b = pverts[polys[p, (i + 1) % n]]
-        ex = b[0] - a[0]
-        ey = b[1] - a[1]
-        ln = math.sqrt(ex * ex + ey * ey)
-        if ln == 0.0:
-            continue
-        if ex * (y - a[1]) - ey * (x - a[0]) < -1e-7 * ln:
-            return False
-    return True
+def polygon_height(pi, p, x, y):
+    """Surface height of polygon p at (x, y) (``query.spatial.surface_height``)."""
+    return surface_height(pi.surf_tris, pi.surf_start[p], pi.surf_start[p + 1], x, y)
 
 
 @njit(cache=True)
-def locate(x, y, zlo, zhi, exclude, pverts, polys, pnv, pbox, pok, dtris, dstart,
-           pbin_start, pbin_items, grid, out_poly, out_z):
-    """Polygons (with ``pok``) containing (x, y) whose surface there is within [zlo, zhi].
+def locate(x, y, zlo, zhi, exclude, pi, out_poly, out_z):
+    """Usable polygons of ``pi`` containing (x, y) whose surface there is within [zlo, zhi].
 
     Writes up to ``out_poly.shape[0]`` hits sorted by height; returns their number.
-    ``pbox`` rows are (xmin, ymin, xmax, ymax). Polygon ``exclude`` is skipped.
+    Polygon ``exclude`` is skipped.
     """
-    b = bin_of(x, y, grid[0], grid[1], grid[2], int(grid[3]), int(grid[4]))
+    b = bin_of(x, y, pi.grid)
     if b < 0:
         return 0
     n = 0
     cap = out_poly.shape[0]
-    for k in range(pbin_start[b], pbin_start[b + 1]):
-        p = pbin_items[k]
-        if p == exclude or not pok[p]:
+    pbox = pi.box
+    items = pi.items
+    start = pi.start
+    vertices = pi.vertices
+    polygons = pi.polygons
+    nv = pi.nv
+    for k in range(start[b], start[b + 1]):
+        p = items[k]
+        if p == exclude:
             continue
-        if x < pbox[p, 0] - 1e-7 or x > pbox[p, 2] + 1e-7 or y < pbox[p, 1] - 1e-7 \
-                or y > pbox[p, 3] + 1e-7:
+        if x < pbox[p, 0] - BOX_EPS or x > pbox[p, 2] + BOX_EPS or y < pbox[p, 1] - BOX_EPS \
+                or y > pbox[p, 3] + BOX_EPS:
             continue
-        if not point_in_polygon(p, x, y, pverts, polys, pnv):
+        if not point_in_polygon_xy(vertices, polygons[p], nv[p], x, y):
             continue
-        z = polygon_height(p, x, y, dtris, dstart)
+        z = polygon_height(pi, p, x, y)
         if not (zlo <= z <= zhi):
             continue
         # insertion by height; a point on a shared edge finds both polygons at one height:
@@ -223,26 +290,6 @@ def locate(x, y, zlo, zhi, exclude, pverts, polys, pnv, pbox, pok, dtris, dstart
         out_poly[i] = p
         n += 1
     return n
-
-
-@njit(cache=True)
-def ground_height(x, y, zref, tol, vertices, triangles, tbin_start, tbin_items, grid):
-    """Height of the support triangle surface under (x, y) closest to ``zref`` within
-    ``tol``; NaN when there is none. Links measure heights here (on the input triangles),
-    not on the voxel-rounded navmesh."""
-    b = bin_of(x, y, grid[0], grid[1], grid[2], int(grid[3]), int(grid[4]))
-    if b < 0:
-        return np.nan
-    best = np.nan
-    best_d = tol
-    for k in range(tbin_start[b], tbin_start[b + 1]):
-        z = support_height(x, y, tbin_items[k], vertices, triangles)
-        if math.isnan(z):
-            continue
-        if abs(z - zref) <= best_d:
-            best_d = abs(z - zref)
-            best = z
-    return best
 
 
 @njit(cache=True)
@@ -309,74 +356,6 @@ def _seg_seg_d2(ax, ay, bx, by, cx, cy, dx, dy):
 
 
 @njit(cache=True)
-def body_hits_triangles(cx, cy, lx, ly, zlo, zhi, rad, vertices, triangles, sbin_start,
-                        sbin_items, grid, p0, p1, p2):
-    """Does any input triangle meet the body: every point within ``rad`` (horizontally) of
-    the segment (cx, cy) +- (lx, ly), at heights strictly between zlo and zhi? ``p0..p2``
-    are (8, 3) scratch arrays. Exact on the triangles (the same test as the oracle's, with
-    a segment for the axis)."""
-    reach = rad + abs(lx) + abs(ly)
-    nx = int(grid[3])
-    ny = int(grid[4])
-    i0 = max(int(math.floor((cx - reach - grid[0]) / grid[2])), 0)
-    i1 = min(int(math.floor((cx + reach - grid[0]) / grid[2])), nx - 1)
-    j0 = max(int(math.floor((cy - reach - grid[1]) / grid[2])), 0)
-    j1 = min(int(math.floor((cy + reach - grid[1]) / grid[2])), ny - 1)
-    r2 = rad * rad
-    ax = cx - lx
-    ay = cy - ly
-    bx = cx + lx
-    by = cy + ly
-    for j in range(j0, j1 + 1):
-        for i in range(i0, i1 + 1):
-            b = i + j * nx
-            for q in range(sbin_start[b], sbin_start[b + 1]):
-                t = sbin_items[q]
-                va = vertices[triangles[t, 0]]
-                vb = vertices[triangles[t, 1]]
-                vc = vertices[triangles[t, 2]]
-                if min(va[2], min(vb[2], vc[2])) >= zhi or max(va[2], max(vb[2], vc[2])) <= zlo:
-                    continue
-                if min(va[0], min(vb[0], vc[0])) >= cx + reach or \
-                        max(va[0], max(vb[0], vc[0])) <= cx - reach:
-                    continue
-                if min(va[1], min(vb[1], vc[1])) >= cy + reach or \
-                        max(va[1], max(vb[1], vc[1])) <= cy - reach:
-                    continue
-                for k in range(3):
-                    p0[0, k] = va[k]
-                    p0[1, k] = vb[k]
-                    p0[2, k] = vc[k]
-                n = _clip_slab(p0, 3, zlo, True, p1)
-                if n < 3:
-                    continue
-                n = _clip_slab(p1, n, zhi, False, p2)
-                if n < 3:
-                    continue
-                pos = True
-                neg = True
-                area = 0.0
-                hit = False
-                for e in range(n):
-                    f = (e + 1) % n
-                    ex = p2[f, 0] - p2[e, 0]
-                    ey = p2[f, 1] - p2[e, 1]
-                    cr = ex * (cy - p2[e, 1]) - ey * (cx - p2[e, 0])
-                    if cr < 0.0:
-                        pos = False
-                    if cr > 0.0:
-                        neg = False
-                    area += p2[e, 0] * p2[f, 1] - p2[f, 0] * p2[e, 1]
-                    if _seg_seg_d2(ax, ay, bx, by, p2[e, 0], p2[e, 1], p2[f, 0],
-                                   p2[f, 1]) < r2:
-                        hit = True
-                        break
-                if hit or ((pos or neg) and abs(area) > 1e-12):
-                    return True
-    return False
-
-
-@njit(cache=True)
 def _inside_convex(px, py, poly, n):
     """(px, py) inside or on the convex polygon poly[:n] (either winding, nonzero area)."""
     pos = True
@@ -393,69 +372,133 @@ def _inside_convex(px, py, poly, n):
 
 
 @njit(cache=True)
-def swept_body_hits_triangles(qx, qy, zlo, zhi, rad, vertices, triangles, sbin_start,
-                              sbin_items, grid, p0, p1, p2, quad):
-    """Does any input triangle come within ``rad`` (horizontally) of the convex
-    quadrilateral (qx, qy: 4 corners in order) at heights strictly between zlo and zhi?
-    The area a body sweeps walking at one height: one exact pass over the triangles.
-    ``p0..p2`` are (8, 3) scratch arrays, ``quad`` a (4, 3) one."""
+def triangle_near_quad(t, qx, qy, quad, quad_area, zlo, zhi, r2, vertices, triangles, p0, p1,
+                       p2):
+    """Does triangle t, clipped to the heights strictly between zlo and zhi, come closer
+    than sqrt(r2) (horizontally) to the convex quadrilateral (qx, qy: 4 corners in order;
+    ``quad`` the same as (4, 3) rows, ``quad_area`` twice its area)? ``p0..p2`` are (8, 3)
+    scratch arrays. Exact."""
+    va = vertices[triangles[t, 0]]
+    vb = vertices[triangles[t, 1]]
+    vc = vertices[triangles[t, 2]]
+    if min(va[2], min(vb[2], vc[2])) >= zhi or max(va[2], max(vb[2], vc[2])) <= zlo:
+        return False
+    for k in range(3):
+        p0[0, k] = va[k]
+        p0[1, k] = vb[k]
+        p0[2, k] = vc[k]
+    n = _clip_slab(p0, 3, zlo, True, p1)
+    if n < 3:
+        return False
+    n = _clip_slab(p1, n, zhi, False, p2)
+    if n < 3:
+        return False
+    area = 0.0
+    for e in range(n):
+        f = (e + 1) % n
+        area += p2[e, 0] * p2[f, 1] - p2[f, 0] * p2[e, 1]
+    # overlap: a corner of one inside the other
+    if abs(area) > 1e-12 and _inside_convex(qx[0], qy[0], p2, n):
+        return True
+    if quad_area > 1e-12:
+        for e in range(n):
+            if _inside_convex(p2[e, 0], p2[e, 1], quad, 4):
+                return True
+    # else the closest edges
+    for e in range(n):
+        f = (e + 1) % n
+        for k in range(4):
+            m = (k + 1) % 4
+            if _seg_seg_d2(qx[k], qy[k], qx[m], qy[m], p2[e, 0], p2[e, 1], p2[f, 0],
+                           p2[f, 1]) < r2:
+                return True
+    return False
+
+
+@njit(cache=True)
+def set_quad(qx, qy, quad):
+    """``quad`` rows from the corner tuples; returns twice the quadrilateral's area."""
     for k in range(4):
         quad[k, 0] = qx[k]
         quad[k, 1] = qy[k]
         quad[k, 2] = 0.0
+    return abs((qx[2] - qx[0]) * (qy[3] - qy[1]) - (qx[3] - qx[1]) * (qy[2] - qy[0]))
+
+
+@njit(cache=True)
+def swept_body_hits_triangles(qx, qy, zlo, zhi, rad, ti, p0, p1, p2, quad):
+    """Does any input triangle come within ``rad`` (horizontally) of the convex
+    quadrilateral (qx, qy: 4 corners in order) at heights strictly between zlo and zhi?
+    The area a body sweeps walking at one height: one exact pass over the triangles.
+    ``p0..p2`` are (8, 3) scratch arrays, ``quad`` a (4, 3) one."""
+    quad_area = set_quad(qx, qy, quad)
     xlo = min(qx[0], qx[1], qx[2], qx[3]) - rad
     xhi = max(qx[0], qx[1], qx[2], qx[3]) + rad
     ylo = min(qy[0], qy[1], qy[2], qy[3]) - rad
     yhi = max(qy[0], qy[1], qy[2], qy[3]) + rad
-    quad_area = abs((qx[2] - qx[0]) * (qy[3] - qy[1]) - (qx[3] - qx[1]) * (qy[2] - qy[0]))
-    nx = int(grid[3])
-    ny = int(grid[4])
-    i0 = max(int(math.floor((xlo - grid[0]) / grid[2])), 0)
-    i1 = min(int(math.floor((xhi - grid[0]) / grid[2])), nx - 1)
-    j0 = max(int(math.floor((ylo - grid[1]) / grid[2])), 0)
-    j1 = min(int(math.floor((yhi - grid[1]) / grid[2])), ny - 1)
+    i0, i1, j0, j1 = bin_range(xlo, xhi, ylo, yhi, ti.grid)
+    nx = ti.grid.nx
+    size = ti.grid.size
+    ox = ti.grid.ox
+    oy = ti.grid.oy
+    box = ti.box
+    start = ti.solid_start
+    items = ti.solid_items
+    vertices = ti.vertices
+    triangles = ti.triangles
     r2 = rad * rad
     for j in range(j0, j1 + 1):
         for i in range(i0, i1 + 1):
             b = i + j * nx
-            for q in range(sbin_start[b], sbin_start[b + 1]):
-                t = sbin_items[q]
-                va = vertices[triangles[t, 0]]
-                vb = vertices[triangles[t, 1]]
-                vc = vertices[triangles[t, 2]]
-                if min(va[2], min(vb[2], vc[2])) >= zhi or max(va[2], max(vb[2], vc[2])) <= zlo:
+            for q in range(start[b], start[b + 1]):
+                t = items[q]
+                if not _in_box(box, t, xlo, xhi, ylo, yhi, zlo, zhi):
                     continue
-                if min(va[0], min(vb[0], vc[0])) >= xhi or max(va[0], max(vb[0], vc[0])) <= xlo:
+                # listed in several bins: tested in the first one this box visits
+                if max(int(math.floor((box[t, B_XMIN] - ox) / size)), i0) != i or \
+                        max(int(math.floor((box[t, B_YMIN] - oy) / size)), j0) != j:
                     continue
-                if min(va[1], min(vb[1], vc[1])) >= yhi or max(va[1], max(vb[1], vc[1])) <= ylo:
-                    continue
-                for k in range(3):
-                    p0[0, k] = va[k]
-                    p0[1, k] = vb[k]
-                    p0[2, k] = vc[k]
-                n = _clip_slab(p0, 3, zlo, True, p1)
-                if n < 3:
-                    continue
-                n = _clip_slab(p1, n, zhi, False, p2)
-                if n < 3:
-                    continue
-                area = 0.0
-                for e in range(n):
-                    f = (e + 1) % n
-                    area += p2[e, 0] * p2[f, 1] - p2[f, 0] * p2[e, 1]
-                # overlap: a corner of one inside the other
-                if abs(area) > 1e-12 and _inside_convex(qx[0], qy[0], p2, n):
+                if triangle_near_quad(t, qx, qy, quad, quad_area, zlo, zhi, r2, vertices,
+                                      triangles, p0, p1, p2):
                     return True
-                if quad_area > 1e-12:
-                    for e in range(n):
-                        if _inside_convex(p2[e, 0], p2[e, 1], quad, 4):
-                            return True
-                # else the closest edges
-                for e in range(n):
-                    f = (e + 1) % n
-                    for k in range(4):
-                        m = (k + 1) % 4
-                        if _seg_seg_d2(qx[k], qy[k], qx[m], qy[m], p2[e, 0], p2[e, 1],
-                                       p2[f, 0], p2[f, 1]) < r2:
-                            return True
     return False
+
+
+@njit(cache=True)
+def _in_box(box, t, xlo, xhi, ylo, yhi, zlo, zhi):
+    """Triangle t's bounds overlap the open box (xlo, xhi) x (ylo, yhi) x (zlo, zhi)?"""
+    return not (box[t, B_ZMIN] >= zhi or box[t, B_ZMAX] <= zlo or box[t, B_XMIN] >= xhi
+                or box[t, B_XMAX] <= xlo or box[t, B_YMIN] >= yhi or box[t, B_YMAX] <= ylo)
+
+
+@njit(cache=True)
+def triangles_in_box(xlo, xhi, ylo, yhi, zlo, zhi, ti, out):
+    """Ids of the triangles whose bounds overlap the open box (xlo, xhi) x (ylo, yhi) x
+    (zlo, zhi), each once (in the first bin of the box it is listed in), written to
+    ``out`` (a larger copy when full); returns (out, count)."""
+    i0, i1, j0, j1 = bin_range(xlo, xhi, ylo, yhi, ti.grid)
+    nx = ti.grid.nx
+    size = ti.grid.size
+    ox = ti.grid.ox
+    oy = ti.grid.oy
+    box = ti.box
+    start = ti.solid_start
+    items = ti.solid_items
+    n = 0
+    for j in range(j0, j1 + 1):
+        for i in range(i0, i1 + 1):
+            b = i + j * nx
+            for q in range(start[b], start[b + 1]):
+                t = items[q]
+                if not _in_box(box, t, xlo, xhi, ylo, yhi, zlo, zhi):
+                    continue
+                if max(int(math.floor((box[t, B_XMIN] - ox) / size)), i0) != i or \
+                        max(int(math.floor((box[t, B_YMIN] - oy) / size)), j0) != j:
+                    continue
+                if n == out.shape[0]:
+                    grown = np.empty(2 * n + 16, np.int32)
+                    grown[:n] = out[:n]
+                    out = grown
+                out[n] = t
+                n += 1
+    return out, n

@@ -18,9 +18,10 @@ The agent is a vertical cylinder of radius r and height h (stand height) that ma
 geometry in its bottom ``climb`` (it steps over what it could walk over). Collisions are
 tested against the solid heightfield, which contains every input triangle, with the
 cylinder swept conservatively between samples, and its radius reduced by
-``COLLISION_TOLERANCE`` for voxel rounding.
+``settings.LINK_COLLISION_TOLERANCE`` for voxel rounding.
 
-Parameters travel to the kernels in one float64 array indexed by the ``P_*`` constants.
+Parameters travel to the kernels as one named tuple, ``settings.LinkParams`` (``prm``),
+built by ``settings.voxel_config``.
 """
 
 from __future__ import annotations
@@ -30,12 +31,15 @@ import math
 import numpy as np
 from numba import njit
 
-from .links_geom import body_hits_triangles, has_ground, pt_seg_d2, swept_body_hits_triangles
+from .links_geom import (
+    has_ground,
+    pt_seg_d2,
+    set_quad,
+    swept_body_hits_triangles,
+    triangle_near_quad,
+    triangles_in_box,
+)
 
-# Shrink of the agent radius in collision tests, metres: the solid voxels are up to a cell
-# larger than the real walls, and the navmesh border itself sits exactly one agent radius
-# from those voxels. The test oracle allows the same.
-COLLISION_TOLERANCE = 0.1
 # Bisection steps that refine a ground edge between two profile samples: one cell / 64
 # (5 mm at 0.3 m cells), far below the voxel and the collision tolerance; the kept side is
 # the supported one, so a measured gap is never shorter than the real one.
@@ -44,17 +48,14 @@ EDGE_BISECTIONS = 6
 MODE_WALK_OFF = 0
 MODE_JUMP = 1
 
-(P_CS, P_CH, P_BX, P_BY, P_BZ, P_RC, P_CLIMB, P_TOP, P_H, P_DMAX, P_DROP, P_G, P_VZ,
- P_VXMAX, P_AMAX, P_DELTA, P_SWEEP, P_LAT, P_DS, P_SMAX, P_W, P_HH, P_SLOPE, P_R) = range(24)
-N_PARAMS = 24
 
 
 @njit(cache=True)
 def flight_time(dz, mode, prm):
     """Airborne time to land dz above the take-off height, or -1 when impossible."""
-    g = prm[P_G]
+    g = prm.gravity
     if mode == MODE_JUMP:
-        vz = prm[P_VZ]
+        vz = prm.vz
         if vz <= 0.0:
             return -1.0
         disc = vz * vz - 2.0 * g * dz
@@ -64,62 +65,6 @@ def flight_time(dz, mode, prm):
     if dz >= 0.0:
         return -1.0
     return math.sqrt(-2.0 * dz / g)
-
-
-@njit(cache=True)
-def _seg_rect_dist2(px, py, qx, qy, x0, y0, x1, y1):
-    """Squared distance between segment pq and the rectangle [x0,x1] x [y0,y1]."""
-    # Liang-Barsky: does the segment cross the rectangle?
-    dx = qx - px
-    dy = qy - py
-    t0 = 0.0
-    t1 = 1.0
-    inside = True
-    for k in range(4):
-        if k == 0:
-            p, q = -dx, px - x0
-        elif k == 1:
-            p, q = dx, x1 - px
-        elif k == 2:
-            p, q = -dy, py - y0
-        else:
-            p, q = dy, y1 - py
-        if p == 0.0:
-            if q < 0.0:
-                inside = False
-                break
-        else:
-            r = q / p
-            if p < 0.0:
-                if r > t1:
-                    inside = False
-                    break
-                t0 = max(t0, r)
-            else:
-                if r < t0:
-                    inside = False
-                    break
-                t1 = min(t1, r)
-    if inside:
-        return 0.0
-    best = 1e300
-    for k in range(2):
-        ex = px if k == 0 else qx
-        ey = py if k == 0 else qy
-        ddx = max(x0 - ex, 0.0, ex - x1)
-        ddy = max(y0 - ey, 0.0, ey - y1)
-        best = min(best, ddx * ddx + ddy * ddy)
-    ll = dx * dx + dy * dy
-    for k in range(4):
-        cx = x0 if (k & 1) == 0 else x1
-        cy = y0 if (k & 2) == 0 else y1
-        t = 0.0
-        if ll > 0.0:
-            t = min(max(((cx - px) * dx + (cy - py) * dy) / ll, 0.0), 1.0)
-        ex = px + t * dx - cx
-        ey = py + t * dy - cy
-        best = min(best, ex * ex + ey * ey)
-    return best
 
 
 # The highest span top of each column is filled in lazily (most columns are never looked
@@ -187,11 +132,11 @@ def _quad_rect_dist2(qx, qy, x0, y0, x1, y1):
 @njit(cache=True)
 def column_range(xlo, xhi, ylo, yhi, prm):
     """Columns (x0, x1, y0, y1, inclusive, clipped to the grid) covering a world xy box."""
-    cs = prm[P_CS]
-    x0 = max(int(math.floor((xlo - prm[P_BX]) / cs)), 0)
-    x1 = min(int(math.floor((xhi - prm[P_BX]) / cs)), int(prm[P_W]) - 1)
-    y0 = max(int(math.floor((ylo - prm[P_BY]) / cs)), 0)
-    y1 = min(int(math.floor((yhi - prm[P_BY]) / cs)), int(prm[P_HH]) - 1)
+    cs = prm.cs
+    x0 = max(int(math.floor((xlo - prm.bx) / cs)), 0)
+    x1 = min(int(math.floor((xhi - prm.bx) / cs)), int(prm.grid_w) - 1)
+    y0 = max(int(math.floor((ylo - prm.by) / cs)), 0)
+    y1 = min(int(math.floor((yhi - prm.by) / cs)), int(prm.grid_h) - 1)
     return x0, x1, y0, y1
 
 
@@ -210,22 +155,22 @@ def _swept_corners(x0, y0, ux, uy, s0, s1, ex, ey, lat):
 @njit(cache=True)
 def walk_blocked(x0, y0, ux, uy, s0, s1, z, ex, ey, prm, vox):
     """The cylinder walking from s0 to s1 along the ray, feet at height z, widened sideways
-    by +-P_LAT along (ex, ey): one exact test of the whole swept area (a parallelogram
+    by +-lateral along (ex, ey): one exact test of the whole swept area (a parallelogram
     grown by the radius) against the columns."""
-    qx, qy = _swept_corners(x0, y0, ux, uy, s0, s1, ex, ey, prm[P_LAT])
-    cs = prm[P_CS]
-    ch = prm[P_CH]
-    bx = prm[P_BX]
-    by = prm[P_BY]
-    bz = prm[P_BZ]
-    width = int(prm[P_W])
-    r = prm[P_RC]
+    qx, qy = _swept_corners(x0, y0, ux, uy, s0, s1, ex, ey, prm.lateral)
+    cs = prm.cs
+    ch = prm.ch
+    bx = prm.bx
+    by = prm.by
+    bz = prm.bz
+    width = int(prm.grid_w)
+    r = prm.body_radius
     c0, c1, r0, r1 = column_range(min(qx[0], qx[1], qx[2], qx[3]) - r,
                                   max(qx[0], qx[1], qx[2], qx[3]) + r,
                                   min(qy[0], qy[1], qy[2], qy[3]) - r,
                                   max(qy[0], qy[1], qy[2], qy[3]) + r, prm)
-    lo_lvl = (z + prm[P_CLIMB] - bz) / ch
-    hi_lvl = (z + prm[P_TOP] - bz) / ch
+    lo_lvl = (z + prm.climb - bz) / ch
+    hi_lvl = (z + prm.top - bz) / ch
     r2 = r * r
     for y in range(r0, r1 + 1):
         ry0 = by + y * cs
@@ -269,167 +214,14 @@ def spans_overlap(c, lo_lvl, hi_lvl, vox):
 
 
 @njit(cache=True)
-def _lateral_d2(s, tx, ty, ux, uy, lx, ly, x0, y0, x1, y1):
-    """Squared distance from the column rectangle to the agent's lateral segment (centre
-    ± (lx, ly)) when its centre is s along the flight line."""
-    cx = tx + ux * s
-    cy = ty + uy * s
-    return _seg_rect_dist2(cx - lx, cy - ly, cx + lx, cy + ly, x0, y0, x1, y1)
-
-
-@njit(cache=True)
-def _crossing(s_out, s_in, tx, ty, ux, uy, lx, ly, x0, y0, x1, y1, r2):
-    """Bisect between a position clear of the rectangle (s_out) and one in contact (s_in)
-    down to 1e-4 m; returns the clear end of the final bracket."""
-    while abs(s_in - s_out) > 1e-4:
-        m = 0.5 * (s_in + s_out)
-        if _lateral_d2(m, tx, ty, ux, uy, lx, ly, x0, y0, x1, y1) < r2:
-            s_in = m
-        else:
-            s_out = m
-    return s_out
-
-
-@njit(cache=True)
-def _contact_interval(sa, sb, tx, ty, ux, uy, lx, ly, x0, y0, x1, y1, r2):
-    """The part of [sa, sb] where the moving lateral segment comes closer than the radius
-    to the rectangle, bracketed outward to 1e-4 m; (1, lo, hi), or (0, 0, 0) when it
-    never does. The distance is convex in s (a point moving on a line against a convex
-    set), so the part is an interval: find its closest approach, then both crossings."""
-    # golden-section search for the closest approach
-    k = 0.6180339887498949
-    a = sa
-    b = sb
-    c1 = b - k * (b - a)
-    c2 = a + k * (b - a)
-    f1 = _lateral_d2(c1, tx, ty, ux, uy, lx, ly, x0, y0, x1, y1)
-    f2 = _lateral_d2(c2, tx, ty, ux, uy, lx, ly, x0, y0, x1, y1)
-    best_s = c1 if f1 <= f2 else c2
-    best = min(f1, f2)
-    while b - a > 1e-4 and best >= r2:
-        if f1 <= f2:
-            b = c2
-            c2 = c1
-            f2 = f1
-            c1 = b - k * (b - a)
-            f1 = _lateral_d2(c1, tx, ty, ux, uy, lx, ly, x0, y0, x1, y1)
-        else:
-            a = c1
-            c1 = c2
-            f1 = f2
-            c2 = a + k * (b - a)
-            f2 = _lateral_d2(c2, tx, ty, ux, uy, lx, ly, x0, y0, x1, y1)
-        if f1 < best:
-            best, best_s = f1, c1
-        if f2 < best:
-            best, best_s = f2, c2
-    for s_end in (sa, sb):  # the minimum may sit at an end of the range
-        f = _lateral_d2(s_end, tx, ty, ux, uy, lx, ly, x0, y0, x1, y1)
-        if f < best:
-            best, best_s = f, s_end
-    if not (best < r2 or (r2 == 0.0 and best == 0.0)):
-        return 0, 0.0, 0.0
-    # crossings: bisect each side keeping the outer bracket (conservative)
-    left = sa
-    if _lateral_d2(sa, tx, ty, ux, uy, lx, ly, x0, y0, x1, y1) >= r2 > 0.0:
-        left = _crossing(sa, best_s, tx, ty, ux, uy, lx, ly, x0, y0, x1, y1, r2)
-    right = sb
-    if _lateral_d2(sb, tx, ty, ux, uy, lx, ly, x0, y0, x1, y1) >= r2 > 0.0:
-        right = _crossing(sb, best_s, tx, ty, ux, uy, lx, ly, x0, y0, x1, y1, r2)
-    return 1, left, right
-
-
-@njit(cache=True)
-def arc_blocked(tx, ty, z0, ux, uy, vx, vz, t_f, ex, ey, prm, vox):
-    """Sweep the flight arc (take-off T, feet height z0, horizontal speed vx along u for the
-    flight time t_f); returns (blocked, arc length).
-
-    Column by column rather than position by position: for each column near the flight's
-    footprint, the stretch of the flight during which the cylinder (widened sideways by
-    +-P_LAT along (ex, ey)) overlaps the column horizontally, then the feet heights over
-    that stretch give the body's height range there. Exact up to 1e-4 m in s; each column
-    is visited once."""
-    g = prm[P_G]
-    cs = prm[P_CS]
-    ch = prm[P_CH]
-    bx = prm[P_BX]
-    by = prm[P_BY]
-    bz = prm[P_BZ]
-    width = int(prm[P_W])
-    climb = prm[P_CLIMB]
-    top = prm[P_TOP]
-    lat = prm[P_LAT]
-    r = prm[P_RC]
-    r2 = r * r
-    d_air = vx * t_f
-    lx = lat * ex
-    ly = lat * ey
-    # the lateral segment seen in the flight frame (along u, across u)
-    hu = lat * abs(ex * ux + ey * uy)
-    hw = lat * abs(ey * ux - ex * uy)
-    zmin_all, zmax_all = _feet_range(0.0, t_f, z0, vz, g)
-    lo_all = (zmin_all + climb - bz) / ch
-    hi_all = (zmax_all + top - bz) / ch
-    lx1 = tx + ux * d_air
-    ly1 = ty + uy * d_air
-    reach = lat + r
-    c0, c1, r0, r1 = column_range(min(tx, lx1) - reach, max(tx, lx1) + reach,
-                                  min(ty, ly1) - reach, max(ty, ly1) + reach, prm)
-    for y in range(r0, r1 + 1):
-        ry0 = by + y * cs
-        for x in range(c0, c1 + 1):
-            c = x + y * width
-            # most columns are floor below the whole flight: one look at their top
-            if _column_top(c, vox) <= lo_all or not spans_overlap(c, lo_all, hi_all, vox):
-                continue
-            rx0 = bx + x * cs
-            # a conservative stretch from the column's extent along and across u
-            u_lo = 1e300
-            u_hi = -1e300
-            w_lo = 1e300
-            w_hi = -1e300
-            for m in range(4):
-                px = rx0 + (cs if (m & 1) else 0.0) - tx
-                py = ry0 + (cs if (m & 2) else 0.0) - ty
-                u = px * ux + py * uy
-                w = py * ux - px * uy
-                u_lo = min(u_lo, u)
-                u_hi = max(u_hi, u)
-                w_lo = min(w_lo, w)
-                w_hi = max(w_hi, w)
-            gap = max(w_lo - hw, -hw - w_hi, 0.0)
-            if gap > r or (gap == r and r > 0.0):
-                continue
-            half = math.sqrt(max(r2 - gap * gap, 0.0))
-            sa = max(u_lo - hu - half, 0.0)
-            sb = min(u_hi + hu + half, d_air)
-            if sa > sb:
-                continue
-            ok, sa, sb = _contact_interval(sa, sb, tx, ty, ux, uy, lx, ly, rx0, ry0,
-                                           rx0 + cs, ry0 + cs, r2)
-            if ok == 0:
-                continue
-            if d_air > 0.0:
-                ta = min(max(sa / vx, 0.0), t_f)
-                tb = min(max(sb / vx, 0.0), t_f)
-            else:
-                ta = 0.0
-                tb = t_f
-            zlo, zhi = _feet_range(ta, tb, z0, vz, g)
-            if spans_overlap(c, (zlo + climb - bz) / ch, (zhi + top - bz) / ch, vox):
-                return True, 0.0
-    return False, arc_length(z0, vx, vz, t_f, prm)
-
-
-@njit(cache=True)
 def arc_length(z0, vx, vz, t_f, prm):
-    """Length of the flight arc: a polyline every P_SWEEP of its length bound."""
-    g = prm[P_G]
+    """Length of the flight arc: a polyline every arc_step of its length bound."""
+    g = prm.gravity
     d_air = vx * t_f
     apex = vz * vz / (2.0 * g)
     z1 = z0 + vz * t_f - 0.5 * g * t_f * t_f
     est = d_air + 2.0 * apex + abs(z1 - z0)
-    n = max(1, int(math.ceil(est / prm[P_SWEEP])))
+    n = max(1, int(math.ceil(est / prm.arc_step)))
     length = 0.0
     pz = z0
     for i in range(1, n + 1):
@@ -440,8 +232,10 @@ def arc_length(z0, vx, vz, t_f, prm):
     return length
 
 
-# Step of the triangle-exact body sweeps (metres of travel, each way): the body is grown by
-# half a step so that the positions in between are covered too.
+# Finest stretch of a flight the triangle test splits down to (metres of travel, each way,
+# horizontally and vertically): a triangle still within reach of the body swept over such
+# a stretch blocks the flight. The swept body is at most this much larger than the body
+# at some instant of the stretch.
 TRI_SWEEP = 0.04
 
 
@@ -453,37 +247,117 @@ def _scratch():
 @njit(cache=True)
 def tri_walk_blocked(x0, y0, ux, uy, s0, s1, z, ex, ey, prm, tri):
     """``walk_blocked`` on the input triangles, exact: the area the body sweeps (the
-    walked segment widened sideways by +-P_LAT, grown by the radius) against every
+    walked segment widened sideways by +-lateral, grown by the radius) against every
     triangle clipped to the body's heights."""
     p0, p1, p2 = _scratch()
     quad = np.empty((4, 3))
-    qx, qy = _swept_corners(x0, y0, ux, uy, s0, s1, ex, ey, prm[P_LAT])
-    return swept_body_hits_triangles(qx, qy, z + prm[P_CLIMB], z + prm[P_TOP], prm[P_RC],
-                                     tri[0], tri[1], tri[5], tri[6], tri[7], p0, p1, p2, quad)
+    qx, qy = _swept_corners(x0, y0, ux, uy, s0, s1, ex, ey, prm.lateral)
+    return swept_body_hits_triangles(qx, qy, z + prm.climb, z + prm.top, prm.body_radius,
+                                     tri, p0, p1, p2, quad)
+
+
+@njit(cache=True)
+def _feet_band(lo, hi, z0, vz, g, t_f, win):
+    """Times in [0, t_f] when the feet z0 + vz t - g t^2 / 2 lie between lo and hi (a
+    concave parabola: at most two intervals), written to ``win`` rows; returns their
+    number. Slightly widened (1e-9 s): conservative."""
+    # feet > lo on [a1, a2]
+    d = vz * vz - 2.0 * g * (lo - z0)
+    if d <= 0.0:
+        return 0
+    sq = math.sqrt(d)
+    a1 = max((vz - sq) / g - 1e-9, 0.0)
+    a2 = min((vz + sq) / g + 1e-9, t_f)
+    if a1 > a2:
+        return 0
+    # feet >= hi on [b1, b2] (nothing when the apex stays below hi)
+    d = vz * vz - 2.0 * g * (hi - z0)
+    if d <= 0.0:
+        win[0, 0] = a1
+        win[0, 1] = a2
+        return 1
+    sq = math.sqrt(d)
+    b1 = (vz - sq) / g + 1e-9
+    b2 = (vz + sq) / g - 1e-9
+    n = 0
+    if a1 < min(b1, a2):
+        win[n, 0] = a1
+        win[n, 1] = min(b1, a2)
+        n += 1
+    if max(b2, a1) < a2:
+        win[n, 0] = max(b2, a1)
+        win[n, 1] = a2
+        n += 1
+    return n
 
 
 @njit(cache=True)
 def tri_arc_blocked(tx, ty, z0, ux, uy, vx, vz, t_f, ex, ey, prm, tri):
-    """``arc_blocked`` on the input triangles: the body at positions at most TRI_SWEEP
-    apart (horizontally and vertically), grown by half that."""
-    p0, p1, p2 = _scratch()
-    g = prm[P_G]
+    """``arc_blocked`` on the input triangles: does any triangle meet the body (the
+    cylinder widened sideways by +-lateral) at some instant of the flight?
+
+    The triangles near the flight are listed once. For each, only the times when the
+    body's heights reach the triangle's height range are looked at (``_feet_band``); over
+    such a stretch the body sweeps a parallelogram (grown by the radius) at the union of
+    its heights, tested exactly against the triangle (``triangle_near_quad``); a hit is
+    refined by halving the stretch, down to TRI_SWEEP of travel each way."""
+    g = prm.gravity
+    climb = prm.climb
+    top = prm.top
+    lat = prm.lateral
+    rc = prm.body_radius
+    r2 = rc * rc
     d_air = vx * t_f
-    vmax = max(abs(vz), abs(vz - g * t_f))
-    n = max(1, int(math.ceil(max(d_air, vmax * t_f) / TRI_SWEEP)))
-    dh = d_air / n
-    dv = vmax * t_f / n
-    rad = prm[P_RC] + 0.5 * dh
-    lx = prm[P_LAT] * ex
-    ly = prm[P_LAT] * ey
-    for i in range(n + 1):
-        tau = t_f * i / n
-        s = vx * tau
-        z = z0 + vz * tau - 0.5 * g * tau * tau
-        if body_hits_triangles(tx + ux * s, ty + uy * s, lx, ly,
-                               z + prm[P_CLIMB] - 0.5 * dv, z + prm[P_TOP] + 0.5 * dv, rad,
-                               tri[0], tri[1], tri[5], tri[6], tri[7], p0, p1, p2):
-            return True
+    zmin_all, zmax_all = _feet_range(0.0, t_f, z0, vz, g)
+    reach = rc + lat
+    lx1 = tx + ux * d_air
+    ly1 = ty + uy * d_air
+    cand = np.empty(64, np.int32)
+    cand, n = triangles_in_box(min(tx, lx1) - reach, max(tx, lx1) + reach,
+                               min(ty, ly1) - reach, max(ty, ly1) + reach,
+                               zmin_all + climb, zmax_all + top, tri, cand)
+    if n == 0:
+        return False
+    p0, p1, p2 = _scratch()
+    quad = np.empty((4, 3))
+    win = np.empty((2, 2))
+    stack = np.empty((128, 2))
+    vertices = tri.vertices
+    triangles = tri.triangles
+    for k in range(n):
+        t = cand[k]
+        va = vertices[triangles[t, 0]]
+        vb = vertices[triangles[t, 1]]
+        vc = vertices[triangles[t, 2]]
+        tz_lo = min(va[2], min(vb[2], vc[2]))
+        tz_hi = max(va[2], max(vb[2], vc[2]))
+        # the body (feet + climb, feet + top) reaches into (tz_lo, tz_hi)
+        nw = _feet_band(tz_lo - top, tz_hi - climb, z0, vz, g, t_f, win)
+        top_s = 0
+        for w in range(nw):
+            stack[top_s, 0] = win[w, 0]
+            stack[top_s, 1] = win[w, 1]
+            top_s += 1
+        while top_s > 0:
+            top_s -= 1
+            ta = stack[top_s, 0]
+            tb = stack[top_s, 1]
+            sa = vx * ta
+            sb = vx * tb
+            zlo, zhi = _feet_range(ta, tb, z0, vz, g)
+            qx, qy = _swept_corners(tx, ty, ux, uy, sa, sb, ex, ey, lat)
+            area = set_quad(qx, qy, quad)
+            if not triangle_near_quad(t, qx, qy, quad, area, zlo + climb, zhi + top, r2,
+                                      vertices, triangles, p0, p1, p2):
+                continue
+            if (sb - sa <= TRI_SWEEP and zhi - zlo <= TRI_SWEEP) or top_s + 2 > 128:
+                return True
+            tm = 0.5 * (ta + tb)
+            stack[top_s, 0] = ta
+            stack[top_s, 1] = tm
+            stack[top_s + 1, 0] = tm
+            stack[top_s + 1, 1] = tb
+            top_s += 2
     return False
 
 
@@ -498,18 +372,18 @@ def body_walk_blocked(x0, y0, ux, uy, s0, s1, z, ex, ey, prm, tri, vox):
 
 @njit(cache=True)
 def support(x, y, zref, prm, tri):
-    c = prm[P_CLIMB]
-    return has_ground(x, y, zref - c, zref + c, tri[0], tri[1], tri[2], tri[3], tri[4])
+    c = prm.climb
+    return has_ground(x, y, zref - c, zref + c, tri)
 
 
 @njit(cache=True)
 def takeoff_distance(x0, y0, z0, ux, uy, limit, prm, tri):
     """s_T: where the ground under the run-up (within climb of z0) ends, marching every
-    P_DELTA from P0 and bisecting the first gap. -1 when P0 itself has no ground or the
+    profile_step from P0 and bisecting the first gap. -1 when P0 itself has no ground or the
     ground goes on past ``limit``."""
     if not support(x0, y0, z0, prm, tri):
         return -1.0
-    d = prm[P_DELTA]
+    d = prm.profile_step
     j = 1
     while True:
         s = j * d
@@ -533,12 +407,12 @@ def takeoff_distance(x0, y0, z0, ux, uy, limit, prm, tri):
 @njit(cache=True)
 def touchdown_distance(x0, y0, ux, uy, dist, z1, s_t, prm, tri):
     """s_L: start of the landing ground (within climb of z1) that reaches P1, marching back
-    from P1 every P_DELTA and bisecting the last gap; s_t when there is no gap after s_t.
-    -1 when P1 has no ground or the run-out would be longer than P_AMAX."""
+    from P1 every profile_step and bisecting the last gap; s_t when there is no gap after s_t.
+    -1 when P1 has no ground or the run-out would be longer than run_max."""
     if not support(x0 + ux * dist, y0 + uy * dist, z1, prm, tri):
         return -1.0
-    d = prm[P_DELTA]
-    a_max = prm[P_AMAX]
+    d = prm.profile_step
+    a_max = prm.run_max
     j = 1
     while True:
         s = dist - j * d
@@ -575,17 +449,17 @@ def kind_of(dz, climb):
 def flight_ok(kind, mode, dz, d_air, prm):
     """Reach rules; returns (ok, flight time, vx)."""
     if kind == 0:
-        if -dz > prm[P_DROP] + 1e-9:
+        if -dz > prm.drop_height + 1e-9:
             return False, 0.0, 0.0
-    elif dz > prm[P_H] + 1e-9 or mode != MODE_JUMP:
+    elif dz > prm.jump_height + 1e-9 or mode != MODE_JUMP:
         return False, 0.0, 0.0
-    if d_air > prm[P_DMAX] * (1.0 + 1e-9) + 1e-9:
+    if d_air > prm.jump_distance * (1.0 + 1e-9) + 1e-9:
         return False, 0.0, 0.0
     t_f = flight_time(dz, mode, prm)
     if t_f <= 0.0:
         return False, 0.0, 0.0
     vx = d_air / t_f
-    if vx > prm[P_VXMAX] * (1.0 + 1e-9):
+    if vx > prm.vx_max * (1.0 + 1e-9):
         return False, 0.0, 0.0
     return True, t_f, vx
 
@@ -598,15 +472,13 @@ def check_flight(x0, y0, z0, ux, uy, dist, z1, kind, mode, s_t, s_l, ex, ey, prm
     ok, t_f, vx = flight_ok(kind, mode, dz, s_l - s_t, prm)
     if not ok:
         return False, 0.0
-    vz = prm[P_VZ] if mode == MODE_JUMP else 0.0
+    vz = prm.vz if mode == MODE_JUMP else 0.0
     tx = x0 + ux * s_t
     ty = y0 + uy * s_t
-    blocked, arc_len = arc_blocked(tx, ty, z0, ux, uy, vx, vz, t_f, ex, ey, prm, vox)
-    if blocked:
-        # voxels are up to a cell larger than the walls: confirm on the triangles
-        if tri_arc_blocked(tx, ty, z0, ux, uy, vx, vz, t_f, ex, ey, prm, tri):
-            return False, 0.0
-        arc_len = arc_length(z0, vx, vz, t_f, prm)
+    # exact on the triangles (the voxels stick out of slanted walls by up to a cell)
+    if tri_arc_blocked(tx, ty, z0, ux, uy, vx, vz, t_f, ex, ey, prm, tri):
+        return False, 0.0
+    arc_len = arc_length(z0, vx, vz, t_f, prm)
     if dist > s_l and body_walk_blocked(x0, y0, ux, uy, s_l, dist, z1, ex, ey, prm, tri, vox):
         return False, 0.0
     return True, arc_len + (dist - s_l)
@@ -630,7 +502,7 @@ def check_path(x0, y0, z0, x1, y1, z1, kind, mode, ex, ey, prm, tri, vox):
         if not support(x0, y0, z0, prm, tri):
             return False, 0.0, 0.0, 0.0
     else:
-        s_t = takeoff_distance(x0, y0, z0, ux, uy, min(prm[P_AMAX], dist), prm, tri)
+        s_t = takeoff_distance(x0, y0, z0, ux, uy, min(prm.run_max, dist), prm, tri)
         if s_t < 0.0 or s_t >= dist:
             return False, 0.0, 0.0, 0.0
     if kind == 0:
@@ -648,40 +520,3 @@ def check_path(x0, y0, z0, x1, y1, z1, kind, mode, ex, ey, prm, tri, vox):
     if not ok:
         return False, 0.0, 0.0, 0.0
     return True, s_t, s_l, s_t + rest
-
-
-def make_params(cfg, settings, sample_step: float) -> np.ndarray:
-    """The P_* parameter array for a bake (world units)."""
-    s = settings
-    cs, ch = float(cfg.cs), float(cfg.ch)
-    climb = cfg.walkable_climb * ch
-    top = float(s.stand_height if s.multi_stance else s.agent_height)
-    g = float(s.gravity)
-    h = float(s.max_jump_height)
-    vz = math.sqrt(2.0 * g * h)
-    vx_max = g * float(s.max_jump_distance) / (2.0 * vz) if vz > 0.0 else math.inf
-    a_max = float(s.agent_radius) + 3.0 * cs
-    prm = np.zeros(N_PARAMS, np.float64)
-    prm[P_CS] = cs
-    prm[P_CH] = ch
-    prm[P_BX], prm[P_BY], prm[P_BZ] = (float(v) for v in cfg.bmin)
-    prm[P_RC] = max(float(s.agent_radius) - COLLISION_TOLERANCE, 0.0)
-    prm[P_CLIMB] = climb
-    prm[P_TOP] = top
-    prm[P_H] = h
-    prm[P_DMAX] = float(s.max_jump_distance)
-    prm[P_DROP] = float(s.max_drop_height)
-    prm[P_G] = g
-    prm[P_VZ] = vz
-    prm[P_VXMAX] = vx_max
-    prm[P_AMAX] = a_max
-    prm[P_DELTA] = cs
-    prm[P_SWEEP] = 0.5 * cs
-    prm[P_LAT] = 0.5 * sample_step
-    prm[P_DS] = 0.5 * cs
-    prm[P_SMAX] = 2.0 * a_max + float(s.max_jump_distance)
-    prm[P_W] = cfg.width
-    prm[P_HH] = cfg.height
-    prm[P_SLOPE] = math.cos(math.radians(float(s.agent_max_slope)))
-    prm[P_R] = float(s.agent_radius)
-    return prm

@@ -12,30 +12,11 @@ import math
 import numpy as np
 from numba import njit
 
+from .kinds import AREA_STAND
 from .links_geom import ground_height, locate
 from .links_model import (
-    COLLISION_TOLERANCE,
     MODE_JUMP,
     MODE_WALK_OFF,
-    P_AMAX,
-    P_BX,
-    P_BY,
-    P_BZ,
-    P_CH,
-    P_CLIMB,
-    P_CS,
-    P_DELTA,
-    P_DMAX,
-    P_DROP,
-    P_DS,
-    P_H,
-    P_HH,
-    P_R,
-    P_RC,
-    P_SMAX,
-    P_TOP,
-    P_VZ,
-    P_W,
     body_walk_blocked,
     check_flight,
     check_path,
@@ -47,6 +28,7 @@ from .links_model import (
     tri_walk_blocked,
     walk_blocked,
 )
+from .settings import LINK_COLLISION_TOLERANCE
 
 # columns of a sample row (``links._sample_edges``): point on a border edge, the edge's
 # direction, outward normal, polygon, border edge, sample spacing, border chain
@@ -55,7 +37,6 @@ N_SAMPLE = 11
 # a sample's result for one kind (whether it has one is ``found_at``)
 (R_DIR, R_STEP, R_X, R_Y, R_Z, R_POLY, R_MODE, R_ST, R_SL, R_LEN) = range(10)
 N_RES = 10
-STAND = 1  # navmesh.AREA_STAND
 # Jumps tried per kind along one search direction before giving up on that kind (walking
 # off a ledge is always tried: it fails cheaply, and the first landing far enough works).
 FLIGHT_BUDGET = 8
@@ -68,20 +49,20 @@ def _chf_candidate(c, z0, dead, prm, chf):
     standing span of column c could be a landing for. One cell height of slack: the navmesh
     and the compact heightfield round heights differently."""
     cell_index, cell_count, span_y, span_area = chf
-    ch = prm[P_CH]
+    ch = prm.ch
     sl = 2.0 * ch  # slack: voxel-rounded heights against heights on the triangles
-    climb = prm[P_CLIMB]
-    bz = prm[P_BZ]
+    climb = prm.climb
+    bz = prm.bz
     mask = 0
     for i in range(cell_index[c], cell_index[c] + cell_count[c]):
-        if span_area[i] != STAND:
+        if span_area[i] != AREA_STAND:
             continue
         dz = bz + span_y[i] * ch - z0
-        if not dead[0] and -prm[P_DROP] - sl <= dz <= -climb + sl:
+        if not dead[0] and -prm.drop_height - sl <= dz <= -climb + sl:
             mask |= 1
         if not dead[1] and -climb - sl <= dz <= climb + sl:
             mask |= 2
-        if not dead[2] and climb - sl <= dz <= prm[P_H] + sl:
+        if not dead[2] and climb - sl <= dz <= prm.jump_height + sl:
             mask |= 4
     return mask
 
@@ -91,7 +72,7 @@ def _solid_at(c, zlo, zhi, prm, vox):
     """Solid overlapping heights (zlo, zhi) in column c?"""
     if zhi <= zlo:
         return False
-    return spans_overlap(c, (zlo - prm[P_BZ]) / prm[P_CH], (zhi - prm[P_BZ]) / prm[P_CH], vox)
+    return spans_overlap(c, (zlo - prm.bz) / prm.ch, (zhi - prm.bz) / prm.ch, vox)
 
 
 @njit(cache=True)
@@ -100,12 +81,12 @@ def _wall_ahead(x0, y0, z0, ux, uy, prm, vox):
     heights in the column one agent radius and half a cell out along u (the navmesh border
     keeps one radius from walls). A shortcut before the full test; it only ever skips a
     hopeless search."""
-    d = prm[P_RC] + COLLISION_TOLERANCE + 0.5 * prm[P_CS]
-    ix = int(math.floor((x0 + ux * d - prm[P_BX]) / prm[P_CS]))
-    iy = int(math.floor((y0 + uy * d - prm[P_BY]) / prm[P_CS]))
-    if ix < 0 or iy < 0 or ix >= int(prm[P_W]) or iy >= int(prm[P_HH]):
+    d = prm.body_radius + LINK_COLLISION_TOLERANCE + 0.5 * prm.cs
+    ix = int(math.floor((x0 + ux * d - prm.bx) / prm.cs))
+    iy = int(math.floor((y0 + uy * d - prm.by) / prm.cs))
+    if ix < 0 or iy < 0 or ix >= int(prm.grid_w) or iy >= int(prm.grid_h):
         return False
-    return _solid_at(ix + iy * int(prm[P_W]), z0 + prm[P_CLIMB], z0 + prm[P_TOP], prm, vox)
+    return _solid_at(ix + iy * int(prm.grid_w), z0 + prm.climb, z0 + prm.top, prm, vox)
 
 
 @njit(cache=True)
@@ -114,9 +95,9 @@ def _first_step_blocked(x0, y0, z0, ux, uy, ex, ey, prm, tri, vox):
     first step's swept test), confirmed on the triangles (voxels stick out of slanted
     walls)."""
     if not (_wall_ahead(x0, y0, z0, ux, uy, prm, vox) or walk_blocked(
-            x0, y0, ux, uy, 0.0, prm[P_DELTA], z0, ex, ey, prm, vox)):
+            x0, y0, ux, uy, 0.0, prm.profile_step, z0, ex, ey, prm, vox)):
         return False
-    return tri_walk_blocked(x0, y0, ux, uy, 0.0, prm[P_DELTA], z0, ex, ey, prm, tri)
+    return tri_walk_blocked(x0, y0, ux, uy, 0.0, prm.profile_step, z0, ex, ey, prm, tri)
 
 
 @njit(cache=True)
@@ -127,7 +108,7 @@ def _run_up(x0, y0, z0, ux, uy, ex, ey, start_clear, prm, tri, vox):
     normal)."""
     if not start_clear and _first_step_blocked(x0, y0, z0, ux, uy, ex, ey, prm, tri, vox):
         return -1, -1.0
-    s_t = takeoff_distance(x0, y0, z0, ux, uy, prm[P_AMAX], prm, tri)
+    s_t = takeoff_distance(x0, y0, z0, ux, uy, prm.run_max, prm, tri)
     if s_t < 0.0:
         return -1, -1.0
     if s_t > 0.0 and body_walk_blocked(x0, y0, ux, uy, 0.0, s_t, z0, ex, ey, prm, tri, vox):
@@ -153,8 +134,8 @@ def _record(res, found_at, i, kind, di, j, x, y, z1, poly, mode, s_t, s_l, lengt
 
 @njit(cache=True, nogil=True)
 def search_landings(samples, dir_cos, dir_sin, enabled, prm, tri, vox, chf, pidx, res,
-                    found_at, counts, lo, hi):
-    """For samples lo..hi-1 and each link kind, the first valid landing along the edge
+                    found_at, counts, which, lo, hi):
+    """For samples which[lo..hi-1] and each link kind, the first valid landing along the edge
     normal (then the diagonal directions for kinds the normal did not find), written to
     ``res`` (N, 3, N_RES) and flagged in ``found_at`` (N, 3); operation counts per sample
     to ``counts`` (N, 7). Bands of samples are independent (they run on threads; the lazily
@@ -163,7 +144,6 @@ def search_landings(samples, dir_cos, dir_sin, enabled, prm, tri, vox, chf, pidx
     A sample whose first step out along the normal is blocked stands at a wall: it is
     searched for jumps up along the normal only. Drops prefer walking off the ledge: the
     first landing reached by a jump is kept only when no walk-off landing is found."""
-    pverts, polys, pnv, pbox, pok, dtris, dstart, pstart, pitems, pgrid = pidx
     fallback = np.zeros(N_RES, np.float64)
     out_poly = np.empty(MAX_LAYERS, np.int32)
     out_z = np.empty(MAX_LAYERS, np.float64)
@@ -172,29 +152,30 @@ def search_landings(samples, dir_cos, dir_sin, enabled, prm, tri, vox, chf, pidx
     fail_sl = np.zeros(3)
     fail_z = np.zeros(3)
     tries = np.zeros(3, np.int64)
-    climb = prm[P_CLIMB]
-    ds = prm[P_DS]
-    a_max = prm[P_AMAX]
-    d_max = prm[P_DMAX]
-    n_steps = int(math.floor(prm[P_SMAX] / ds))
+    climb = prm.climb
+    ds = prm.march_step
+    a_max = prm.run_max
+    d_max = prm.jump_distance
+    n_steps = int(math.floor(prm.march_max / ds))
     # drops land on P1 and jumps up take off at P0: one run-up or run-out at most
     reach_near = a_max + d_max
-    up_lo = prm[P_H] + climb
-    up_hi = prm[P_TOP]
-    cs = prm[P_CS]
-    gw = int(prm[P_W])
-    gh = int(prm[P_HH])
-    can_jump = prm[P_VZ] > 0.0
+    up_lo = prm.jump_height + climb
+    up_hi = prm.top
+    cs = prm.cs
+    gw = int(prm.grid_w)
+    gh = int(prm.grid_h)
+    can_jump = prm.vz > 0.0
     # the navmesh heights of candidates are voxel-rounded: a window two cells wider, the
     # kinds and limits are then judged on the triangles' heights
-    slack = 2.0 * prm[P_CH]
-    zlo_rel = (-prm[P_DROP] if enabled[0] else -climb) - slack
-    zhi_rel = (max(prm[P_H], climb) if can_jump else -climb) + slack
+    slack = 2.0 * prm.ch
+    zlo_rel = (-prm.drop_height if enabled[0] else -climb) - slack
+    zhi_rel = (max(prm.jump_height, climb) if can_jump else -climb) + slack
     snap = max(climb, slack)
     # a column whose solid covers the body heights of every jump up blocks them all only
     # when the body surely covers the column (radius beyond the cell's diagonal)
-    column_stop = prm[P_RC] >= 1.4143 * cs
-    for i in range(lo, hi):
+    column_stop = prm.body_radius >= 1.4143 * cs
+    for q in range(lo, hi):
+        i = which[q]
         counters = counts[i]
         x0 = samples[i, 0]
         y0 = samples[i, 1]
@@ -227,8 +208,8 @@ def search_landings(samples, dir_cos, dir_sin, enabled, prm, tri, vox, chf, pidx
                 tries[k] = 0
             # march in grid units without divisions; a column already found empty is
             # skipped (kinds only ever die, so it stays empty)
-            gx0 = (x0 - prm[P_BX]) / cs
-            gy0 = (y0 - prm[P_BY]) / cs
+            gx0 = (x0 - prm.bx) / cs
+            gy0 = (y0 - prm.by) / cs
             gdx = ux * ds / cs
             gdy = uy * ds / cs
             last_c = -1
@@ -254,7 +235,7 @@ def search_landings(samples, dir_cos, dir_sin, enabled, prm, tri, vox, chf, pidx
                 else:
                     last_c = c
                     if column_stop and not dead[2] and _solid_at(
-                            c, z0 + up_lo + prm[P_CH], z0 + up_hi - prm[P_CH], prm, vox):
+                            c, z0 + up_lo + prm.ch, z0 + up_hi - prm.ch, prm, vox):
                         # every jump up from P0 passes this column with its cylinder covering
                         # these heights (feet between z0 and the apex): nothing beyond is
                         # reachable
@@ -276,11 +257,9 @@ def search_landings(samples, dir_cos, dir_sin, enabled, prm, tri, vox, chf, pidx
                         if mask == 0:
                             continue
                 counters[0] += 1
-                nh = locate(x, y, z0 + zlo_rel, z0 + zhi_rel, sp, pverts, polys, pnv, pbox,
-                            pok, dtris, dstart, pstart, pitems, pgrid, out_poly, out_z)
+                nh = locate(x, y, z0 + zlo_rel, z0 + zhi_rel, sp, pidx, out_poly, out_z)
                 for c in range(nh - 1, -1, -1):  # highest landing first
-                    z1 = ground_height(x, y, out_z[c], snap, tri[0], tri[1], tri[2], tri[3],
-                                       tri[4])
+                    z1 = ground_height(x, y, out_z[c], snap, tri)
                     if z1 != z1:  # no ground near the navmesh surface
                         continue
                     dz = z1 - z0
@@ -324,7 +303,7 @@ def search_landings(samples, dir_cos, dir_sin, enabled, prm, tri, vox, chf, pidx
                         # same touch-down as a flight that failed: the longer run-out fails
                         # too (it contains the failed one)
                         if abs(s_l - fail_sl[kind]) < 1e-9 and abs(z1 - fail_z[kind]) \
-                                < 0.5 * prm[P_CH]:
+                                < 0.5 * prm.ch:
                             continue
                     counters[3 + kind] += 1
                     if kind == 0:
@@ -560,10 +539,8 @@ def link_point(fit, pos):
 
 @njit(cache=True)
 def _end_poly(x, y, z, exclude, prm, pidx, out_poly, out_z):
-    pverts, polys, pnv, pbox, pok, dtris, dstart, pstart, pitems, pgrid = pidx
-    c = prm[P_CLIMB]
-    nh = locate(x, y, z - c, z + c, exclude, pverts, polys, pnv, pbox, pok, dtris, dstart,
-                pstart, pitems, pgrid, out_poly, out_z)
+    c = prm.climb
+    nh = locate(x, y, z - c, z + c, exclude, pidx, out_poly, out_z)
     best = -1
     best_d = 1e300
     for k in range(nh):
@@ -584,7 +561,7 @@ N_LINK = 19
 def check_positions(width, prm):
     """Number of intervals between the positions a link is tested at: at most half a cell
     apart, both ends included (docs/jump-links.md, "Validity")."""
-    return max(1, int(math.ceil(width / (0.5 * prm[P_CS]) - 1e-9)))
+    return max(1, int(math.ceil(width / (0.5 * prm.cs) - 1e-9)))
 
 
 @njit(cache=True, nogil=True)
@@ -634,7 +611,7 @@ def _near_navmesh(x, y, z, exclude, prm, pidx, out_poly, out_z):
     angle to the grid; the ground (which the trajectory test checks) goes on."""
     if _end_poly(x, y, z, exclude, prm, pidx, out_poly, out_z) >= 0:
         return True
-    r = prm[P_R]
+    r = prm.radius
     for ring in range(1, 3):
         d = 0.5 * ring * r
         for k in range(8):
@@ -648,21 +625,22 @@ def _near_navmesh(x, y, z, exclude, prm, pidx, out_poly, out_z):
 @njit(cache=True)
 def _position_ok(fit, t, sp, kind, mode, ex, ey, prm, tri, vox, pidx, out_poly, out_z):
     """One position (t along the fitted start line) of a link: start on the navmesh, end on
-    another polygon than ``sp``, of the kind, trajectory valid."""
+    another polygon than ``sp``, of the kind, trajectory valid. Returns (ok, path length)."""
     x0 = fit[F_OX] + t * fit[F_DX]
     y0 = fit[F_OY] + t * fit[F_DY]
     z0 = fit[F_Z] + t * fit[F_ZS]
     x1 = fit[F_EX] + t * fit[F_EXS]
     y1 = fit[F_EY] + t * fit[F_EYS]
     z1 = fit[F_EZ] + t * fit[F_EZS]
-    if kind_of(z1 - z0, prm[P_CLIMB]) != kind:
-        return False
+    if kind_of(z1 - z0, prm.climb) != kind:
+        return False, 0.0
     if not _near_navmesh(x0, y0, z0, -1, prm, pidx, out_poly, out_z):
-        return False
+        return False, 0.0
     if not _near_navmesh(x1, y1, z1, sp, prm, pidx, out_poly, out_z):
-        return False
-    ok, _st, _sl, _len = check_path(x0, y0, z0, x1, y1, z1, kind, mode, ex, ey, prm, tri, vox)
-    return ok
+        return False, 0.0
+    ok, _st, _sl, length = check_path(x0, y0, z0, x1, y1, z1, kind, mode, ex, ey, prm, tri,
+                                      vox)
+    return ok, length
 
 
 # inward moves of a fitted start line whose midpoint is just off the navmesh, metres
@@ -676,7 +654,7 @@ def _test_fit(fit, n, kind, mode, prm, tri, vox, pidx, out_poly, out_z):
     midpoints of its segments (the start line is moved inward, up to SHIFT_STEPS
     SHIFT_STEP, when its midpoint is off the navmesh). Returns (first failing position
     or -1, start polygon, end polygon, mean path length)."""
-    climb = prm[P_CLIMB]
+    climb = prm.climb
     c = link_point(fit, 0.5)
     sp = _end_poly(c[0], c[1], c[2], -1, prm, pidx, out_poly, out_z)
     if sp < 0:
@@ -743,16 +721,18 @@ def _validate_stack(samples, res, prm, tri, vox, pidx, out, m, stack, top, fit, 
         b = link_point(fit, 1.0)
         if fail < 0.0:
             # reach on along the straight line while single positions stay valid (a
-            # border bends away at corners; the ledge goes on), then test it all again
+            # border bends away at corners; the ledge goes on), then test it all again at
+            # the grown link's own evenly spaced positions (the ones the oracle checks)
             for k in range(N_FIT):
                 fit2[k] = fit[k]
             grown = False
             for side in range(2):
                 for _ in range(EXTEND_STEPS):
-                    t = fit2[F_THI] + EXTEND_STEP * prm[P_CS] if side == 1 else \
-                        fit2[F_TLO] - EXTEND_STEP * prm[P_CS]
-                    if not _position_ok(fit2, t, sp, kind, mode, ex, ey, prm, tri, vox, pidx,
-                                        out_poly, out_z):
+                    t = fit2[F_THI] + EXTEND_STEP * prm.cs if side == 1 else \
+                        fit2[F_TLO] - EXTEND_STEP * prm.cs
+                    ok, _length = _position_ok(fit2, t, sp, kind, mode, ex, ey, prm, tri, vox,
+                                               pidx, out_poly, out_z)
+                    if not ok:
                         break
                     if side == 1:
                         fit2[F_THI] = t
@@ -768,9 +748,9 @@ def _validate_stack(samples, res, prm, tri, vox, pidx, out, m, stack, top, fit, 
                 f2, sp2, ep2, len2 = _test_fit(fit2, n2, kind, mode, prm, tri, vox, pidx,
                                                out_poly, out_z)
                 if f2 < 0.0:
-                    a2 = link_point(fit2, 0.0)
-                    b2 = link_point(fit2, 1.0)
-                    a, b, sp, ep, mean_len = a2, b2, sp2, ep2, len2
+                    a = link_point(fit2, 0.0)
+                    b = link_point(fit2, 1.0)
+                    sp, ep, mean_len = sp2, ep2, len2
         if fail < 0.0:
             row = out[m]
             row[L_I0] = i0
@@ -827,7 +807,7 @@ def reverse_valid(starts, ends, modes, edge_dirs, enabled, prm, tri, vox):
     ok_out = np.zeros(nl, np.bool_)
     kind_out = np.full(nl, -1, np.int64)
     len_out = np.zeros(nl, np.float64)
-    climb = prm[P_CLIMB]
+    climb = prm.climb
     for li in range(nl):
         if modes[li] != MODE_JUMP:
             continue  # walking off a ledge has no way back up
@@ -1003,7 +983,7 @@ def merge_links(links, chain_of, tol, tol_end, prm, tri, vox, pidx):
                         ok = False
         # they meet: b's first start point not beyond a's last by more than a cell
         gap = (b[L_START] - a[L_START + 3]) * dx + (b[L_START + 1] - a[L_START + 4]) * dy
-        if not ok or gap > prm[P_CS] or dx * (a[L_START + 3] - sx0) + dy * (
+        if not ok or gap > prm.cs or dx * (a[L_START + 3] - sx0) + dy * (
                 a[L_START + 4] - sy0) <= 0.0:
             cur = nxt
             continue

@@ -250,6 +250,81 @@ class BakeSettings:
             raise SettingsError(name, f"cannot read {text!r} as {t}") from None
 
 
+class LinkParams(NamedTuple):
+    """The jump-link generator's parameters for one bake, world units (metres, seconds),
+    derived in one place (``link_params``, called by ``voxel_config``); the link kernels
+    take them as one named tuple. docs/jump-links.md explains each."""
+
+    cs: float  # cell size
+    ch: float  # cell height
+    bx: float  # grid origin (bmin)
+    by: float
+    bz: float
+    body_radius: float  # collision radius: agent_radius - LINK_COLLISION_TOLERANCE
+    climb: float  # agent_max_climb rounded down to whole cell heights
+    top: float  # body top above the feet (stand height)
+    jump_height: float  # max_jump_height
+    jump_distance: float  # max_jump_distance
+    drop_height: float  # max_drop_height
+    gravity: float
+    vz: float  # take-off vertical speed sqrt(2 g max_jump_height)
+    vx_max: float  # largest horizontal speed g max_jump_distance / (2 vz)
+    run_max: float  # longest run-up or run-out: agent_radius + 3 cells
+    profile_step: float  # ground profile step (one cell)
+    arc_step: float  # polyline step of the arc length (half a cell)
+    lateral: float  # half the sample spacing: sideways widening of the body
+    march_step: float  # landing search step (half a cell)
+    march_max: float  # landing search reach: 2 run_max + max_jump_distance
+    grid_w: float  # cells along x (as a float: the tuple is homogeneous)
+    grid_h: float  # cells along y
+    slope_cos: float  # cos(agent_max_slope)
+    radius: float  # agent_radius
+
+
+# Shrink of the agent radius in the link collision tests, metres: the solid voxels are up
+# to a cell larger than the real walls, and the navmesh border itself sits exactly one
+# agent radius from those voxels. The link test oracle allows the same.
+LINK_COLLISION_TOLERANCE = 0.1
+# finest link_sample_step, in cells
+MIN_LINK_STEP_CELLS = 0.25
+
+
+def link_sample_step(settings: BakeSettings, cs: float) -> float:
+    """The sample spacing along border edges in metres (0 means one cell)."""
+    step = float(settings.link_sample_step)
+    if step == 0.0:
+        return float(cs)
+    if step < MIN_LINK_STEP_CELLS * cs:
+        raise SettingsError(
+            "link_sample_step", f"{step:g} m is finer than a quarter cell at cell_size "
+                                f"{cs:g}; use 0 (one cell) or at least "
+                                f"{MIN_LINK_STEP_CELLS * cs:g} m")
+    return step
+
+
+def link_params(s: BakeSettings, cs: float, ch: float, bmin, width: int, height: int,
+                walkable_climb: int) -> LinkParams:
+    """World-unit link parameters (the world-to-voxel rules: climb in whole cell heights,
+    steps in cells)."""
+    g = float(s.gravity)
+    h = float(s.max_jump_height)
+    vz = math.sqrt(2.0 * g * h)
+    run_max = float(s.agent_radius) + 3.0 * cs
+    return LinkParams(
+        cs=cs, ch=ch, bx=float(bmin[0]), by=float(bmin[1]), bz=float(bmin[2]),
+        body_radius=max(float(s.agent_radius) - LINK_COLLISION_TOLERANCE, 0.0),
+        climb=walkable_climb * ch,
+        top=float(s.stand_height if s.multi_stance else s.agent_height),
+        jump_height=h, jump_distance=float(s.max_jump_distance),
+        drop_height=float(s.max_drop_height), gravity=g, vz=vz,
+        vx_max=g * float(s.max_jump_distance) / (2.0 * vz) if vz > 0.0 else math.inf,
+        run_max=run_max, profile_step=cs, arc_step=0.5 * cs,
+        lateral=0.5 * link_sample_step(s, cs), march_step=0.5 * cs,
+        march_max=2.0 * run_max + float(s.max_jump_distance), grid_w=float(width),
+        grid_h=float(height), slope_cos=math.cos(math.radians(float(s.agent_max_slope))),
+        radius=float(s.agent_radius))
+
+
 @dataclass
 class VoxelConfig:
     """Settings converted to voxel units for one bake (Recast's rcConfig)."""
@@ -272,6 +347,7 @@ class VoxelConfig:
     detail_sample_dist: float  # world units, 0 = off
     detail_sample_max_error: float  # world units
     stance_heights: np.ndarray  # voxels; [stand, crouch, prone], 0 where disabled
+    links: LinkParams | None = None  # with links_enabled
 
 
 # Peak bytes per solid span over the whole bake (heightfield, compact heightfield, distance
@@ -470,6 +546,7 @@ def voxel_config(settings: BakeSettings, bmin: ArrayLike, bmax: ArrayLike,
     check_memory(s, estimate_bake_bytes(width, height, n_triangles),
                  f"a {width:,} x {height:,} cell grid at cell_size {cs:g}", limit)
     walk_h = s.walkable_height_world()
+    climb = int(math.floor(s.agent_max_climb / ch + 1e-9))
     stance = np.zeros(3, dtype=np.int32)
     if s.multi_stance:
         for i, name in enumerate(("stand", "crouch", "prone")):
@@ -486,7 +563,7 @@ def voxel_config(settings: BakeSettings, bmin: ArrayLike, bmax: ArrayLike,
         height=height,
         walkable_slope_cos=math.cos(math.radians(s.agent_max_slope)),
         walkable_height=int(math.ceil(walk_h / ch - 1e-9)),
-        walkable_climb=int(math.floor(s.agent_max_climb / ch + 1e-9)),
+        walkable_climb=climb,
         walkable_radius=int(math.ceil(s.agent_radius / cs - 1e-9)),
         max_edge_len=int(s.edge_max_len / cs),
         max_simplification_error=float(s.edge_max_error),
@@ -496,4 +573,5 @@ def voxel_config(settings: BakeSettings, bmin: ArrayLike, bmax: ArrayLike,
         detail_sample_dist=0.0 if s.detail_sample_dist < 0.9 else cs * s.detail_sample_dist,
         detail_sample_max_error=ch * s.detail_sample_max_error,
         stance_heights=stance,
+        links=link_params(s, cs, ch, bmin, width, height, climb) if s.links_enabled else None,
     )

@@ -33,12 +33,16 @@ def build_grid(poly_bmin: np.ndarray, poly_bmax: np.ndarray):
     cell = max(cell, min_cell)
     nx = int(span[0] / cell) + 1
     ny = int(span[1] / cell) + 1
-    start, items = _fill_grid(poly_bmin, poly_bmax, origin, cell, nx, ny)
+    start, items = fill_grid(poly_bmin, poly_bmax, origin, cell, nx, ny)
     return origin, cell, nx, ny, start, items
 
 
-@njit(cache=True)
-def _fill_grid(bmin, bmax, origin, cell, nx, ny):
+@njit(cache=True, nogil=True)
+def fill_grid(bmin, bmax, origin, cell, nx, ny):
+    """CSR lists (start, items) of the items whose xy bounds rows (bmin, bmax) overlap each
+    cell of an nx x ny grid of ``cell`` cells from ``origin``: cell i + j nx holds
+    ``items[start[c]:start[c + 1]]``. The one grid binning of the core (navmesh queries,
+    link look-ups)."""
     counts = np.zeros(nx * ny + 1, np.int64)
     n = bmin.shape[0]
     for p in range(n):
