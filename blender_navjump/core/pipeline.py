@@ -224,7 +224,8 @@ def run_stages(v, t, walk, cfg, settings: BakeSettings, timings: dict, stats: di
                  f"rasterising {t.shape[0]:,} triangles (up to {bound:,} spans) into {grid}")
 
     t0 = stage("rasterize", 0)
-    hf = _run("rasterize", settings, rasterize.rasterize_triangles, v, t, walk, cfg)
+    hf = _run("rasterize", settings,
+              rasterize.rasterize_triangles if tile is None else tile.rasterize, v, t, walk, cfg)
     done("rasterize", t0)
     spans = int(hf.span_min.shape[0])
     _add(stats, "spans", spans)

@@ -20,7 +20,7 @@ common edge, and welding those vertices joins the tiles' polygons into one mesh 
 Jump links run per tile over the merged mesh (``build_tile_links``): each tile
 rasterises a window reaching ``max_jump_distance`` (and the agent radius) past its edges for
 the collision tests, generates links over the polygons that touch the window, and keeps
-those whose start lies in the tile.
+those whose start segment's middle lies in the tile.
 
 Tiles bake one after the other; progress is reported per tile (``"tile 3/100"``) and a
 ``BakeCancelled`` raised by the progress callback stops the bake between stages and tiles.
@@ -173,8 +173,9 @@ def _side_segments(sig_a: np.ndarray, sig_b: np.ndarray, lo: int, hi: int) -> np
 def _split_regions(span_reg, span_area, span_con, span_x, span_cy, x0, y0, x1, y1, w,
                    seg_left, seg_bottom, seg_right, seg_top):
     """New region ids: spans in the strip along each side get the region of their side's
-    segment (corners their own), split into connected parts of one area; the other spans
-    keep their region, also split into connected parts. Returns (regions, count)."""
+    segment (corner squares one per pair of segments), split into connected parts of one
+    area; the other spans keep their region, also split into connected parts. Returns
+    (regions, count)."""
     n = span_reg.shape[0]
     key = np.zeros(n, np.int64)
     big = np.int64(1) << 40
@@ -189,7 +190,11 @@ def _split_regions(span_reg, span_area, span_con, span_x, span_cy, x0, y0, x1, y
         near_b = y < y0 + w
         near_t = y >= y1 - w
         if (near_l or near_r) and (near_b or near_t):
-            key[s] = -(1 + (1 if near_r else 0) + (2 if near_t else 0))
+            # a corner square, cut by both of its sides' segments
+            corner = (1 if near_r else 0) + (2 if near_t else 0)
+            along_y = seg_right[y - y0] if near_r else seg_left[y - y0]
+            along_x = seg_top[x - x0] if near_t else seg_bottom[x - x0]
+            key[s] = -(5 * big + corner * (big >> 2) + along_y * 65536 + along_x)
         elif near_l:
             key[s] = -(big + seg_left[y - y0])
         elif near_r:
@@ -224,13 +229,97 @@ def _split_regions(span_reg, span_area, span_con, span_x, span_cy, x0, y0, x1, y
     return out, count
 
 
+@njit(cache=True)
+def _drop_small_islands(span_area, span_con, span_x, span_cy, width, height, min_area):
+    """Make unwalkable every island (walkable spans joined by connections) smaller than
+    ``min_area`` spans that does not reach the edge of the tile's grid. The grid reaches a
+    border past the tile, so such an island is whole here and counted as a solo bake counts
+    it; an island that reaches the grid's edge may go on outside and is kept."""
+    n = span_area.shape[0]
+    seen = np.zeros(n, np.bool_)
+    stack = np.empty(n, np.int64)
+    members = np.empty(n, np.int64)
+    for s0 in range(n):
+        if span_area[s0] == 0 or seen[s0]:
+            continue
+        seen[s0] = True
+        top = 0
+        stack[top] = s0
+        top += 1
+        count = 0
+        edge = False
+        while top:
+            top -= 1
+            s = stack[top]
+            members[count] = s
+            count += 1
+            if span_x[s] == 0 or span_x[s] == width - 1 or span_cy[s] == 0 \
+                    or span_cy[s] == height - 1:
+                edge = True
+            for d in range(4):
+                nb = span_con[s, d]
+                if nb >= 0 and span_area[nb] != 0 and not seen[nb]:
+                    seen[nb] = True
+                    stack[top] = nb
+                    top += 1
+        if count < min_area and not edge:
+            for i in range(count):
+                span_area[members[i]] = 0
+
+
+class Raster:
+    """Rasterises tiles in one frame for the whole level: the level's grid widened by
+    ``pad`` cells on every side. Each tile rasterises its rows of that frame (same origin,
+    same arithmetic for every tile) and keeps its own columns; a tile computed apart from
+    its neighbour would round a triangle edge on a cell boundary its own way, and the two
+    could disagree by a cell on their common edge."""
+
+    def __init__(self, grid: TileGrid, pad: int):
+        self.grid = grid
+        self.pad = pad
+        self.bmin = grid.bmin.copy()
+        self.bmin[0] -= pad * grid.cs
+        self.bmin[1] -= pad * grid.cs
+        self.width = grid.tiles_x * grid.size + 2 * pad
+        self.height = grid.tiles_y * grid.size + 2 * pad
+
+    def rasterize(self, v, t, walk, cfg):
+        from .rasterize import mark_walkable_triangles, rasterize_kernel
+        from .types import Heightfield
+
+        # the tile grid's first cell in the frame
+        ox = int(round((cfg.bmin[0] - self.bmin[0]) / cfg.cs))
+        oy = int(round((cfg.bmin[1] - self.bmin[1]) / cfg.cs))
+        tri_area = mark_walkable_triangles(v, t, cfg.walkable_slope_cos, walk)
+        bmax = self.grid.bmax.copy()
+        head, smin, smax, sarea, snext, n = rasterize_kernel(
+            v, t, tri_area, self.bmin, bmax, cfg.cs, cfg.ch, self.width, self.height,
+            cfg.walkable_climb, oy, oy + cfg.height)
+        head = np.ascontiguousarray(
+            head.reshape(cfg.height, self.width)[:, ox:ox + cfg.width]).reshape(-1)
+        return Heightfield(width=cfg.width, height=cfg.height, bmin=cfg.bmin, cs=cfg.cs,
+                           ch=cfg.ch, column_head=head, span_min=smin[:n], span_max=smax[:n],
+                           span_area=sarea[:n], span_next=snext[:n])
+
+
 class TileCore:
     """The hooks ``pipeline.run_stages`` calls for one tile: ``box`` is the tile in its
-    grid's cells (x0, y0, x1, y1); the border around it is trimmed after erosion."""
+    grid's cells (x0, y0, x1, y1); the border around it is trimmed after erosion. The
+    tile's regions are built without the small-island filter (``tile_config`` sets
+    ``min_region_area`` 0); ``before_regions`` applies it with ``min_area`` on the whole
+    tile grid, border included.
 
-    def __init__(self, border: int, size: int):
+    ``raster`` (:class:`Raster`) rasterises the tile in the level's frame, so two tiles
+    compute the same spans for the columns they share, to the last bit."""
+
+    def __init__(self, border: int, size: int, min_area: int, raster: Raster):
         self.box = (border, border, border + size, border + size)
+        self.min_area = int(min_area)
+        self.raster = raster
         self.segments: tuple[np.ndarray, ...] = ()
+
+    def rasterize(self, v, t, walk, cfg):
+        return self.raster.rasterize(v, t, walk, cfg)
 
     def before_regions(self, chf) -> None:
         x0, y0, x1, y1 = self.box
@@ -242,6 +331,9 @@ class TileCore:
             _side_segments(sig[:, x1 - 1], sig[:, x1], y0, y1),  # right
             _side_segments(sig[y1 - 1, :], sig[y1, :], x0, x1),  # top
         )
+        if self.min_area > 0:
+            _drop_small_islands(chf.span_area, chf.span_con, chf.span_x, chf.span_cy,
+                                chf.width, chf.height, self.min_area)
         outside = ((chf.span_x < x0) | (chf.span_x >= x1)
                    | (chf.span_cy < y0) | (chf.span_cy >= y1))
         chf.span_area[outside] = 0
@@ -293,11 +385,16 @@ def bake_tiles(v, t, walk, settings: BakeSettings, bmin, bmax, progress, timings
     grid = tile_grid(settings, bmin, bmax)
     stats["grid"] = [grid.tiles_x * grid.size, grid.tiles_y * grid.size]
     stats["tiles"] = [grid.tiles_x, grid.tiles_y]
+    # where the tiles lie (the multi-tile Detour export places its tiles by it)
+    stats["tile_grid"] = {"origin": [float(grid.bmin[0]), float(grid.bmin[1])],
+                          "tile_size": grid.size, "cell_size": grid.cs,
+                          "tiles": [grid.tiles_x, grid.tiles_y]}
     t0 = time.perf_counter()
     start, items = bin_triangles(grid, v, t, grid.border)
     timings["tiles_bin"] = (time.perf_counter() - t0) * 1000.0
     parts = []
     baked = 0
+    raster = Raster(grid, grid.border)
     for k in range(grid.count):
         stage = _tile_progress(progress, k, grid.count)
         ids = items[start[k]:start[k + 1]]
@@ -305,9 +402,11 @@ def bake_tiles(v, t, walk, settings: BakeSettings, bmin, bmax, progress, timings
             stage("empty", 0)
             continue
         cfg = tile_config(settings, grid, k, grid.border, int(ids.size))
+        core = TileCore(grid.border, grid.size, cfg.min_region_area, raster)
+        cfg = dataclasses.replace(cfg, min_region_area=0)
         tt = np.ascontiguousarray(t[ids])
         res = run_stages(v, tt, np.ascontiguousarray(walk[ids]), cfg, settings, timings,
-                         stats, stage, TileCore(grid.border, grid.size), keep_hf=False)
+                         stats, stage, core, keep_hf=False)
         del tt
         baked += 1
         if res.pmesh.polys.shape[0] == 0:
@@ -448,7 +547,7 @@ def build_tile_links(nm: NavMesh, settings: BakeSettings, v, t, walk, bmin, bmax
             filters.filter_low_height_spans(hf, cfg.walkable_height)
         chf = compact.build_compact_heightfield(hf, cfg.walkable_height, cfg.walkable_climb)
         sel = np.nonzero(inside)[0]
-        sub = _sub_navmesh(nm, sel)
+        sub = sub_navmesh(nm, sel)
         part = links_mod.build_links(sub, hf, chf, cfg, settings, v, tt)
         del hf, chf, tt
         info["tiles"] += 1
@@ -459,8 +558,14 @@ def build_tile_links(nm: NavMesh, settings: BakeSettings, v, t, walk, bmin, bmax
                 info["messages"].append(msg)
         if sub.link_count == 0:
             continue
-        # keep the links that start on this tile's polygons
-        keep = nm.polygon_tile[sel[sub.link_start_poly]] == k
+        # keep the links whose start segment's middle lies in this tile (each tile's pass
+        # sees the whole ledge near its edges, so exactly one tile keeps each link)
+        mid = (sub.link_start[:, 0, :2] + sub.link_start[:, 1, :2]) * 0.5
+        cell = np.floor((mid - grid.bmin[:2]) / grid.cs).astype(np.int64)
+        tx, ty = k % grid.tiles_x, k // grid.tiles_x
+        col = np.clip(cell[:, 0] // grid.size, 0, grid.tiles_x - 1)
+        row = np.clip(cell[:, 1] // grid.size, 0, grid.tiles_y - 1)
+        keep = (col == tx) & (row == ty)
         for name in found:
             arr = getattr(sub, name)[keep]
             if name in ("link_start_poly", "link_end_poly"):
@@ -474,7 +579,7 @@ def build_tile_links(nm: NavMesh, settings: BakeSettings, v, t, walk, bmin, bmax
     return info
 
 
-def _sub_navmesh(nm: NavMesh, sel: np.ndarray) -> NavMesh:
+def sub_navmesh(nm: NavMesh, sel: np.ndarray) -> NavMesh:
     """The polygons ``sel`` of nm as a NavMesh of their own (neighbours outside dropped)."""
     pos = np.full(nm.polygon_count, -1, np.int64)
     pos[sel] = np.arange(sel.size)
