@@ -200,7 +200,8 @@ def _walk_outlines(span_y, span_area, span_con, span_x, span_cy, span_reg):
 def _mark_tile_edges(raw, raw_start, x0, y0, x1, y1):
     """Flag every raw edge lying on a side of the tile box as a portal: the low bits get
     ``0xFFFF - side`` (side 0..3: left, bottom, right, top; tile regions stay below), nothing
-    else, so simplification keeps its ends, never splits it, and keeps the tile's corners (the side changes there)."""
+    else, so simplification keeps its ends, never splits it, and keeps the tile's corners
+    (the side changes there)."""
     for c in range(raw_start.shape[0] - 1):
         b = raw_start[c]
         n = raw_start[c + 1] - b
