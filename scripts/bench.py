@@ -63,9 +63,19 @@ def _scene(path: str, up: str, tile: int, settings_json: str):
     return v, t, settings
 
 
+def _current_rss_mb() -> float:
+    with open("/proc/self/status") as fh:
+        for line in fh:
+            if line.startswith("VmRSS:"):
+                return round(int(line.split()[1]) / 1024, 1)
+    return 0.0
+
+
 def run_single(path: str, up: str, runs: int, tile: int, settings_json: str) -> dict:
     v, t, settings = _scene(path, up, tile, settings_json)
     from blender_navjump.core import bake
+    # the interpreter, numpy and the scene's arrays, before any kernel is loaded
+    base_rss = _current_rss_mb()
     t0 = time.perf_counter()
     nm = bake(v, t, settings)
     first = (time.perf_counter() - t0) * 1000.0
@@ -82,6 +92,7 @@ def run_single(path: str, up: str, runs: int, tile: int, settings_json: str) -> 
         "median_ms": {k: round(statistics.median(x), 3) for k, x in per_stage.items()},
         "min_ms": {k: round(min(x), 3) for k, x in per_stage.items()},
         "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+        "rss_before_bake_mb": base_rss,
         "polygons": nm.stats["polygons"],
         "walkable_area_m2": round(nm.stats["walkable_area_m2"], 1),
         "links": nm.stats.get("links", {}),

@@ -230,11 +230,14 @@ def _split_regions(span_reg, span_area, span_con, span_x, span_cy, x0, y0, x1, y
 
 
 @njit(cache=True)
-def _drop_small_islands(span_area, span_con, span_x, span_cy, width, height, min_area):
+def _drop_small_islands(span_area, span_con, span_x, span_cy, width, height, margin,
+                        min_area):
     """Make unwalkable every island (walkable spans joined by connections) smaller than
-    ``min_area`` spans that does not reach the edge of the tile's grid. The grid reaches a
-    border past the tile, so such an island is whole here and counted as a solo bake counts
-    it; an island that reaches the grid's edge may go on outside and is kept."""
+    ``min_area`` spans that stays ``margin`` cells clear of the edge of the tile's grid.
+    Such an island is whole here and counted as a solo bake counts it. The grid's outermost
+    cells are never walkable (the ledge filter and erosion see nothing beyond them), so an
+    island that comes within ``margin`` (the border less one cell) of the edge may go on
+    outside and is kept."""
     n = span_area.shape[0]
     seen = np.zeros(n, np.bool_)
     stack = np.empty(n, np.int64)
@@ -253,8 +256,8 @@ def _drop_small_islands(span_area, span_con, span_x, span_cy, width, height, min
             s = stack[top]
             members[count] = s
             count += 1
-            if span_x[s] == 0 or span_x[s] == width - 1 or span_cy[s] == 0 \
-                    or span_cy[s] == height - 1:
+            if span_x[s] < margin or span_x[s] >= width - margin or span_cy[s] < margin \
+                    or span_cy[s] >= height - margin:
                 edge = True
             for d in range(4):
                 nb = span_con[s, d]
@@ -333,7 +336,7 @@ class TileCore:
         )
         if self.min_area > 0:
             _drop_small_islands(chf.span_area, chf.span_con, chf.span_x, chf.span_cy,
-                                chf.width, chf.height, self.min_area)
+                                chf.width, chf.height, x0 - 1, self.min_area)
         outside = ((chf.span_x < x0) | (chf.span_x >= x1)
                    | (chf.span_cy < y0) | (chf.span_cy >= y1))
         chf.span_area[outside] = 0
