@@ -261,18 +261,20 @@ class BakeSettings:
             raise SettingsError(name, f"cannot read {text!r} as {t}") from None
 
 
-# Tiles: each tile's grid reaches this many cells past the agent radius into its
-# neighbours (Recast's Sample_TileMesh: borderSize = walkableRadius + 3), so erosion and the
-# ledge filter see the same spans at a tile edge as a solo bake does.
+# Tiles: each tile's grid reaches this many cells past the agent radius (and the island
+# size) into its neighbours (Recast's Sample_TileMesh: borderSize = walkableRadius + 3), so
+# erosion and the ledge filter see the same spans at a tile edge as a solo bake does.
 TILE_BORDER_EXTRA = 3
 # The smallest tile Recast's Sample_TileMesh offers (its slider starts at 16 cells).
 MIN_TILE_CELLS = 16
 
 
 def tile_border_cells(settings: BakeSettings) -> int:
-    """Cells a tile's grid reaches into its neighbours (radius in cells + a few)."""
+    """Cells a tile's grid reaches into its neighbours: the radius in cells + 3 (Recast),
+    plus ``region_min_size`` so that a small island crossing the tile edge is seen whole
+    and removed as a solo bake removes it (core/tiles.py)."""
     radius = int(math.ceil(settings.agent_radius / settings.cell_size - 1e-9))
-    return radius + TILE_BORDER_EXTRA
+    return radius + TILE_BORDER_EXTRA + int(settings.region_min_size)
 
 
 def min_tile_size(settings: BakeSettings) -> int:

@@ -1,7 +1,8 @@
 """Tiled bakes: the level cut into square tiles of ``BakeSettings.tile_size`` cells.
 
 Each tile rasterises only the triangles that touch its grid: the tile plus a border of
-``tile_border_cells`` (agent radius in cells + 3, as Recast's Sample_TileMesh), so the
+``tile_border_cells`` (agent radius in cells + 3, as Recast's Sample_TileMesh, plus
+``region_min_size`` so that small islands are judged whole), so the
 filters and the erosion see at the tile's edge what a solo bake sees. After erosion the
 border is cut away (its spans become unwalkable) and the tile runs the rest of the
 pipeline alone; only one tile's grid is alive at a time.
@@ -315,9 +316,13 @@ class TileCore:
     ``raster`` (:class:`Raster`) rasterises the tile in the level's frame, so two tiles
     compute the same spans for the columns they share, to the last bit."""
 
-    def __init__(self, border: int, size: int, min_area: int, raster: Raster):
+    def __init__(self, border: int, size: int, min_area: int, raster: Raster,
+                 edge_cells: int):
         self.box = (border, border, border + size, border + size)
         self.min_area = int(min_area)
+        # cells at the grid's edge that are never walkable (ledge filter + erosion) and one
+        # more: an island within them may go on beyond the grid
+        self.edge_cells = int(edge_cells)
         self.raster = raster
         self.segments: tuple[np.ndarray, ...] = ()
 
@@ -336,7 +341,7 @@ class TileCore:
         )
         if self.min_area > 0:
             _drop_small_islands(chf.span_area, chf.span_con, chf.span_x, chf.span_cy,
-                                chf.width, chf.height, x0 - 1, self.min_area)
+                                chf.width, chf.height, self.edge_cells, self.min_area)
         outside = ((chf.span_x < x0) | (chf.span_x >= x1)
                    | (chf.span_cy < y0) | (chf.span_cy >= y1))
         chf.span_area[outside] = 0
@@ -405,7 +410,8 @@ def bake_tiles(v, t, walk, settings: BakeSettings, bmin, bmax, progress, timings
             stage("empty", 0)
             continue
         cfg = tile_config(settings, grid, k, grid.border, int(ids.size))
-        core = TileCore(grid.border, grid.size, cfg.min_region_area, raster)
+        core = TileCore(grid.border, grid.size, cfg.min_region_area, raster,
+                        cfg.walkable_radius + 2)
         cfg = dataclasses.replace(cfg, min_region_area=0)
         tt = np.ascontiguousarray(t[ids])
         res = run_stages(v, tt, np.ascontiguousarray(walk[ids]), cfg, settings, timings,

@@ -117,15 +117,18 @@ def test_tile_size_default_is_solo_and_settable_from_the_command_line():
 
 
 def test_tile_too_small_for_the_agent_is_refused_with_the_minimum():
-    s = BakeSettings(agent_radius=3.0, cell_size=0.3)  # radius 10 cells, border 13
+    # radius 10 cells, border 10 + 3 + region_min_size 8
+    s = BakeSettings(agent_radius=3.0, cell_size=0.3)
     least = min_tile_size(s)
-    assert least == 2 * tile_border_cells(s) == 26
-    with pytest.raises(SettingsError, match=rf"tile_size: 25 cells is too small .* at least "
-                                            rf"{least} cells"):
+    assert least == 2 * tile_border_cells(s) == 42
+    with pytest.raises(SettingsError, match=r"tile_size: 41 cells is too small .* at least "
+                                            r"42 cells"):
         s.with_values(tile_size=least - 1).validate()
     s.with_values(tile_size=least).validate()
+    small = BakeSettings(agent_radius=0.0, region_min_size=0)
+    assert min_tile_size(small) == 16
     with pytest.raises(SettingsError, match="tile_size: 8 cells .* at least 16"):
-        BakeSettings(tile_size=8).validate()
+        small.with_values(tile_size=8).validate()
     with pytest.raises(SettingsError, match="tile_size"):
         BakeSettings(tile_size=-1).validate()
 
@@ -172,7 +175,7 @@ def test_recast_samples_tiled_match_solo(recast_data, name, tile):
 
 
 @hsettings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(tile=st.integers(16, 60), dx=st.floats(0.0, 3.0), dy=st.floats(0.0, 3.0))
+@given(tile=st.integers(28, 60), dx=st.floats(0.0, 3.0), dy=st.floats(0.0, 3.0))
 def test_tiles_meet_at_any_size_and_offset(tile, dx, dy):
     v, t = terraces(n=3, seed=7).arrays()
     v = v + np.array([dx, dy, 0.0])
@@ -205,7 +208,7 @@ def test_links_tiled_match_solo_per_kind():
 # --------------------------------------------------------------- mesh, progress, cancel
 def test_tiled_navmesh_saves_and_loads(tmp_path):
     v, t = terraces(n=2).arrays()
-    nm = bake(v, t, BakeSettings(cell_size=0.2, cell_height=0.05, tile_size=24))
+    nm = bake(v, t, BakeSettings(cell_size=0.2, cell_height=0.05, tile_size=28))
     nm.save(tmp_path / "tiled.npz")
     back = NavMesh.load(tmp_path / "tiled.npz")
     assert back.equals(nm) and back.tiled
@@ -217,7 +220,7 @@ def test_tiled_navmesh_saves_and_loads(tmp_path):
 
 def test_progress_per_tile_and_cancel_between_tiles():
     v, t = terraces(n=2).arrays()
-    s = BakeSettings(cell_size=0.2, cell_height=0.05, tile_size=24)
+    s = BakeSettings(cell_size=0.2, cell_height=0.05, tile_size=28)
     seen = []
     bake(v, t, s, progress=lambda stage, f: seen.append((stage, f)))
     tiles = sorted({stage.split(":")[0] for stage, _f in seen if stage.startswith("tile ")})
@@ -241,11 +244,11 @@ def test_progress_per_tile_and_cancel_between_tiles():
 def test_a_scene_with_one_object_spanning_every_tile():
     # one huge floor of two triangles is binned into every tile
     v, t = Scene().floor(0, 0, 30, 30, FLOOR).arrays()
-    s = BakeSettings(cell_size=0.3, tile_size=20)
+    s = BakeSettings(cell_size=0.3, tile_size=26)
     tiled = bake(v, t, s)
     solo = bake(v, t, s.with_values(tile_size=0))
     tx, ty = tiled.stats["tiles"]
-    assert tx == ty == 6  # 101 cells in tiles of 20
+    assert tx == ty == 4  # 101 cells in tiles of 26
     assert tiled.stats["tiles_baked"] == tx * ty
     assert abs(tiled.surface_area() - solo.surface_area()) <= 0.01 * solo.surface_area()
     assert unmatched_tile_edges(tiled, v.min(axis=0), s) == []

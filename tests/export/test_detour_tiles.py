@@ -22,15 +22,15 @@ def y_up(p):
 
 
 def level(links: bool = False):
-    """An L of floors with a raised platform and a gap, 4 x 3 tiles of 32 cells."""
+    """An L of floors (4 x 3 tiles of 32 cells) with a box across a tile edge that only a
+    jump up reaches (climb 0.3 m, box 0.8 m)."""
     from scenes import Scene
 
     s = Scene().floor(0, 0, 30, 8, FLOOR).floor(0, 8, 8, 20, FLOOR)
-    s.box(12, 10, -0.5, 20, 18, 1.0 + FLOOR)  # a platform to jump up on, off the floor
-    s.floor(22, 10, 30, 18, 1.0 + FLOOR)
+    s.box(12, 2.5, -0.5, 20, 5.5, 0.8 + FLOOR)
     v, t = s.arrays()
-    st = BakeSettings(cell_size=0.25, cell_height=0.05, agent_radius=0.3, tile_size=32,
-                      links_enabled=links)
+    st = BakeSettings(cell_size=0.25, cell_height=0.05, agent_radius=0.3,
+                      agent_max_climb=0.3, tile_size=32, links_enabled=links)
     return bake(v, t, st), v, t
 
 
@@ -70,13 +70,15 @@ def test_detour_finds_paths_across_tile_edges(node_client, tmp_path):
     f = detour.write_detour(nm, tmp_path / "level.detour.bin")
     pairs = [((1.0, 1.0, FLOOR), (29.0, 2.0, FLOOR)),   # along the long arm, 4 tiles
              ((1.0, 19.0, FLOOR), (28.0, 6.0, FLOOR)),  # round the corner of the L
-             ((2.0, 2.0, FLOOR), (25.0, 14.0, 1.0 + FLOOR))]  # onto the raised floor
+             ((2.0, 2.0, FLOOR), (16.5, 4.0, 0.8 + FLOOR))]  # up onto the box: a link
     request = {"navmeshes": [{"file": str(f), "kind": "mset"}], "dump": False,
                "queries": [{"start": y_up(s)[0].tolist(), "end": y_up(e)[0].tolist()}
                            for s, e in pairs],
                "points": [], "pointHalfExtents": [0.05, 2.0, 0.05]}
     res = node_client.request("navjump_detour.mjs", "query", request, tmp_path)["results"][0]
     ours = find_paths(nm, np.array([s for s, _ in pairs]), np.array([e for _, e in pairs]))
+    assert ours.found.all()
+    assert ours.path(2).corridor_links.max() >= 0  # the last path takes a link
     tile_of = nm.polygon_tile
     for k, q in enumerate(res["queries"]):
         assert q["found"] and not q["partial"], (k, q)
