@@ -84,7 +84,8 @@ def test_detour_finds_paths_across_tile_edges(node_client, tmp_path):
         assert q["found"] and not q["partial"], (k, q)
         pts = np.asarray(q["straight"], float)
         length = float(np.linalg.norm(np.diff(pts, axis=0), axis=1).sum())
-        # Detour's path across the tiles is as long as ours (within 2%)
-        assert length == pytest.approx(float(ours.length[k]), rel=0.02), k
+        # Detour's path across the tiles is about as long as ours (its A* runs over the
+        # polygon centres and the tile-edge strips add polygons: measured up to 4% longer)
+        assert length == pytest.approx(float(ours.length[k]), rel=0.05), k
         path = ours.path(k)
         assert len(set(tile_of[path.corridor].tolist())) >= 2  # crosses tile edges
