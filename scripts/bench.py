@@ -6,6 +6,10 @@ one first call (reported separately as ``first_call_ms``: JIT compile or cache l
 peak RSS, counts. ``--tile K`` also benchmarks each mesh tiled K x K (dungeon 10 x 10 is
 the ~1 M-triangle scene). ``--cold`` uses an empty numba cache for the first call.
 
+``--tile-size N`` bakes in tiles of N cells (``BakeSettings.tile_size``, the same as
+``--set tile_size=N``) and adds the tile count and tiles per second to each result; with
+``--tile K`` the 10 x 10 dungeon is the 1 M-triangle scene, 32 x 32 the 10 M one.
+
 ``--native PATH`` compares with native Recast side by side: PATH is the ``bench`` driver of
 ``../shared/tools/recast-bench`` (its README says how to build it). For every mesh (and
 tiling) one native and one NavJump process are kept warm and asked for one bake each in
@@ -63,9 +67,19 @@ def _scene(path: str, up: str, tile: int, settings_json: str):
     return v, t, settings
 
 
+def _current_rss_mb() -> float:
+    with open("/proc/self/status") as fh:
+        for line in fh:
+            if line.startswith("VmRSS:"):
+                return round(int(line.split()[1]) / 1024, 1)
+    return 0.0
+
+
 def run_single(path: str, up: str, runs: int, tile: int, settings_json: str) -> dict:
     v, t, settings = _scene(path, up, tile, settings_json)
     from blender_navjump.core import bake
+    # the interpreter, numpy and the scene's arrays, before any kernel is loaded
+    base_rss = _current_rss_mb()
     t0 = time.perf_counter()
     nm = bake(v, t, settings)
     first = (time.perf_counter() - t0) * 1000.0
@@ -74,7 +88,7 @@ def run_single(path: str, up: str, runs: int, tile: int, settings_json: str) -> 
         nm = bake(v, t, settings)
         for k, ms in nm.stats["timings_ms"].items():
             per_stage.setdefault(k, []).append(ms)
-    return {
+    out = {
         "mesh": pathlib.Path(path).name + (f" x{tile}x{tile}" if tile > 1 else ""),
         "triangles": int(t.shape[0]),
         "runs": runs,
@@ -82,11 +96,19 @@ def run_single(path: str, up: str, runs: int, tile: int, settings_json: str) -> 
         "median_ms": {k: round(statistics.median(x), 3) for k, x in per_stage.items()},
         "min_ms": {k: round(min(x), 3) for k, x in per_stage.items()},
         "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+        "rss_before_bake_mb": base_rss,
         "polygons": nm.stats["polygons"],
         "walkable_area_m2": round(nm.stats["walkable_area_m2"], 1),
         "links": nm.stats.get("links", {}),
         "grid": nm.stats["grid"],
     }
+    if settings.tile_size:
+        total_s = statistics.median(per_stage["total"]) / 1000.0
+        out["tile_size"] = int(settings.tile_size)
+        out["tiles"] = nm.stats["tiles"]
+        out["tiles_baked"] = nm.stats["tiles_baked"]
+        out["tiles_per_s"] = round(nm.stats["tiles_baked"] / total_s, 2)
+    return out
 
 
 # NavJump stage -> native driver stage (recast-bench/common.h STAGE_NAMES)
@@ -220,6 +242,8 @@ def main(argv=None) -> int:
     ap.add_argument("--tile", type=int, default=0,
                     help="also bench each mesh tiled K x K (e.g. 10 for ~1 M triangles)")
     ap.add_argument("--tile-runs", type=int, default=3)
+    ap.add_argument("--tile-size", type=int, default=0, metavar="N",
+                    help="bake in tiles of N cells (BakeSettings.tile_size)")
     ap.add_argument("--set", action="append", default=[], metavar="NAME=VALUE")
     ap.add_argument("--cold", action="store_true", help="empty numba cache for the first call")
     ap.add_argument("--single", action="store_true", help=argparse.SUPPRESS)
@@ -237,6 +261,8 @@ def main(argv=None) -> int:
     sys.path.insert(0, str(ROOT))
     from blender_navjump.core.settings import BakeSettings
 
+    if args.tile_size:  # children and the paired native mode get it as a --set
+        args.set.append(f"tile_size={args.tile_size}")
     overrides = {}
     for item in args.set:
         name, text = item.split("=", 1)

@@ -193,6 +193,33 @@ def _walk_outlines(span_y, span_area, span_con, span_x, span_cy, span_reg):
     return raw[:k], start[:c + 1], loop_reg[:c], loop_area[:c]
 
 
+@njit(cache=True)
+def _mark_tile_edges(raw, raw_start, x0, y0, x1, y1):
+    """Flag every raw edge lying on a side of the tile box as a portal: the low bits get
+    ``0xFFFF - side`` (side 0..3: left, bottom, right, top; tile regions stay below), nothing
+    else, so simplification keeps its ends, never splits it, and keeps the tile's corners
+    (the side changes there)."""
+    for c in range(raw_start.shape[0] - 1):
+        b = raw_start[c]
+        n = raw_start[c + 1] - b
+        for i in range(n):
+            j = b + (i + 1) % n
+            k = b + i
+            side = -1
+            if raw[k, 0] == raw[j, 0]:
+                if raw[k, 0] == x0:
+                    side = 0
+                elif raw[k, 0] == x1:
+                    side = 2
+            elif raw[k, 1] == raw[j, 1]:
+                if raw[k, 1] == y0:
+                    side = 1
+                elif raw[k, 1] == y1:
+                    side = 3
+            if side >= 0:
+                raw[k, 3] = CONTOUR_REG_MASK - side
+
+
 # ---------------------------------------------------------------------- simplifying
 @njit(cache=True)
 def _insert(idx, m, pos, value):
@@ -552,8 +579,13 @@ def _merge_holes(verts, start, reg):
 
 
 # ---------------------------------------------------------------------------- public
-def build_contours(chf: CompactHeightfield, max_error: float, max_edge_len: int) -> ContourSet:
+def build_contours(chf: CompactHeightfield, max_error: float, max_edge_len: int,
+                   tile_box: tuple[int, int, int, int] | None = None) -> ContourSet:
     """Outline every region of ``chf`` (``span_reg`` must be filled).
+
+    ``tile_box`` (x0, y0, x1, y1), cell corners, for a tile of a tiled bake (core/tiles.py):
+    outline edges on its sides are portals to the neighbour tiles (see
+    ``_mark_tile_edges``), so both tiles keep the same corners there.
 
     ``max_error``: largest distance (cells) a simplified wall or area-border edge may stray
     from the raw outline. ``max_edge_len``: longest wall edge in cells (0 = no limit).
@@ -569,6 +601,8 @@ def build_contours(chf: CompactHeightfield, max_error: float, max_edge_len: int)
         chf.span_y, chf.span_area, chf.span_con, chf.span_x, chf.span_cy, chf.span_reg)
     if loop_reg.shape[0] == 0:
         return _empty_contour_set()
+    if tile_box is not None:
+        _mark_tile_edges(raw, raw_start, *(int(v) for v in tile_box))
     simp, simp_start = _simplify_all(raw, raw_start, float(max_error), int(max_edge_len))
     verts, start, owner = _merge_holes(simp, simp_start, loop_reg)
     n_out = start.shape[0] - 1

@@ -10,6 +10,10 @@ into ``detail_vertices[vert_base : vert_base + vert_count]``. The first ``n`` de
 vertices of polygon p are its own polygon vertices (same heights: refining them per
 polygon could give a shared vertex two heights and crack the mesh).
 
+``polygon_tile`` is empty for a solo bake; a tiled bake (``BakeSettings.tile_size``,
+core/tiles.py) gives each polygon the index ``tx + ty * tiles_x`` of its tile. The tiles'
+polygons form one mesh: vertices on tile edges are shared and ``neighbours`` cross them.
+
 Links (jump links) are stored as parallel arrays, one row per link; segments are
 ``(2, 3)`` world points (segment start and end). See ``LINK_KINDS``.
 """
@@ -99,6 +103,7 @@ class NavMesh:
     detail_triangles: np.ndarray  # (Dt, 4) int32
     settings: dict = field(default_factory=dict)
     stats: dict = field(default_factory=dict)
+    polygon_tile: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int32))
     link_kind: np.ndarray = field(default_factory=lambda: empty_links()["link_kind"])
     link_start: np.ndarray = field(default_factory=lambda: empty_links()["link_start"])
     link_end: np.ndarray = field(default_factory=lambda: empty_links()["link_end"])
@@ -135,6 +140,11 @@ class NavMesh:
     @property
     def climb_element_count(self) -> int:
         return int(self.climb_element_kind.shape[0])
+
+    @property
+    def tiled(self) -> bool:
+        """True for a tiled bake (``polygon_tile`` filled)."""
+        return bool(self.polygon_tile.shape[0])
 
     @property
     def link_count(self) -> int:
@@ -286,7 +296,8 @@ class NavMesh:
             if not isinstance(meta.get(key), dict):
                 raise ValueError(f"{where}: the metadata has no '{key}' dictionary")
         required = [f.name for f in fields(cls) if f.name in cls._array_names()
-                    and not f.name.startswith(("link_", "climb_"))]
+                    and not f.name.startswith(("link_", "climb_"))
+                    and f.name != "polygon_tile"]
         missing = [name for name in required if name not in arrays]
         if missing:
             raise ValueError(f"{where}: array(s) missing: {', '.join(missing)}")

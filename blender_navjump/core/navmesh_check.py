@@ -54,6 +54,7 @@ _ARRAYS = {
     "polygon_area": (np.uint8, (), "P"),
     "polygon_region": (np.int32, (), "P"),
     "polygon_stance": (np.int8, (), "P"),
+    "polygon_tile": (np.int32, (), None),  # empty (solo bake) or one per polygon
     "detail_meshes": (np.int32, (4,), None),
     "detail_vertices": (np.float64, (3,), "Dv"),
     "detail_triangles": (np.int32, (4,), "Dt"),
@@ -180,6 +181,11 @@ def _check(nm, c: _Check):
             owner = "polygons" if count == "P" else "links (link_kind)"
             c.fail(f"'{name}' has {arrays[name].shape[0]} rows but there are "
                    f"{counts[count]} {owner}")
+    tile = arrays["polygon_tile"]
+    if tile.shape[0] not in (0, n_polys):
+        c.fail(f"'polygon_tile' has {tile.shape[0]} rows but there are {n_polys} polygons "
+               f"(it is empty for a solo bake)")
+    c.in_range("polygon_tile", tile, 0, 2**31 - 1, "a tile index")
     if neis.shape != polys.shape:
         c.fail(f"'neighbours' has shape {neis.shape}, 'polygons' {polys.shape}")
     c.finite("vertices", v)

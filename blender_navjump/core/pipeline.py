@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -16,6 +16,7 @@ from .navmesh_check import MAX_COORDINATE
 from .settings import (
     RASTER_BYTES_PER_SPAN,
     BakeSettings,
+    MemoryLimit,
     SettingsError,
     check_memory,
     estimate_bake_bytes,
@@ -129,7 +130,8 @@ def bake(vertices: ArrayLike, triangles: ArrayLike, settings: BakeSettings | Non
     (M,) bools; False marks obstacle triangles that block but are never walked on.
     progress(stage, fraction) is called before each stage and may raise BakeCancelled.
     debug: a :class:`core.debug.BakeDebug` to fill with the voxel tops, regions and
-    contours of this bake (for debug views; costs a copy of the spans).
+    contours of this bake (for debug views; costs a copy of the spans; solo bakes only:
+    a tiled bake leaves it empty).
     Raises SettingsError / BakeInputError (both ValueError) on bad input.
     """
     t_all = time.perf_counter()
@@ -144,18 +146,12 @@ def bake(vertices: ArrayLike, triangles: ArrayLike, settings: BakeSettings | Non
     stats: dict = {"input_triangles": int(np.asarray(triangles).shape[0]),
                    "degenerate_triangles_skipped": n_deg}
 
-    # Stage imports are local so `import blender_navjump.core` stays cheap (numba compiles
-    # or loads its cache only when a bake runs).
-    from . import compact, contours, detail, erode, filters, polymesh, rasterize, regions
-    from . import stances as stance_mod
     from .malloc import fix_mmap_threshold
 
     fix_mmap_threshold()  # large arrays back to the OS when freed (see malloc.py)
 
     bmin, bmax = bounds
     limit = memory_limit(settings)  # once: the estimates count the bake's own allocations
-    cfg = voxel_config(settings, bmin, bmax, t.shape[0], limit)
-    stats["grid"] = [cfg.width, cfg.height]
 
     def stage(name, i):
         if progress is not None:
@@ -163,7 +159,84 @@ def bake(vertices: ArrayLike, triangles: ArrayLike, settings: BakeSettings | Non
         return time.perf_counter()
 
     def done(name, t0):
-        timings[name] = (time.perf_counter() - t0) * 1000.0
+        timings[name] = timings.get(name, 0.0) + (time.perf_counter() - t0) * 1000.0
+
+    hf = chf = cfg = None
+    if settings.tile_size:
+        from .tiles import bake_tiles
+
+        nm = bake_tiles(v, t, walk, settings, bmin, bmax, progress, timings, stats)
+    else:
+        cfg = voxel_config(settings, bmin, bmax, t.shape[0], limit)
+        stats["grid"] = [cfg.width, cfg.height]
+        grid = run_stages(v, t, walk, cfg, settings, timings, stats, stage, limit=limit,
+                          debug=debug)
+        hf, chf = grid.hf, grid.chf
+        nm = _assemble(grid.pmesh, cfg, settings, grid.dmeshes, grid.dverts, grid.dtris)
+        del grid
+
+    t0 = stage("links", 9)
+    if settings.links_enabled and nm.polygon_count:
+        if settings.tile_size:
+            from .tiles import build_tile_links
+
+            info = build_tile_links(nm, settings, v, t, walk, bmin, bmax, progress)
+        else:
+            from . import links as links_mod
+
+            info = links_mod.build_links(nm, hf, chf, cfg, settings, v, t)
+        stats["links"] = {k: int((nm.link_kind == i).sum())
+                          for i, k in enumerate(("drop", "jump_across", "jump_up"))}
+        # keep the generator's summary (border-edge share, messages for the user)
+        stats["links_info"] = json.loads(json.dumps(info, default=float))
+        stats.setdefault("warnings", []).extend(info.get("messages", []))
+    done("links", t0)
+    if progress is not None:
+        progress("done", 1.0)
+
+    timings["total"] = (time.perf_counter() - t_all) * 1000.0
+    stats["timings_ms"] = timings
+    stats.update(_mesh_stats(nm))
+    nm.stats = stats
+    return nm
+
+
+class GridResult(NamedTuple):
+    """What the stages leave for one grid (the solo grid, or one tile's)."""
+
+    hf: Any  # the solid heightfield, kept only when links need it (else None)
+    chf: Any
+    pmesh: Any
+    dmeshes: np.ndarray
+    dverts: np.ndarray
+    dtris: np.ndarray
+
+
+def _add(stats: dict, key: str, value: int) -> None:
+    stats[key] = stats.get(key, 0) + int(value)
+
+
+def run_stages(v, t, walk, cfg, settings: BakeSettings, timings: dict, stats: dict, stage,
+               tile=None, keep_hf: bool | None = None, limit: MemoryLimit | None = None,
+               debug: BakeDebug | None = None) -> GridResult:
+    """Rasterise ``t`` into the grid of ``cfg`` and run every stage up to the detail mesh.
+
+    ``stage(name, i)`` reports progress and returns a start time; timings and the span,
+    region and contour counts add up (a tiled bake calls this once per tile). ``tile``
+    (core/tiles.py) trims the grid to its core after erosion, cuts the regions at its
+    edges and makes the outline edges on its sides portals. ``limit``: the memory limit
+    read once per bake; ``debug``: filled with the grid's voxel tops, regions and contours.
+    """
+    from . import compact, contours, detail, erode, filters, polymesh, rasterize, regions
+    from . import stances as stance_mod
+
+    if keep_hf is None:
+        keep_hf = settings.links_enabled or debug is not None
+    if limit is None:
+        limit = memory_limit(settings)
+
+    def done(name, t0):
+        timings[name] = timings.get(name, 0.0) + (time.perf_counter() - t0) * 1000.0
 
     grid = f"a {cfg.width:,} x {cfg.height:,} cell grid at cell_size {cfg.cs:g}"
     bound = raster_span_bound(v, t, cfg.cs)
@@ -172,13 +245,15 @@ def bake(vertices: ArrayLike, triangles: ArrayLike, settings: BakeSettings | Non
                  limit)
 
     t0 = stage("rasterize", 0)
-    hf = _run("rasterize", settings, rasterize.rasterize_triangles, v, t, walk, cfg)
+    hf = _run("rasterize", settings,
+              rasterize.rasterize_triangles if tile is None else tile.rasterize, v, t, walk, cfg)
     done("rasterize", t0)
-    stats["spans"] = int(hf.span_min.shape[0])
+    spans = int(hf.span_min.shape[0])
+    _add(stats, "spans", spans)
     # The real span count is known now: check the rest of the bake fits before going on.
     check_memory(settings, estimate_bake_bytes(cfg.width, cfg.height, t.shape[0],
-                                               stats["spans"], settings.links_enabled),
-                 f"{grid} with {stats['spans']:,} spans", limit)
+                                               spans, settings.links_enabled),
+                 f"{grid} with {spans:,} spans", limit)
 
     t0 = stage("filter", 1)
     filters.filter_heightfield(hf, cfg.walkable_height, cfg.walkable_climb,
@@ -188,12 +263,11 @@ def bake(vertices: ArrayLike, triangles: ArrayLike, settings: BakeSettings | Non
 
     t0 = stage("compact", 2)
     chf = _run("compact", settings, compact.build_compact_heightfield, hf,
-               cfg.walkable_height, cfg.walkable_climb,
-               not settings.links_enabled and debug is None)
-    if not settings.links_enabled and debug is None:
-        del hf  # the solid heightfield is kept only for the links' collision tests
+               cfg.walkable_height, cfg.walkable_climb, not keep_hf)
+    if not keep_hf:
+        hf = None  # the solid heightfield is kept only for the links' collision tests
     done("compact", t0)
-    stats["compact_spans"] = int(chf.span_y.shape[0])
+    _add(stats, "compact_spans", chf.span_y.shape[0])
 
     t0 = stage("stances", 3)
     if settings.multi_stance:
@@ -209,27 +283,33 @@ def bake(vertices: ArrayLike, triangles: ArrayLike, settings: BakeSettings | Non
         # the noise filter runs on the eroded area; its time counts as the stance pass
         t0 = time.perf_counter()
         stance_mod.filter_stance_noise(chf)
-        timings["stances"] += (time.perf_counter() - t0) * 1000.0
+        done("stances", t0)
+    if tile is not None:
+        tile.before_regions(chf)
 
     t0 = stage("regions", 5)
     _run("regions", settings, regions.build_regions, chf, settings.partition,
          cfg.min_region_area, cfg.merge_region_area)
+    if tile is not None:
+        tile.after_regions(chf)
     done("regions", t0)
-    stats["regions"] = int(chf.max_region)
+    _add(stats, "regions", chf.max_region)
     if debug is not None:
         capture_spans(debug, hf, chf)
 
     t0 = stage("contours", 6)
     cset = _run("contours", settings, contours.build_contours, chf,
-                cfg.max_simplification_error, cfg.max_edge_len)
+                cfg.max_simplification_error, cfg.max_edge_len,
+                None if tile is None else tile.box)
     done("contours", t0)
-    stats["contours"] = int(cset.reg.shape[0])
+    _add(stats, "contours", cset.reg.shape[0])
     if debug is not None:
         capture_contours(debug, cset, cfg.bmin, cfg.cs, cfg.ch)
 
     t0 = stage("polygons", 7)
     pmesh = _run("polygons", settings, polymesh.build_poly_mesh, cset,
                  cfg.max_verts_per_poly, cfg.bmin, cfg.cs, cfg.ch)
+    del cset
     done("polygons", t0)
 
     t0 = stage("detail", 8)
@@ -242,28 +322,7 @@ def bake(vertices: ArrayLike, triangles: ArrayLike, settings: BakeSettings | Non
         dverts = np.zeros((0, 3), np.float64)
         dtris = np.zeros((0, 4), np.int32)
     done("detail", t0)
-
-    nm = _assemble(pmesh, cfg, settings, dmeshes, dverts, dtris)
-
-    t0 = stage("links", 9)
-    if settings.links_enabled and nm.polygon_count:
-        from . import links as links_mod
-
-        info = links_mod.build_links(nm, hf, chf, cfg, settings, v, t)
-        stats["links"] = {k: int((nm.link_kind == i).sum())
-                          for i, k in enumerate(("drop", "jump_across", "jump_up"))}
-        # keep the generator's summary (border-edge share, messages for the user)
-        stats["links_info"] = json.loads(json.dumps(info, default=float))
-        stats.setdefault("warnings", []).extend(info.get("messages", []))
-    done("links", t0)
-    if progress is not None:
-        progress("done", 1.0)
-
-    timings["total"] = (time.perf_counter() - t_all) * 1000.0
-    stats["timings_ms"] = timings
-    stats.update(_mesh_stats(nm))
-    nm.stats = stats
-    return nm
+    return GridResult(hf, chf, pmesh, dmeshes, dverts, dtris)
 
 
 def _run(stage: str, settings: BakeSettings, fn, *args):

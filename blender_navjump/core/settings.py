@@ -66,6 +66,7 @@ _LIMITS: dict[str, tuple[float, float, bool, bool]] = {
     "cost_jump_up": (0.0, 1000.0, True, True),
     "memory_limit_gb": (0.0, 1.0e6, True, True),
     "max_climb_height": (0.0, 100.0, False, True),
+    "tile_size": (0, 8192, True, True),
 }
 
 
@@ -129,6 +130,9 @@ class BakeSettings:
     climbing_enabled: bool = False
     max_climb_height: float = 3.0  # highest ledge an agent jumps up to hang from the ground
 
+    # --- tiles (core/tiles.py, docs/tiles.md) ---
+    tile_size: int = 0  # cells per tile side; 0 = one solo grid
+
     # --- resources ---
     memory_limit_gb: float = 0.0  # 0 = the machine's available memory
 
@@ -172,6 +176,14 @@ class BakeSettings:
                     f"stance heights must satisfy prone < crouch < stand, got "
                     f"prone {self.prone_height:g}, crouch {self.crouch_height:g}, "
                     f"stand {self.stand_height:g}")
+        if self.tile_size:
+            least = min_tile_size(self)
+            if self.tile_size < least:
+                raise SettingsError(
+                    "tile_size",
+                    f"{int(self.tile_size)} cells is too small for an agent radius of "
+                    f"{self.agent_radius:g} m at cell_size {self.cell_size:g}: a tile needs "
+                    f"at least {least} cells (or 0 for one solo grid)")
         walk_h = self.walkable_height_world()
         if walk_h / self.cell_height < 3 - 1e-6:
             raise SettingsError(
@@ -323,6 +335,28 @@ def link_params(s: BakeSettings, cs: float, ch: float, bmin, width: int, height:
         march_max=2.0 * run_max + float(s.max_jump_distance), grid_w=float(width),
         grid_h=float(height), slope_cos=math.cos(math.radians(float(s.agent_max_slope))),
         radius=float(s.agent_radius))
+
+
+# Tiles: each tile's grid reaches this many cells past the agent radius (and the island
+# size) into its neighbours (Recast's Sample_TileMesh: borderSize = walkableRadius + 3), so
+# erosion and the ledge filter see the same spans at a tile edge as a solo bake does.
+TILE_BORDER_EXTRA = 3
+# The smallest tile Recast's Sample_TileMesh offers (its slider starts at 16 cells).
+MIN_TILE_CELLS = 16
+
+
+def tile_border_cells(settings: BakeSettings) -> int:
+    """Cells a tile's grid reaches into its neighbours: the radius in cells + 3 (Recast),
+    plus ``region_min_size`` so that a small island crossing the tile edge is seen whole
+    and removed as a solo bake removes it (core/tiles.py)."""
+    radius = int(math.ceil(settings.agent_radius / settings.cell_size - 1e-9))
+    return radius + TILE_BORDER_EXTRA + int(settings.region_min_size)
+
+
+def min_tile_size(settings: BakeSettings) -> int:
+    """The smallest tile_size (cells) for these settings: 16, and at least twice the border
+    (a tile smaller than its own border would bake mostly its neighbours' cells)."""
+    return max(MIN_TILE_CELLS, 2 * tile_border_cells(settings))
 
 
 @dataclass

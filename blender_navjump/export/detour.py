@@ -305,8 +305,41 @@ def _build_bv_tree(item_min: np.ndarray, item_max: np.ndarray) -> np.ndarray:
     return nodes
 
 
-def build_detour_tile(nm: NavMesh) -> DetourTile:
-    """Lay out ``nm`` as one Detour tile. Raises ValueError when Detour cannot hold it."""
+@dataclass
+class TilePlace:
+    """Where a tile of a multi-tile set sits: Detour's tile coordinates, the tile's box
+    (Y-up x and z), the Detour side (0..7) across each polygon edge that leaves the tile
+    (-1 inside or on the level's border), and the polygons incoming off-mesh connections
+    from neighbour tiles may need links for."""
+
+    x: int
+    y: int
+    box_min: np.ndarray  # (x, z) Y-up
+    box_max: np.ndarray
+    ext_side: np.ndarray  # (P, nvp) int
+    incoming: int = 0
+
+
+def classify_side(points_yup: np.ndarray, box_min: np.ndarray, box_max: np.ndarray):
+    """Detour's side of each point (Y-up) outside a tile box: 0 = +x, then counter-clockwise
+    seen from +Y in steps of 45 degrees (2 = +z, 4 = -x, 6 = -z); 0xFF inside."""
+    x, z = points_yup[:, 0], points_yup[:, 2]
+    px, pz = x >= box_max[0], z >= box_max[1]
+    mx, mz = x < box_min[0], z < box_min[1]
+    dx = px.astype(int) - mx.astype(int)
+    dz = pz.astype(int) - mz.astype(int)
+    table = {(1, 0): 0, (1, 1): 1, (0, 1): 2, (-1, 1): 3, (-1, 0): 4, (-1, -1): 5,
+             (0, -1): 6, (1, -1): 7, (0, 0): DT_SIDE_INTERNAL}
+    return np.array([table[(a, b)] for a, b in zip(dx.tolist(), dz.tolist(), strict=True)],
+                    np.uint8)
+
+
+def build_detour_tile(nm: NavMesh, place: TilePlace | None = None) -> DetourTile:
+    """Lay out ``nm`` as one Detour tile. Raises ValueError when Detour cannot hold it.
+
+    ``place`` (multi-tile sets, :func:`build_detour_tiles`): nm is one tile's polygons;
+    edges to neighbour tiles become Detour portals and the header carries the tile's place.
+    """
     nm = check_navmesh(nm)
     check_float32_reach(nm, "Detour")
     rows = polygon_rows(nm)
@@ -320,7 +353,8 @@ def build_detour_tile(nm: NavMesh) -> DetourTile:
                          f"3..{DT_VERTS_PER_POLYGON} (bake with verts_per_poly <= 6)")
     if n_ground > DT_EXT_LINK - 1:
         raise ValueError(f"{n_ground} polygons do not fit one Detour tile (at most "
-                         f"{DT_EXT_LINK - 1}); tiled export is not supported yet")
+                         f"{DT_EXT_LINK - 1}); bake in tiles (set tile_size, e.g. "
+                         f"--set tile_size=128) for a multi-tile Detour set")
     stance = nm.polygon_stance.astype(np.int64)
     if stance.min() < 0 or stance.max() >= len(STANCE_AREAS):
         raise ValueError(f"polygon stance {int(stance[(stance < 0) | (stance >= 3)][0])} "
@@ -353,6 +387,13 @@ def build_detour_tile(nm: NavMesh) -> DetourTile:
         raise ValueError(f"polygon {p} has neighbours {nm.neighbours[p].tolist()} outside "
                          f"0..{n_ground - 1}")
     neis = nb + 1  # 0 = border, index + 1 = internal neighbour
+    n_portals = 0
+    if place is not None:
+        side = np.full((n_ground, DT_VERTS_PER_POLYGON), -1, np.int64)
+        side[:, :width] = place.ext_side[:, :width]
+        portal = valid & (nb < 0) & (side >= 0)
+        neis = np.where(portal, DT_EXT_LINK | np.maximum(side, 0), neis)
+        n_portals = int(portal.sum())
     polys["verts"][:n_ground] = padded
     polys["neis"][:n_ground] = neis
     polys["vertCount"][:n_ground] = counts
@@ -366,8 +407,13 @@ def build_detour_tile(nm: NavMesh) -> DetourTile:
     polys["flags"][n_ground:] = cons.flags
     polys["areaAndtype"][n_ground:] = cons.area | DT_POLYTYPE_OFFMESH_CONNECTION << 6
 
-    # Detour's builder: one link per polygon edge, two per off-mesh end inside the tile.
-    links = np.zeros(int(counts.sum()) + 4 * cons.count, LINK_DTYPE)
+    # Detour's builder: one link per polygon edge, two more per portal edge (links to the
+    # neighbour tiles), two per off-mesh end; and room for connections landing here from
+    # neighbour tiles.
+    n_links = int(counts.sum()) + 2 * n_portals + 4 * cons.count
+    if place is not None:
+        n_links += 2 * place.incoming
+    links = np.zeros(n_links, LINK_DTYPE)
 
     dmeshes, dverts, dtris = _detail(nm, padded, counts, ground_verts)
 
@@ -377,6 +423,9 @@ def build_detour_tile(nm: NavMesh) -> DetourTile:
     offmesh["poly"] = n_ground + con_ids
     offmesh["flags"] = np.where(cons.bidirectional, DT_OFFMESH_CON_BIDIR, 0)
     offmesh["side"] = DT_SIDE_INTERNAL
+    if place is not None and cons.count:
+        offmesh["side"] = classify_side(con_verts[:, 1].astype(np.float64),
+                                        place.box_min, place.box_max)
     offmesh["userId"] = cons.link
 
     # Polygon boxes over polygon and detail vertices; the tile box is their union.
@@ -389,6 +438,11 @@ def build_detour_tile(nm: NavMesh) -> DetourTile:
         np.maximum.at(item_max, owner, dverts.astype(np.float64))
     bmin = item_min.min(axis=0).astype(np.float32)
     bmax = item_max.max(axis=0).astype(np.float32)
+    if place is not None:
+        # the tile's own box across (Detour classifies off-mesh ends and finds the
+        # neighbours' portals by it); the polygons' height range
+        bmin[0], bmin[2] = np.minimum(place.box_min, bmin[[0, 2]])
+        bmax[0], bmax[2] = np.maximum(place.box_max, bmax[[0, 2]])
     extent = float((bmax.astype(np.float64) - bmin).max())
     # Recast quantises by 1 / cell size; finer if the tile would not fit 16 bits.
     cell = _setting(nm, "cell_size", 0.3)
@@ -416,6 +470,8 @@ def build_detour_tile(nm: NavMesh) -> DetourTile:
     header["walkableHeight"] = _walkable_height(nm)
     header["walkableRadius"] = _setting(nm, "agent_radius", 0.6)
     header["walkableClimb"] = _setting(nm, "agent_max_climb", 0.9)
+    if place is not None:
+        header["x"], header["y"] = place.x, place.y
     header["bmin"] = bmin
     header["bmax"] = bmax
     header["bvQuantFactor"] = quant
@@ -572,9 +628,131 @@ def navmesh_set_bytes(nm: NavMesh) -> bytes:
             + _MSET_TILE_HEADER.pack(first_tile_ref(params), len(data)) + data)
 
 
+# 32-bit polygon references: salt, tile and polygon bits; Detour wants 10 bits of salt.
+DT_REF_BITS = 32
+DT_MIN_SALT_BITS = 10
+
+
+def ref_bits(max_tiles: int, max_polys: int) -> tuple[int, int]:
+    """(tile bits, polygon bits) Detour derives from ``maxTiles``/``maxPolys``; ValueError
+    naming the setting to change when they leave fewer than 10 bits of salt."""
+    tile_bits = max(int(max_tiles) - 1, 0).bit_length()
+    poly_bits = max(int(max_polys) - 1, 0).bit_length()
+    if DT_REF_BITS - tile_bits - poly_bits < DT_MIN_SALT_BITS:
+        raise ValueError(
+            f"{max_tiles} tiles ({tile_bits} bits) and up to {max_polys} polygons per tile "
+            f"({poly_bits} bits) exceed the {DT_REF_BITS - DT_MIN_SALT_BITS} bits of a 32-bit "
+            f"Detour reference; change tile_size (larger tiles if the tiles are too many, "
+            f"smaller if a tile has too many polygons)")
+    return tile_bits, poly_bits
+
+
+def build_detour_tiles(nm: NavMesh) -> tuple[np.ndarray, list[tuple[int, DetourTile]]]:
+    """A tiled bake as Detour tiles: ``(dtNavMeshParams, [(tile ref, tile), ...])``.
+
+    One tile per NavJump tile with polygons; a link goes to the tile of its start polygon
+    and may land in that tile or one of its 8 neighbours (Detour's rule); a link reaching
+    further is refused, naming ``tile_size``."""
+    from ..core.tiles import sub_navmesh
+
+    nm = check_navmesh(nm)
+    grid = nm.stats.get("tile_grid") if isinstance(nm.stats, dict) else None
+    if not nm.tiled or not isinstance(grid, dict):
+        raise ValueError("the navmesh has no tile grid (stats['tile_grid']): bake it with "
+                         "tile_size, and export it from the bake or its .npz file")
+    ox, oy = (float(c) for c in grid["origin"])
+    size, cs = int(grid["tile_size"]), float(grid["cell_size"])
+    width = size * cs
+
+    def line(i: int) -> float:  # a tile line's coordinate, as the bake placed its vertices
+        return (i * size) * cs
+    tiles_x, tiles_y = (int(c) for c in grid["tiles"])
+    tile = nm.polygon_tile.astype(np.int64)
+    ids = np.unique(tile)
+    tx, ty = ids % tiles_x, ids // tiles_x
+    # Detour's z is NavJump's -y: Detour tile row 0 is NavJump's last row
+    z0 = -(oy + line(tiles_y))
+    # links: in the tile of their start polygon, landing at most one tile away
+    link_tile = tile[nm.link_start_poly] if nm.link_count else np.zeros(0, np.int64)
+    if nm.link_count:
+        end_tile = tile[nm.link_end_poly]
+        far = (np.abs(end_tile % tiles_x - link_tile % tiles_x) > 1) | \
+            (np.abs(end_tile // tiles_x - link_tile // tiles_x) > 1)
+        if far.any():
+            i = int(np.nonzero(far)[0][0])
+            raise ValueError(
+                f"{int(far.sum())} link(s) reach beyond the neighbouring tile (link {i}: "
+                f"tile {int(link_tile[i])} to tile {int(end_tile[i])}); Detour joins "
+                f"off-mesh connections only to adjacent tiles: raise tile_size above "
+                f"max_jump_distance / cell_size")
+    nvp = nm.polygons.shape[1]
+    n_valid = (nm.polygons >= 0).sum(axis=1)
+    cons = offmesh_connections(nm) if nm.link_count else None
+    subs = []
+    for k, x, y in zip(ids.tolist(), tx.tolist(), ty.tolist(), strict=True):
+        sel = np.nonzero(tile == k)[0]
+        sub = sub_navmesh(nm, sel)
+        mine = np.nonzero(link_tile == k)[0]
+        for name in ("link_kind", "link_start", "link_end", "link_bidirectional",
+                     "link_apex", "link_length", "link_cost"):
+            setattr(sub, name, getattr(nm, name)[mine])
+        pos = np.full(nm.polygon_count, -1, np.int64)
+        pos[sel] = np.arange(sel.size)
+        # an end outside the tile: Detour finds its polygon itself; any local index will do
+        sub.link_start_poly = pos[nm.link_start_poly[mine]].astype(np.int32)
+        sub.link_end_poly = np.maximum(pos[nm.link_end_poly[mine]], 0).astype(np.int32)
+        # the side of each edge that leaves the tile: the neighbour's tile direction
+        nb = nm.neighbours[sel]
+        slot = np.arange(nvp)[None, :] < n_valid[sel][:, None]
+        other = np.where((nb >= 0) & slot, tile[np.maximum(nb, 0)], k)
+        dx = other % tiles_x - x
+        dy = other // tiles_x - y
+        side = np.full(nb.shape, -1, np.int64)
+        side[(dx == 1) & (dy == 0)] = 0
+        side[(dx == -1) & (dy == 0)] = 4
+        side[(dx == 0) & (dy == 1)] = 6  # NavJump +y is Detour -z
+        side[(dx == 0) & (dy == -1)] = 2
+        sub.neighbours = np.where(other != k, -1, sub.neighbours).astype(np.int32)
+        incoming = 0
+        if cons is not None:
+            incoming = int((tile[nm.link_end_poly[cons.link]] == k).sum())
+        place = TilePlace(
+            x=x, y=tiles_y - 1 - y,
+            box_min=np.array([ox + line(x), -(oy + line(y + 1))]),
+            box_max=np.array([ox + line(x + 1), -(oy + line(y))]),
+            ext_side=side, incoming=incoming)
+        subs.append(build_detour_tile(sub, place))
+    max_polys = max(int(t.header["polyCount"]) for t in subs)
+    n_tiles = tiles_x * tiles_y
+    tile_bits, poly_bits = ref_bits(n_tiles, max_polys)
+    params = np.zeros((), NAVMESH_PARAMS_DTYPE)
+    params["orig"] = (ox, 0.0, z0)
+    params["tileWidth"] = width
+    params["tileHeight"] = width
+    params["maxTiles"] = 1 << tile_bits
+    params["maxPolys"] = 1 << poly_bits
+    out = []
+    for i, t in enumerate(subs):
+        # salt 1 and the tile's slot (Detour fills slots in order when given the ref)
+        out.append(((1 << (poly_bits + tile_bits)) | (i << poly_bits), t))
+    return params, out
+
+
+def tiled_navmesh_set_bytes(nm: NavMesh) -> bytes:
+    """RecastDemo's ``MSET`` file with one ``DNAV`` per tile of a tiled bake."""
+    params, tiles = build_detour_tiles(nm)
+    parts = [_MSET_HEADER.pack(NAVMESHSET_MAGIC, NAVMESHSET_VERSION, len(tiles)),
+             params.tobytes()]
+    for ref, t in tiles:
+        data = t.to_bytes()
+        parts += [_MSET_TILE_HEADER.pack(ref, len(data)), data]
+    return b"".join(parts)
+
+
 def write_detour_navmesh_set(nm: NavMesh, path) -> pathlib.Path:
-    """Write an ``MSET`` navmesh set file to ``path`` atomically."""
-    data = navmesh_set_bytes(nm)
+    """Write an ``MSET`` navmesh set file to ``path`` atomically (one tile per NavJump tile
+    for a tiled bake)."""
+    data = tiled_navmesh_set_bytes(nm) if nm.tiled else navmesh_set_bytes(nm)
     return atomic_write(path, lambda fh: fh.write(data))
 
 

@@ -1,0 +1,623 @@
+"""Tiled bakes: the level cut into square tiles of ``BakeSettings.tile_size`` cells.
+
+Each tile rasterises only the triangles that touch its grid: the tile plus a border of
+``tile_border_cells`` (agent radius in cells + 3, as Recast's Sample_TileMesh, plus
+``region_min_size`` so that small islands are judged whole), so the
+filters and the erosion see at the tile's edge what a solo bake sees. After erosion the
+border is cut away (its spans become unwalkable) and the tile runs the rest of the
+pipeline alone; only one tile's grid is alive at a time.
+
+Meeting exactly on tile edges. Two tiles share the columns on either side of their edge
+(each has the other's first columns in its border), so both know the same spans there.
+Every tile cuts a strip ``STRIP_CELLS`` wide along each of its sides into regions of its
+own, split wherever the spans of either column of the edge change (floors, areas,
+clearance) and at the corner squares; the outline edges on the tile's sides are portals
+(``contours.build_contours(tile_box=...)``), so simplification keeps exactly the cut
+corners. The two tiles therefore put the same vertices, at the same heights, on their
+common edge, and welding those vertices joins the tiles' polygons into one mesh whose
+``neighbours`` cross tile edges like any other edge. The result is one NavMesh with a
+``polygon_tile`` array: queries, stances, links and every exporter work on it unchanged.
+
+Jump links run per tile over the merged mesh (``build_tile_links``): each tile
+rasterises a window reaching ``max_jump_distance`` (and the agent radius) past its edges for
+the collision tests, generates links over the polygons that touch the window, and keeps
+those whose start segment's middle lies in the tile.
+
+Tiles bake one after the other; progress is reported per tile (``"tile 3/100"``) and a
+``BakeCancelled`` raised by the progress callback stops the bake between stages and tiles.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import time
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+from .navmesh import NavMesh, empty_navmesh
+from .settings import BakeSettings, SettingsError, tile_border_cells, voxel_config
+from .types import CONTOUR_REG_MASK
+
+# Width (cells) of the strip of tile-edge regions along each side of a tile.
+STRIP_CELLS = 2
+# Region ids a tile may use: the four above are the tile-side portals of the contours.
+MAX_TILE_REGIONS = CONTOUR_REG_MASK - 4
+# Two tiles' vertices at the same cell corner weld when their heights differ by at most
+# this many cell heights (the same tolerance the polygon builder welds with).
+WELD_HEIGHT_TOLERANCE = 2
+# Triangles are binned into tiles this many at a time (bounds the temporaries).
+BIN_CHUNK = 1 << 20
+
+
+class TileGrid(NamedTuple):
+    """How a level is cut into tiles. Cell (x, y) of the level's grid is the world square
+    ``bmin + (x, y) * cs``; tile (tx, ty) owns cells ``[tx*size, (tx+1)*size)`` in x."""
+
+    bmin: np.ndarray  # world corner of the level's grid
+    bmax: np.ndarray
+    cs: float
+    size: int  # cells per tile side
+    border: int  # cells each tile's grid reaches into its neighbours
+    tiles_x: int
+    tiles_y: int
+
+    @property
+    def count(self) -> int:
+        return self.tiles_x * self.tiles_y
+
+    def origin(self, k: int, border: int) -> tuple[int, int]:
+        """Level cell of the first cell of tile k's grid with ``border`` cells around."""
+        tx, ty = k % self.tiles_x, k // self.tiles_x
+        return tx * self.size - border, ty * self.size - border
+
+
+def tile_grid(settings: BakeSettings, bmin, bmax) -> TileGrid:
+    cs = float(settings.cell_size)
+    bmin = np.asarray(bmin, np.float64).copy()
+    bmax = np.asarray(bmax, np.float64).copy()
+    width = int((bmax[0] - bmin[0]) / cs + 0.5) + 1
+    height = int((bmax[1] - bmin[1]) / cs + 0.5) + 1
+    size = int(settings.tile_size)
+    return TileGrid(bmin, bmax, cs, size, tile_border_cells(settings),
+                    -(-width // size), -(-height // size))
+
+
+def tile_config(settings: BakeSettings, grid: TileGrid, k: int, border: int, n_tris: int):
+    """The VoxelConfig of tile k's grid: the tile plus ``border`` cells on every side,
+    aligned with the level's grid and with its vertical range (voxel levels agree)."""
+    ox, oy = grid.origin(k, border)
+    side = grid.size + 2 * border
+    bmin = grid.bmin.copy()
+    bmin[0] += ox * grid.cs
+    bmin[1] += oy * grid.cs
+    bmax = grid.bmax.copy()
+    bmax[0] = bmin[0] + side * grid.cs
+    bmax[1] = bmin[1] + side * grid.cs
+    cfg = voxel_config(settings, bmin, bmax, n_tris)
+    return dataclasses.replace(cfg, width=side, height=side)
+
+
+def bin_triangles(grid: TileGrid, v: np.ndarray, t: np.ndarray, border: int):
+    """Triangles per tile, CSR ``(start (tiles+1,), items)``: a triangle is listed for
+    every tile whose grid (with ``border``) its bounding box touches."""
+    cs = grid.cs
+    counts = np.zeros(grid.count, np.int64)
+    ranges = []
+    for lo in range(0, t.shape[0], BIN_CHUNK):
+        tri = t[lo:lo + BIN_CHUNK]
+        xy = v[tri, :2]  # (m, 3, 2)
+        cmin = np.floor((xy.min(axis=1) - grid.bmin[:2]) / cs).astype(np.int64) - border - 1
+        cmax = np.floor((xy.max(axis=1) - grid.bmin[:2]) / cs).astype(np.int64) + border + 1
+        del xy
+        t0 = np.clip(np.floor_divide(cmin, grid.size), 0, [grid.tiles_x - 1, grid.tiles_y - 1])
+        t1 = np.clip(np.floor_divide(cmax, grid.size), 0, [grid.tiles_x - 1, grid.tiles_y - 1])
+        ranges.append((t0.astype(np.int32), t1.astype(np.int32)))
+        _count_bins(t0, t1, grid.tiles_x, counts)
+    start = np.zeros(grid.count + 1, np.int64)
+    np.cumsum(counts, out=start[1:])
+    items = np.empty(int(start[-1]), np.int32)
+    fill = start[:-1].copy()
+    for c, (t0, t1) in enumerate(ranges):
+        _fill_bins(t0, t1, grid.tiles_x, c * BIN_CHUNK, fill, items)
+    return start, items
+
+
+@njit(cache=True)
+def _count_bins(t0, t1, tiles_x, counts):
+    for i in range(t0.shape[0]):
+        for ty in range(t0[i, 1], t1[i, 1] + 1):
+            for tx in range(t0[i, 0], t1[i, 0] + 1):
+                counts[tx + ty * tiles_x] += 1
+
+
+@njit(cache=True)
+def _fill_bins(t0, t1, tiles_x, base, fill, items):
+    for i in range(t0.shape[0]):
+        for ty in range(t0[i, 1], t1[i, 1] + 1):
+            for tx in range(t0[i, 0], t1[i, 0] + 1):
+                k = tx + ty * tiles_x
+                items[fill[k]] = base + i
+                fill[k] += 1
+
+
+# ----------------------------------------------------------------- tile-edge regions
+@njit(cache=True)
+def _cell_signatures(cell_index, cell_count, span_y, span_h, span_area):
+    """A hash per cell of its walkable spans (floor, clearance, area): two cells with the
+    same signature give the same outline along a tile edge."""
+    n = cell_index.shape[0]
+    sig = np.zeros(n, np.int64)
+    for c in range(n):
+        h = np.int64(1469598103934665603)
+        for s in range(cell_index[c], cell_index[c] + cell_count[c]):
+            if span_area[s] != 0:
+                h = (h ^ (span_y[s] * 131 + span_area[s])) * np.int64(1099511628211)
+                h = (h ^ min(span_h[s], 1 << 20)) * np.int64(1099511628211)
+        sig[c] = h
+    return sig
+
+
+def _side_segments(sig_a: np.ndarray, sig_b: np.ndarray, lo: int, hi: int) -> np.ndarray:
+    """Segment number of each row lo..hi-1 along a tile side whose two columns have the
+    signatures ``sig_a``/``sig_b`` (indexed by row): a new segment starts wherever either
+    column changes and at the corner squares (lo + STRIP_CELLS, hi - STRIP_CELLS)."""
+    rows = np.arange(lo + 1, hi)
+    cut = (sig_a[rows] != sig_a[rows - 1]) | (sig_b[rows] != sig_b[rows - 1])
+    cut |= (rows == lo + STRIP_CELLS) | (rows == hi - STRIP_CELLS)
+    return np.concatenate([[0], np.cumsum(cut)]).astype(np.int64)
+
+
+@njit(cache=True)
+def _split_regions(span_reg, span_area, span_con, span_x, span_cy, x0, y0, x1, y1, w,
+                   seg_left, seg_bottom, seg_right, seg_top):
+    """New region ids: spans in the strip along each side get the region of their side's
+    segment (corner squares one per pair of segments), split into connected parts of one
+    area; the other spans keep their region, also split into connected parts. Returns
+    (regions, count)."""
+    n = span_reg.shape[0]
+    key = np.zeros(n, np.int64)
+    big = np.int64(1) << 40
+    for s in range(n):
+        r = span_reg[s]
+        if r == 0 or span_area[s] == 0:
+            continue
+        x = span_x[s]
+        y = span_cy[s]
+        near_l = x < x0 + w
+        near_r = x >= x1 - w
+        near_b = y < y0 + w
+        near_t = y >= y1 - w
+        if (near_l or near_r) and (near_b or near_t):
+            # a corner square, cut by both of its sides' segments
+            corner = (1 if near_r else 0) + (2 if near_t else 0)
+            along_y = seg_right[y - y0] if near_r else seg_left[y - y0]
+            along_x = seg_top[x - x0] if near_t else seg_bottom[x - x0]
+            key[s] = -(5 * big + corner * (big >> 2) + along_y * 65536 + along_x)
+        elif near_l:
+            key[s] = -(big + seg_left[y - y0])
+        elif near_r:
+            key[s] = -(2 * big + seg_right[y - y0])
+        elif near_b:
+            key[s] = -(3 * big + seg_bottom[x - x0])
+        elif near_t:
+            key[s] = -(4 * big + seg_top[x - x0])
+        else:
+            key[s] = r
+    out = np.zeros(n, np.int32)
+    stack = np.empty(n, np.int64)
+    count = 0
+    for s0 in range(n):
+        if key[s0] == 0 or out[s0] != 0:
+            continue
+        count += 1
+        out[s0] = count
+        top = 0
+        stack[top] = s0
+        top += 1
+        while top:
+            top -= 1
+            s = stack[top]
+            for d in range(4):
+                nb = span_con[s, d]
+                if nb >= 0 and out[nb] == 0 and key[nb] == key[s0] \
+                        and span_area[nb] == span_area[s0]:
+                    out[nb] = count
+                    stack[top] = nb
+                    top += 1
+    return out, count
+
+
+@njit(cache=True)
+def _drop_small_islands(span_area, span_con, span_x, span_cy, width, height, margin,
+                        min_area):
+    """Make unwalkable every island (walkable spans joined by connections) smaller than
+    ``min_area`` spans that stays ``margin`` cells clear of the edge of the tile's grid.
+    Such an island is whole here and counted as a solo bake counts it. The grid's outermost
+    cells are never walkable (the ledge filter and erosion see nothing beyond them), so an
+    island that comes within ``margin`` (the border less one cell) of the edge may go on
+    outside and is kept."""
+    n = span_area.shape[0]
+    seen = np.zeros(n, np.bool_)
+    stack = np.empty(n, np.int64)
+    members = np.empty(n, np.int64)
+    for s0 in range(n):
+        if span_area[s0] == 0 or seen[s0]:
+            continue
+        seen[s0] = True
+        top = 0
+        stack[top] = s0
+        top += 1
+        count = 0
+        edge = False
+        while top:
+            top -= 1
+            s = stack[top]
+            members[count] = s
+            count += 1
+            if span_x[s] < margin or span_x[s] >= width - margin or span_cy[s] < margin \
+                    or span_cy[s] >= height - margin:
+                edge = True
+            for d in range(4):
+                nb = span_con[s, d]
+                if nb >= 0 and span_area[nb] != 0 and not seen[nb]:
+                    seen[nb] = True
+                    stack[top] = nb
+                    top += 1
+        if count < min_area and not edge:
+            for i in range(count):
+                span_area[members[i]] = 0
+
+
+class Raster:
+    """Rasterises tiles in one frame for the whole level: the level's grid widened by
+    ``pad`` cells on every side. Each tile rasterises its rows of that frame (same origin,
+    same arithmetic for every tile) and keeps its own columns; a tile computed apart from
+    its neighbour would round a triangle edge on a cell boundary its own way, and the two
+    could disagree by a cell on their common edge."""
+
+    def __init__(self, grid: TileGrid, pad: int):
+        self.grid = grid
+        self.pad = pad
+        self.bmin = grid.bmin.copy()
+        self.bmin[0] -= pad * grid.cs
+        self.bmin[1] -= pad * grid.cs
+        self.width = grid.tiles_x * grid.size + 2 * pad
+        self.height = grid.tiles_y * grid.size + 2 * pad
+
+    def rasterize(self, v, t, walk, cfg):
+        from .rasterize import mark_walkable_triangles, rasterize_kernel
+        from .types import Heightfield
+
+        # the tile grid's first cell in the frame
+        ox = int(round((cfg.bmin[0] - self.bmin[0]) / cfg.cs))
+        oy = int(round((cfg.bmin[1] - self.bmin[1]) / cfg.cs))
+        tri_area = mark_walkable_triangles(v, t, cfg.walkable_slope_cos, walk)
+        bmax = self.grid.bmax.copy()
+        head, smin, smax, sarea, snext, n = rasterize_kernel(
+            v, t, tri_area, self.bmin, bmax, cfg.cs, cfg.ch, self.width, self.height,
+            cfg.walkable_climb, oy, oy + cfg.height)
+        head = np.ascontiguousarray(
+            head.reshape(cfg.height, self.width)[:, ox:ox + cfg.width]).reshape(-1)
+        return Heightfield(width=cfg.width, height=cfg.height, bmin=cfg.bmin, cs=cfg.cs,
+                           ch=cfg.ch, column_head=head, span_min=smin[:n], span_max=smax[:n],
+                           span_area=sarea[:n], span_next=snext[:n])
+
+
+class TileCore:
+    """The hooks ``pipeline.run_stages`` calls for one tile: ``box`` is the tile in its
+    grid's cells (x0, y0, x1, y1); the border around it is trimmed after erosion. The
+    tile's regions are built without the small-island filter (``tile_config`` sets
+    ``min_region_area`` 0); ``before_regions`` applies it with ``min_area`` on the whole
+    tile grid, border included.
+
+    ``raster`` (:class:`Raster`) rasterises the tile in the level's frame, so two tiles
+    compute the same spans for the columns they share, to the last bit."""
+
+    def __init__(self, border: int, size: int, min_area: int, raster: Raster,
+                 edge_cells: int):
+        self.box = (border, border, border + size, border + size)
+        self.min_area = int(min_area)
+        # cells at the grid's edge that are never walkable (ledge filter + erosion) and one
+        # more: an island within them may go on beyond the grid
+        self.edge_cells = int(edge_cells)
+        self.raster = raster
+        self.segments: tuple[np.ndarray, ...] = ()
+
+    def rasterize(self, v, t, walk, cfg):
+        return self.raster.rasterize(v, t, walk, cfg)
+
+    def before_regions(self, chf) -> None:
+        x0, y0, x1, y1 = self.box
+        sig = _cell_signatures(chf.cell_index, chf.cell_count, chf.span_y, chf.span_h,
+                               chf.span_area).reshape(chf.height, chf.width)
+        self.segments = (
+            _side_segments(sig[:, x0 - 1], sig[:, x0], y0, y1),  # left
+            _side_segments(sig[y0 - 1, :], sig[y0, :], x0, x1),  # bottom
+            _side_segments(sig[:, x1 - 1], sig[:, x1], y0, y1),  # right
+            _side_segments(sig[y1 - 1, :], sig[y1, :], x0, x1),  # top
+        )
+        if self.min_area > 0:
+            _drop_small_islands(chf.span_area, chf.span_con, chf.span_x, chf.span_cy,
+                                chf.width, chf.height, self.edge_cells, self.min_area)
+        outside = ((chf.span_x < x0) | (chf.span_x >= x1)
+                   | (chf.span_cy < y0) | (chf.span_cy >= y1))
+        chf.span_area[outside] = 0
+
+    def after_regions(self, chf) -> None:
+        x0, y0, x1, y1 = self.box
+        reg, count = _split_regions(chf.span_reg, chf.span_area, chf.span_con, chf.span_x,
+                                    chf.span_cy, x0, y0, x1, y1, STRIP_CELLS, *self.segments)
+        if count > MAX_TILE_REGIONS:
+            raise SettingsError("tile_size", f"a tile of {x1 - x0} cells has {count:,} regions,"
+                                             f" more than the {MAX_TILE_REGIONS:,} a tile holds;"
+                                             f" lower tile_size")
+        chf.span_reg = reg
+        chf.max_region = int(count)
+
+
+# --------------------------------------------------------------------------- the bake
+class TilePart(NamedTuple):
+    """One tile's polygons, vertices in level cells (x, y) and voxel levels (z)."""
+
+    tile: int
+    verts: np.ndarray  # (V, 3) int64
+    polys: np.ndarray  # (P, nvp) int32, local vertex indices
+    regs: np.ndarray
+    areas: np.ndarray
+    dmeshes: np.ndarray
+    dverts: np.ndarray
+    dtris: np.ndarray
+
+
+def _tile_progress(progress, k: int, n: int):
+    """The per-stage callback of tile k: reports ``"tile k+1/n: stage"`` over the tile's
+    share of the bake (the navmesh part is 90%, links the rest)."""
+    from .pipeline import STAGES
+
+    def stage(name, i):
+        if progress is not None:
+            progress(f"tile {k + 1}/{n}: {name}", 0.9 * (k + i / len(STAGES)) / n)
+        return time.perf_counter()
+
+    return stage
+
+
+def bake_tiles(v, t, walk, settings: BakeSettings, bmin, bmax, progress, timings: dict,
+               stats: dict) -> NavMesh:
+    """The navmesh of a tiled bake (no links yet): tile by tile, merged into one mesh."""
+    from .pipeline import run_stages
+
+    grid = tile_grid(settings, bmin, bmax)
+    stats["grid"] = [grid.tiles_x * grid.size, grid.tiles_y * grid.size]
+    stats["tiles"] = [grid.tiles_x, grid.tiles_y]
+    # where the tiles lie (the multi-tile Detour export places its tiles by it)
+    stats["tile_grid"] = {"origin": [float(grid.bmin[0]), float(grid.bmin[1])],
+                          "tile_size": grid.size, "cell_size": grid.cs,
+                          "tiles": [grid.tiles_x, grid.tiles_y]}
+    t0 = time.perf_counter()
+    start, items = bin_triangles(grid, v, t, grid.border)
+    timings["tiles_bin"] = (time.perf_counter() - t0) * 1000.0
+    parts = []
+    baked = 0
+    raster = Raster(grid, grid.border)
+    for k in range(grid.count):
+        stage = _tile_progress(progress, k, grid.count)
+        ids = items[start[k]:start[k + 1]]
+        if ids.size == 0:
+            stage("empty", 0)
+            continue
+        cfg = tile_config(settings, grid, k, grid.border, int(ids.size))
+        core = TileCore(grid.border, grid.size, cfg.min_region_area, raster,
+                        cfg.walkable_radius + 2)
+        cfg = dataclasses.replace(cfg, min_region_area=0)
+        tt = np.ascontiguousarray(t[ids])
+        res = run_stages(v, tt, np.ascontiguousarray(walk[ids]), cfg, settings, timings,
+                         stats, stage, core, keep_hf=False)
+        del tt
+        baked += 1
+        if res.pmesh.polys.shape[0] == 0:
+            continue
+        ox, oy = grid.origin(k, grid.border)
+        verts = res.pmesh.verts.astype(np.int64) + np.array([ox, oy, 0], np.int64)
+        parts.append(TilePart(k, verts, res.pmesh.polys, res.pmesh.regs, res.pmesh.areas,
+                              res.dmeshes, res.dverts, res.dtris))
+    stats["tiles_baked"] = baked
+    t0 = time.perf_counter()
+    nm = merge_tiles(parts, grid, settings)
+    timings["tiles_merge"] = (time.perf_counter() - t0) * 1000.0
+    return nm
+
+
+def _weld(verts: np.ndarray, tol: int) -> tuple[np.ndarray, np.ndarray]:
+    """Weld vertices at the same cell corner whose heights differ by at most ``tol``
+    (neighbouring groups chained): returns (index of each vertex's weld, welded verts)."""
+    order = np.lexsort((verts[:, 2], verts[:, 1], verts[:, 0]))
+    s = verts[order]
+    new = np.ones(s.shape[0], np.bool_)
+    new[1:] = ((s[1:, 0] != s[:-1, 0]) | (s[1:, 1] != s[:-1, 1])
+               | (s[1:, 2] - s[:-1, 2] > tol))
+    group = np.cumsum(new) - 1
+    remap = np.empty(verts.shape[0], np.int64)
+    remap[order] = group
+    return remap, s[new]
+
+
+def merge_tiles(parts: list[TilePart], grid: TileGrid, settings: BakeSettings) -> NavMesh:
+    """One NavMesh from the tiles' polygons: tile-edge vertices welded, neighbours found
+    across tile edges, regions numbered per tile, ``polygon_tile`` filled."""
+    from .polymesh import build_adjacency
+
+    nvp = int(settings.verts_per_poly)
+    if not parts:
+        nm = empty_navmesh(nvp)
+        nm.settings = settings.to_dict()
+        return nm
+    vbase = np.cumsum([0] + [p.verts.shape[0] for p in parts])
+    allv = np.concatenate([p.verts for p in parts])
+    polys = np.concatenate([np.where(p.polys >= 0, p.polys + vbase[i], -1)
+                            for i, p in enumerate(parts)]).astype(np.int64)
+    remap, welded = _weld(allv, WELD_HEIGHT_TOLERANCE)
+    polys = np.where(polys >= 0, remap[np.maximum(polys, 0)], -1)
+    neighbours = build_adjacency(polys, max(welded.shape[0], 1))
+    reg_base = np.cumsum([0] + [int(p.regs.max(initial=0)) for p in parts])
+    regs = np.concatenate([p.regs + reg_base[i] for i, p in enumerate(parts)])
+    areas = np.concatenate([p.areas for p in parts]).astype(np.uint8)
+    tile = np.concatenate([np.full(p.polys.shape[0], p.tile, np.int32) for p in parts])
+    dv_base = np.cumsum([0] + [p.dverts.shape[0] for p in parts])
+    dt_base = np.cumsum([0] + [p.dtris.shape[0] for p in parts])
+    dmeshes = np.concatenate([p.dmeshes.astype(np.int64) + [dv_base[i], 0, dt_base[i], 0]
+                              for i, p in enumerate(parts)]).astype(np.int32)
+    dverts = np.concatenate([p.dverts for p in parts])
+    dtris = np.concatenate([p.dtris for p in parts]).astype(np.int32)
+    verts = np.empty(welded.shape, np.float64)
+    verts[:, 0] = grid.bmin[0] + welded[:, 0] * grid.cs
+    verts[:, 1] = grid.bmin[1] + welded[:, 1] * grid.cs
+    verts[:, 2] = grid.bmin[2] + welded[:, 2] * float(settings.cell_height)
+    # the first n detail vertices of a polygon are its own vertices: take the welded ones
+    # (one position for a vertex shared by two tiles)
+    if dverts.shape[0]:
+        p_idx, slot = np.nonzero(polys >= 0)
+        dverts[dmeshes[p_idx, 0] + slot] = verts[polys[p_idx, slot]]
+    areas_i16 = areas.astype(np.int16)
+    return NavMesh(
+        vertices=verts,
+        polygons=polys.astype(np.int32),
+        neighbours=neighbours.astype(np.int32),
+        polygon_area=areas,
+        polygon_region=regs.astype(np.int32),
+        polygon_stance=(np.maximum(areas_i16, 1) - 1).astype(np.int8),
+        detail_meshes=dmeshes,
+        detail_vertices=dverts,
+        detail_triangles=dtris,
+        polygon_tile=tile,
+        settings=settings.to_dict(),
+    )
+
+
+# ------------------------------------------------------------------------------ links
+def link_border_cells(settings: BakeSettings) -> int:
+    """Cells the link window reaches past a tile: the jump reach, the agent radius and the
+    tile border (collision tests and landing spots within reach of a start in the tile)."""
+    reach = max(settings.max_jump_distance, 0.0) + settings.agent_radius
+    return tile_border_cells(settings) + int(math.ceil(reach / settings.cell_size)) + 2
+
+
+def build_tile_links(nm: NavMesh, settings: BakeSettings, v, t, walk, bmin, bmax,
+                     progress) -> dict:
+    """Jump links of a tiled bake, tile by tile (see module doc); fills nm's link arrays
+    and returns the generator's summary summed over tiles."""
+    from . import compact, filters, rasterize
+    from . import links as links_mod
+    from .navmesh import empty_links
+
+    grid = tile_grid(settings, bmin, bmax)
+    border = link_border_cells(settings)
+    start, items = bin_triangles(grid, v, t, border)
+    # each polygon's box in level cells, to pick the polygons of a window
+    pv = np.where(nm.polygons[..., None] >= 0, nm.vertices[np.maximum(nm.polygons, 0)],
+                  np.nan)
+    pmin = np.floor((np.nanmin(pv[..., :2], axis=1) - grid.bmin[:2]) / grid.cs)
+    pmax = np.floor((np.nanmax(pv[..., :2], axis=1) - grid.bmin[:2]) / grid.cs)
+    del pv
+    found: dict[str, list] = {name: [] for name in empty_links()}
+    info: dict = {"messages": [], "border_edges": 0, "border_edges_linked": 0,
+                  "samples": 0, "tiles": 0}
+    for k in range(grid.count):
+        if progress is not None:
+            progress(f"tile {k + 1}/{grid.count}: links", 0.9 + 0.1 * k / grid.count)
+        mine = nm.polygon_tile == k
+        if not mine.any():
+            continue
+        ids = items[start[k]:start[k + 1]]
+        cfg = tile_config(settings, grid, k, border, int(ids.size))
+        ox, oy = grid.origin(k, border)
+        side = grid.size + 2 * border
+        inside = ((pmax[:, 0] >= ox) & (pmin[:, 0] < ox + side)
+                  & (pmax[:, 1] >= oy) & (pmin[:, 1] < oy + side))
+        # the window's grid must hold every polygon the generator looks at
+        lo = np.minimum(pmin[inside].min(axis=0), [ox, oy]).astype(np.int64) - 1
+        hi = np.maximum(pmax[inside].max(axis=0) + 1, [ox + side, oy + side]).astype(np.int64) + 1
+        cfg = dataclasses.replace(
+            cfg, bmin=np.array([grid.bmin[0] + lo[0] * grid.cs, grid.bmin[1] + lo[1] * grid.cs,
+                                grid.bmin[2]]),
+            bmax=np.array([grid.bmin[0] + hi[0] * grid.cs, grid.bmin[1] + hi[1] * grid.cs,
+                           grid.bmax[2]]),
+            width=int(hi[0] - lo[0]), height=int(hi[1] - lo[1]))
+        tt = np.ascontiguousarray(t[ids])
+        hf = rasterize.rasterize_triangles(v, tt, np.ascontiguousarray(walk[ids]), cfg)
+        if settings.filter_low_hanging_obstacles:
+            filters.filter_low_hanging_obstacles(hf, cfg.walkable_climb)
+        if settings.filter_ledge_spans:
+            filters.filter_ledge_spans(hf, cfg.walkable_height, cfg.walkable_climb)
+        if settings.filter_low_height_spans:
+            filters.filter_low_height_spans(hf, cfg.walkable_height)
+        chf = compact.build_compact_heightfield(hf, cfg.walkable_height, cfg.walkable_climb)
+        sel = np.nonzero(inside)[0]
+        sub = sub_navmesh(nm, sel)
+        part = links_mod.build_links(sub, hf, chf, cfg, settings, v, tt)
+        del hf, chf, tt
+        info["tiles"] += 1
+        for key in ("border_edges", "border_edges_linked", "samples"):
+            info[key] += int(part.get(key, 0))
+        for msg in part.get("messages", []):
+            if msg not in info["messages"]:
+                info["messages"].append(msg)
+        if sub.link_count == 0:
+            continue
+        # keep the links whose start segment's middle lies in this tile (each tile's pass
+        # sees the whole ledge near its edges, so exactly one tile keeps each link)
+        mid = (sub.link_start[:, 0, :2] + sub.link_start[:, 1, :2]) * 0.5
+        cell = np.floor((mid - grid.bmin[:2]) / grid.cs).astype(np.int64)
+        tx, ty = k % grid.tiles_x, k // grid.tiles_x
+        col = np.clip(cell[:, 0] // grid.size, 0, grid.tiles_x - 1)
+        row = np.clip(cell[:, 1] // grid.size, 0, grid.tiles_y - 1)
+        keep = (col == tx) & (row == ty)
+        for name in found:
+            arr = getattr(sub, name)[keep]
+            if name in ("link_start_poly", "link_end_poly"):
+                arr = sel[arr].astype(np.int32)
+            found[name].append(arr)
+    for name, empty in empty_links().items():
+        setattr(nm, name, np.concatenate([empty, *found[name]]).astype(empty.dtype))
+    counts = {kind: int((nm.link_kind == i).sum())
+              for i, kind in enumerate(("drop", "jump_across", "jump_up"))}
+    info["counts"] = counts
+    return info
+
+
+def sub_navmesh(nm: NavMesh, sel: np.ndarray) -> NavMesh:
+    """The polygons ``sel`` of nm as a NavMesh of their own (neighbours outside dropped)."""
+    pos = np.full(nm.polygon_count, -1, np.int64)
+    pos[sel] = np.arange(sel.size)
+    polys = nm.polygons[sel]
+    used = np.unique(polys[polys >= 0])
+    vpos = np.full(nm.vertices.shape[0], -1, np.int64)
+    vpos[used] = np.arange(used.size)
+    nb = nm.neighbours[sel]
+    dm = nm.detail_meshes[sel].astype(np.int64)
+    vcount, tcount = dm[:, 1], dm[:, 3]
+    vrows = np.repeat(dm[:, 0], vcount) + _ranks(vcount)
+    trows = np.repeat(dm[:, 2], tcount) + _ranks(tcount)
+    new_dm = np.stack([np.cumsum(vcount) - vcount, vcount, np.cumsum(tcount) - tcount, tcount],
+                      axis=1).astype(np.int32)
+    return NavMesh(
+        vertices=nm.vertices[used],
+        polygons=np.where(polys >= 0, vpos[np.maximum(polys, 0)], -1).astype(np.int32),
+        neighbours=np.where(nb >= 0, pos[np.maximum(nb, 0)], -1).astype(np.int32),
+        polygon_area=nm.polygon_area[sel],
+        polygon_region=nm.polygon_region[sel],
+        polygon_stance=nm.polygon_stance[sel],
+        detail_meshes=new_dm,
+        detail_vertices=nm.detail_vertices[vrows],
+        detail_triangles=nm.detail_triangles[trows],
+        settings=nm.settings,
+    )
+
+
+def _ranks(counts: np.ndarray) -> np.ndarray:
+    from .navmesh import _ranks as ranks
+
+    return ranks(counts)
