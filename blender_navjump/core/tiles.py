@@ -39,7 +39,7 @@ from numba import njit
 
 from .navmesh import NavMesh, empty_navmesh
 from .settings import BakeSettings, SettingsError, tile_border_cells, voxel_config
-from .types import CONTOUR_REG_MASK
+from .stage_data import CONTOUR_REG_MASK
 
 # Width (cells) of the strip of tile-edge regions along each side of a tile.
 STRIP_CELLS = 2
@@ -289,7 +289,7 @@ class Raster:
 
     def rasterize(self, v, t, walk, cfg):
         from .rasterize import mark_walkable_triangles, rasterize_kernel
-        from .types import Heightfield
+        from .stage_data import Heightfield
 
         # the tile grid's first cell in the frame
         ox = int(round((cfg.bmin[0] - self.bmin[0]) / cfg.cs))
