@@ -38,7 +38,13 @@ import numpy as np
 from numba import njit
 
 from .navmesh import NavMesh, empty_navmesh
-from .settings import BakeSettings, SettingsError, tile_border_cells, voxel_config
+from .settings import (
+    BakeSettings,
+    SettingsError,
+    link_params,
+    tile_border_cells,
+    voxel_config,
+)
 from .stage_data import CONTOUR_REG_MASK
 
 # Width (cells) of the strip of tile-edge regions along each side of a tile.
@@ -540,20 +546,21 @@ def build_tile_links(nm: NavMesh, settings: BakeSettings, v, t, walk, bmin, bmax
         # the window's grid must hold every polygon the generator looks at
         lo = np.minimum(pmin[inside].min(axis=0), [ox, oy]).astype(np.int64) - 1
         hi = np.maximum(pmax[inside].max(axis=0) + 1, [ox + side, oy + side]).astype(np.int64) + 1
+        wbmin = np.array([grid.bmin[0] + lo[0] * grid.cs, grid.bmin[1] + lo[1] * grid.cs,
+                          grid.bmin[2]])
+        wbmax = np.array([grid.bmin[0] + hi[0] * grid.cs, grid.bmin[1] + hi[1] * grid.cs,
+                          grid.bmax[2]])
+        width, height = int(hi[0] - lo[0]), int(hi[1] - lo[1])
+        # the link parameters hold the grid's origin and size: derived again for the window
         cfg = dataclasses.replace(
-            cfg, bmin=np.array([grid.bmin[0] + lo[0] * grid.cs, grid.bmin[1] + lo[1] * grid.cs,
-                                grid.bmin[2]]),
-            bmax=np.array([grid.bmin[0] + hi[0] * grid.cs, grid.bmin[1] + hi[1] * grid.cs,
-                           grid.bmax[2]]),
-            width=int(hi[0] - lo[0]), height=int(hi[1] - lo[1]))
+            cfg, bmin=wbmin, bmax=wbmax, width=width, height=height,
+            links=link_params(settings, cfg.cs, cfg.ch, wbmin, width, height,
+                              cfg.walkable_climb))
         tt = np.ascontiguousarray(t[ids])
         hf = rasterize.rasterize_triangles(v, tt, np.ascontiguousarray(walk[ids]), cfg)
-        if settings.filter_low_hanging_obstacles:
-            filters.filter_low_hanging_obstacles(hf, cfg.walkable_climb)
-        if settings.filter_ledge_spans:
-            filters.filter_ledge_spans(hf, cfg.walkable_height, cfg.walkable_climb)
-        if settings.filter_low_height_spans:
-            filters.filter_low_height_spans(hf, cfg.walkable_height)
+        filters.filter_heightfield(hf, cfg.walkable_height, cfg.walkable_climb,
+                                   settings.filter_low_hanging_obstacles,
+                                   settings.filter_ledge_spans, settings.filter_low_height_spans)
         chf = compact.build_compact_heightfield(hf, cfg.walkable_height, cfg.walkable_climb)
         sel = np.nonzero(inside)[0]
         sub = sub_navmesh(nm, sel)
