@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .kinds import BUILTIN_AREAS
 from .navmesh import AREA_STAND, NavMesh, empty_navmesh
 from .navmesh_check import MAX_COORDINATE
 from .settings import (
@@ -115,12 +116,15 @@ def validate_geometry(
 
 def bake(vertices: ArrayLike, triangles: ArrayLike, settings: BakeSettings | None = None,
          progress: ProgressCallback | None = None, *,
-         walkable: ArrayLike | None = None) -> NavMesh:
+         walkable: ArrayLike | None = None, volumes=(), shared: dict | None = None) -> NavMesh:
     """Bake a navigation mesh from world-space triangles.
 
     vertices: (N, 3) metres, Z up. triangles: (M, 3) vertex indices. walkable: optional
     (M,) bools; False marks obstacle triangles that block but are never walked on.
     progress(stage, fraction) is called before each stage and may raise BakeCancelled.
+    volumes: modifier volumes (``core.areas.Volume``: areas, no-links). shared: a dict kept
+    between bakes of the same geometry (several agents, ``core.agents``): the solid and
+    compact heightfields are reused by agents with the same voxel settings.
     Raises SettingsError / BakeInputError (both ValueError) on bad input.
     """
     t_all = time.perf_counter()
@@ -158,8 +162,13 @@ def bake(vertices: ArrayLike, triangles: ArrayLike, settings: BakeSettings | Non
     check_memory(settings, cfg.width * cfg.height * 4 + bound * RASTER_BYTES_PER_SPAN,
                  f"rasterising {t.shape[0]:,} triangles (up to {bound:,} spans) into {grid}")
 
+    from .agents import shared_stage
+
     t0 = stage("rasterize", 0)
-    hf = _run("rasterize", settings, rasterize.rasterize_triangles, v, t, walk, cfg)
+    hf = shared_stage(shared, ("rasterize", cfg.cs, cfg.ch, cfg.walkable_slope_cos,
+                               cfg.walkable_climb),
+                      lambda: _run("rasterize", settings, rasterize.rasterize_triangles,
+                                   v, t, walk, cfg))
     done("rasterize", t0)
     stats["spans"] = int(hf.span_min.shape[0])
     # The real span count is known now: check the rest of the bake fits before going on.
@@ -167,21 +176,29 @@ def bake(vertices: ArrayLike, triangles: ArrayLike, settings: BakeSettings | Non
                                                stats["spans"], settings.links_enabled),
                  f"{grid} with {stats['spans']:,} spans")
 
-    t0 = stage("filter", 1)
-    if settings.filter_low_hanging_obstacles:
-        filters.filter_low_hanging_obstacles(hf, cfg.walkable_climb)
-    if settings.filter_ledge_spans:
-        filters.filter_ledge_spans(hf, cfg.walkable_height, cfg.walkable_climb)
-    if settings.filter_low_height_spans:
-        filters.filter_low_height_spans(hf, cfg.walkable_height)
-    done("filter", t0)
+    def filter_and_compact():
+        t0 = stage("filter", 1)
+        if settings.filter_low_hanging_obstacles:
+            filters.filter_low_hanging_obstacles(hf, cfg.walkable_climb)
+        if settings.filter_ledge_spans:
+            filters.filter_ledge_spans(hf, cfg.walkable_height, cfg.walkable_climb)
+        if settings.filter_low_height_spans:
+            filters.filter_low_height_spans(hf, cfg.walkable_height)
+        done("filter", t0)
+        t0 = stage("compact", 2)
+        out = hf, _run("compact", settings, compact.build_compact_heightfield, hf,
+                       cfg.walkable_height, cfg.walkable_climb)
+        done("compact", t0)
+        return out
 
-    t0 = stage("compact", 2)
-    chf = _run("compact", settings, compact.build_compact_heightfield, hf,
-               cfg.walkable_height, cfg.walkable_climb)
+    timings["filter"] = timings["compact"] = 0.0  # stay 0 when shared with another agent
+    hf, chf = shared_stage(shared, ("compact", cfg.cs, cfg.ch, cfg.walkable_slope_cos,
+                                    cfg.walkable_climb, cfg.walkable_height,
+                                    settings.filter_low_hanging_obstacles,
+                                    settings.filter_ledge_spans,
+                                    settings.filter_low_height_spans), filter_and_compact)
     if not settings.links_enabled:
         del hf  # the solid heightfield is kept only for the links' collision tests
-    done("compact", t0)
     stats["compact_spans"] = int(chf.span_y.shape[0])
 
     t0 = stage("stances", 3)
@@ -199,6 +216,13 @@ def bake(vertices: ArrayLike, triangles: ArrayLike, settings: BakeSettings | Non
         t0 = time.perf_counter()
         stance_mod.filter_stance_noise(chf)
         timings["stances"] += (time.perf_counter() - t0) * 1000.0
+    from . import areas as areas_mod
+
+    area_names = areas_mod.area_table(volumes)
+    if len(area_names) > len(BUILTIN_AREAS):
+        t0 = time.perf_counter()
+        areas_mod.mark_spans(chf, volumes, area_names)
+        timings["areas"] = (time.perf_counter() - t0) * 1000.0
 
     t0 = stage("regions", 5)
     _run("regions", settings, regions.build_regions, chf, settings.partition,
@@ -229,6 +253,11 @@ def bake(vertices: ArrayLike, triangles: ArrayLike, settings: BakeSettings | Non
     done("detail", t0)
 
     nm = _assemble(pmesh, cfg, settings, dmeshes, dverts, dtris)
+    # until the links are made, polygons and spans carry their stance area only (the link
+    # generator starts from standing ground); the user areas are set after it
+    stance_area, polygon_area = areas_mod.polygon_area_ids(nm.polygon_area)
+    nm.polygon_area = stance_area
+    chf.span_area &= np.uint8(3)
 
     t0 = stage("links", 9)
     if settings.links_enabled and nm.polygon_count:
@@ -240,7 +269,11 @@ def bake(vertices: ArrayLike, triangles: ArrayLike, settings: BakeSettings | Non
         # keep the generator's summary (border-edge share, messages for the user)
         stats["links_info"] = json.loads(json.dumps(info, default=float))
         stats.setdefault("warnings", []).extend(info.get("messages", []))
+        stats["links_removed_by_volumes"] = areas_mod.drop_links_in(nm, volumes)
     done("links", t0)
+    nm.polygon_area = polygon_area
+    nm.area_names = np.array(area_names, np.str_)
+    nm.area_cost = np.ones(len(area_names), np.float64)
     if progress is not None:
         progress("done", 1.0)
 
@@ -285,7 +318,7 @@ def _assemble(pmesh, cfg, settings, dmeshes, dverts, dtris) -> NavMesh:
         neighbours=pmesh.neighbours.astype(np.int32),
         polygon_area=areas,
         polygon_region=pmesh.regs.astype(np.int32),
-        polygon_stance=(np.maximum(areas.astype(np.int16), 1) - 1).astype(np.int8),
+        polygon_stance=(np.maximum(areas.astype(np.int16) & 3, 1) - 1).astype(np.int8),
         detail_meshes=np.asarray(dmeshes, np.int32),
         detail_vertices=np.asarray(dverts, np.float64),
         detail_triangles=np.asarray(dtris, np.int32),

@@ -1,0 +1,163 @@
+"""Several agent types baked from one scene, sharing work (issue 14).
+
+An :class:`Agent` is a name, its :class:`BakeSettings` and its area costs. :func:`bake_agents`
+bakes every agent into its own NavMesh; agents with the same voxel settings share the
+rasterisation (same ``cell_size``, ``cell_height``, ``agent_max_slope``, ``agent_max_climb``)
+and also the filtered and compact heightfields (same ``walkable`` height and filter switches
+as well): only erosion (``agent_radius``), regions, polygons, detail and links run per agent.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import re
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from .settings import BakeSettings, SettingsError
+
+AGENT_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")
+AREA_COST_PREFIX = "area_cost."
+
+
+class Agent(NamedTuple):
+    """One agent type: ``name`` (used in file names), settings, area cost per area name
+    (a cost < 0 or inf: the agent never walks there; missing areas cost 1)."""
+
+    name: str
+    settings: BakeSettings
+    area_cost: Mapping[str, float] = {}
+
+
+def shared_stage(shared: dict | None, key: tuple, compute: Callable[[], Any]) -> Any:
+    """``compute()``, or a copy of the value an earlier bake stored under ``key`` in
+    ``shared`` (the stage results are changed in place by later stages: each bake gets its
+    own copy)."""
+    if shared is None:
+        return compute()
+    if key in shared:
+        return copy.deepcopy(shared[key])
+    value = compute()
+    shared[key] = copy.deepcopy(value)
+    return value
+
+
+def parse_cost(name: str, text) -> float:
+    """An area cost from ``text``: a number > 0, or < 0 / 'inf' for "not walkable" (inf)."""
+    try:
+        cost = float(text)
+    except (TypeError, ValueError):
+        raise ValueError(f"area cost of {name!r}: cannot read {text!r} as a number "
+                         f"(use a number > 0, or -1 / inf for not walkable)") from None
+    if math.isnan(cost) or cost == 0:
+        raise ValueError(f"area cost of {name!r}: {text!r}; use a number > 0, or -1 / inf "
+                         f"for not walkable")
+    return math.inf if cost < 0 else cost
+
+
+def parse_area_costs(items: Sequence[str], what: str = "--area-cost") -> dict[str, float]:
+    """``["water=5", "lava=inf"]`` as ``{"water": 5.0, "lava": inf}``."""
+    out: dict[str, float] = {}
+    for item in items:
+        if "=" not in item:
+            raise ValueError(f"{what} expects NAME=COST, got {item!r}")
+        name, text = (s.strip() for s in item.split("=", 1))
+        if not name:
+            raise ValueError(f"{what} expects NAME=COST, got {item!r}")
+        out[name] = parse_cost(name, text)
+    return out
+
+
+def parse_agent(text: str, base: BakeSettings,
+                area_cost: Mapping[str, float] | None = None) -> Agent:
+    """``NAME:field=value[,field=value...]`` (fields of BakeSettings, or
+    ``area_cost.AREA=COST``) over ``base``; ValueError naming the agent and the field."""
+    name, _, spec = text.partition(":")
+    name = name.strip()
+    if not AGENT_NAME.match(name):
+        raise ValueError(f"--agent {text!r}: an agent needs a name of letters, digits, _ . - "
+                         f"before ':' (e.g. dog:agent_radius=0.3)")
+    values: dict[str, Any] = {}
+    costs = dict(area_cost or {})
+    for item in (s.strip() for s in spec.split(",")):
+        if not item:
+            continue
+        if "=" not in item:
+            raise ValueError(f"agent {name!r}: expected field=value, got {item!r}")
+        field, value = (s.strip() for s in item.split("=", 1))
+        try:
+            if field.startswith(AREA_COST_PREFIX):
+                area = field[len(AREA_COST_PREFIX):]
+                costs[area] = parse_cost(area, value)
+            else:
+                values[field] = BakeSettings.parse_value(field, value)
+        except ValueError as exc:
+            raise ValueError(f"agent {name!r}: {exc}") from None
+    try:
+        settings = base.with_values(**values).validate()
+    except ValueError as exc:
+        raise ValueError(f"agent {name!r}: {exc}") from None
+    return Agent(name, settings, costs)
+
+
+def check_agent_fits(agent: Agent, vertices) -> None:
+    """ValueError naming the agent when its radius is larger than the level itself."""
+    v = np.asarray(vertices, np.float64).reshape(-1, 3)
+    if v.shape[0] == 0:
+        return
+    span = v[:, :2].max(axis=0) - v[:, :2].min(axis=0)
+    if 2.0 * agent.settings.agent_radius > float(span.max()):
+        raise SettingsError(
+            "agent_radius", f"agent {agent.name!r}: a radius of "
+            f"{agent.settings.agent_radius:g} m is larger than the level "
+            f"({span[0]:.3g} x {span[1]:.3g} m): nothing could be walkable")
+
+
+def apply_area_costs(nm, costs: Mapping[str, float], who: str = "") -> None:
+    """Set ``nm.area_cost`` for the named areas; ValueError for a name not in the table."""
+    names = [str(n) for n in nm.area_names]
+    cost = np.array(nm.area_cost, np.float64)
+    for area, c in costs.items():
+        if area not in names or area == names[0]:
+            raise ValueError(f"{who}area {area!r} is not in the scene; its areas are "
+                             f"{', '.join(names[1:])}")
+        cost[names.index(area)] = math.inf if c < 0 else c
+    nm.area_cost = cost
+
+
+def bake_agents(vertices, triangles, agents: Sequence[Agent], progress=None, *,
+                walkable=None, volumes=(), custom_links=()) -> dict:
+    """Bake every agent: ``{name: NavMesh}``, in the order given (see module doc).
+
+    Agent names must differ. Every agent is checked (settings, fit, area names) before the
+    first bake; a failure raises ValueError naming the agent.
+    """
+    from .custom_links import add_custom_links
+    from .pipeline import bake
+
+    seen: set[str] = set()
+    for agent in agents:
+        if agent.name in seen:
+            raise ValueError(f"agent {agent.name!r} is given twice")
+        seen.add(agent.name)
+        try:
+            agent.settings.validate()
+        except ValueError as exc:
+            raise ValueError(f"agent {agent.name!r}: {exc}") from None
+        check_agent_fits(agent, vertices)
+    shared: dict = {}
+    out = {}
+    for i, agent in enumerate(agents):
+        def sub(stage, f, i=i):
+            if progress is not None:
+                progress(f"{agents[i].name}: {stage}", (i + f) / len(agents))
+        nm = bake(vertices, triangles, agent.settings, sub, walkable=walkable,
+                  volumes=volumes, shared=shared)
+        nm = add_custom_links(nm, custom_links, agent.settings)
+        apply_area_costs(nm, agent.area_cost, f"agent {agent.name!r}: ")
+        nm.stats["agent"] = agent.name
+        out[agent.name] = nm
+    return out
