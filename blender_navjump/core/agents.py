@@ -32,6 +32,16 @@ class Agent(NamedTuple):
     area_cost: Mapping[str, float] = {}
 
 
+def agent_out_path(out, name: str) -> str:
+    """``OUT.json`` -> ``OUT.<name>.json``: where an agent's navmesh goes (the other formats
+    follow from it as for a single bake)."""
+    import pathlib
+
+    p = pathlib.Path(out)
+    stem = p.name[:-len(".json")] if p.name.lower().endswith(".json") else p.name
+    return str(p.with_name(f"{stem}.{name}.json"))
+
+
 def shared_stage(shared: dict | None, key: tuple, compute: Callable[[], Any]) -> Any:
     """``compute()``, or a copy of the value an earlier bake stored under ``key`` in
     ``shared`` (the stage results are changed in place by later stages: each bake gets its
@@ -158,6 +168,7 @@ def bake_agents(vertices, triangles, agents: Sequence[Agent], progress=None, *,
                   volumes=volumes, shared=shared)
         nm = add_custom_links(nm, custom_links, agent.settings)
         apply_area_costs(nm, agent.area_cost, f"agent {agent.name!r}: ")
-        nm.stats["agent"] = agent.name
+        if agent.name:
+            nm.stats["agent"] = agent.name
         out[agent.name] = nm
     return out
