@@ -172,7 +172,8 @@ def bake_command(argv: list[str]) -> int:
         raise CliError("--format: no output format given; allowed formats are json, obj, "
                        "gltf, detour")
     settings = build_settings(args)
-    from .core.agents import Agent, agent_out_path, bake_agents, parse_agent, parse_area_costs
+    from .core.agents import Agent, agent_out_path, bake_agents, parse_agent
+    from .core.areas import parse_area_costs
 
     costs = parse_area_costs(args.area_cost)
     agents = [parse_agent(text, settings, costs) for text in args.agent]

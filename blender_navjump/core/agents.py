@@ -9,14 +9,14 @@ as well): only erosion (``agent_radius``), regions, polygons, detail and links r
 
 from __future__ import annotations
 
-import copy
 import math
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
 
+from .areas import parse_cost
 from .settings import BakeSettings, SettingsError
 
 AGENT_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")
@@ -40,45 +40,6 @@ def agent_out_path(out, name: str) -> str:
     p = pathlib.Path(out)
     stem = p.name[:-len(".json")] if p.name.lower().endswith(".json") else p.name
     return str(p.with_name(f"{stem}.{name}.json"))
-
-
-def shared_stage(shared: dict | None, key: tuple, compute: Callable[[], Any]) -> Any:
-    """``compute()``, or a copy of the value an earlier bake stored under ``key`` in
-    ``shared`` (the stage results are changed in place by later stages: each bake gets its
-    own copy)."""
-    if shared is None:
-        return compute()
-    if key in shared:
-        return copy.deepcopy(shared[key])
-    value = compute()
-    shared[key] = copy.deepcopy(value)
-    return value
-
-
-def parse_cost(name: str, text) -> float:
-    """An area cost from ``text``: a number > 0, or < 0 / 'inf' for "not walkable" (inf)."""
-    try:
-        cost = float(text)
-    except (TypeError, ValueError):
-        raise ValueError(f"area cost of {name!r}: cannot read {text!r} as a number "
-                         f"(use a number > 0, or -1 / inf for not walkable)") from None
-    if math.isnan(cost) or cost == 0:
-        raise ValueError(f"area cost of {name!r}: {text!r}; use a number > 0, or -1 / inf "
-                         f"for not walkable")
-    return math.inf if cost < 0 else cost
-
-
-def parse_area_costs(items: Sequence[str], what: str = "--area-cost") -> dict[str, float]:
-    """``["water=5", "lava=inf"]`` as ``{"water": 5.0, "lava": inf}``."""
-    out: dict[str, float] = {}
-    for item in items:
-        if "=" not in item:
-            raise ValueError(f"{what} expects NAME=COST, got {item!r}")
-        name, text = (s.strip() for s in item.split("=", 1))
-        if not name:
-            raise ValueError(f"{what} expects NAME=COST, got {item!r}")
-        out[name] = parse_cost(name, text)
-    return out
 
 
 def parse_agent(text: str, base: BakeSettings,

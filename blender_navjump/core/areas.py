@@ -17,6 +17,8 @@ Inside means: a vertical ray from the point upwards crosses the mesh an odd numb
 
 from __future__ import annotations
 
+import math
+from collections.abc import Sequence
 from typing import NamedTuple
 
 import numpy as np
@@ -45,6 +47,32 @@ class Volume(NamedTuple):
     area: str
     vertices: np.ndarray  # (K, 3) float64
     triangles: np.ndarray  # (T, 3) int64
+
+
+def parse_cost(name: str, text) -> float:
+    """An area cost from ``text``: a number > 0, or < 0 / 'inf' for "not walkable" (inf)."""
+    try:
+        cost = float(text)
+    except (TypeError, ValueError):
+        raise ValueError(f"area cost of {name!r}: cannot read {text!r} as a number "
+                         f"(use a number > 0, or -1 / inf for not walkable)") from None
+    if math.isnan(cost) or cost == 0:
+        raise ValueError(f"area cost of {name!r}: {text!r}; use a number > 0, or -1 / inf "
+                         f"for not walkable")
+    return math.inf if cost < 0 else cost
+
+
+def parse_area_costs(items: Sequence[str], what: str = "--area-cost") -> dict[str, float]:
+    """``["water=5", "lava=inf"]`` as ``{"water": 5.0, "lava": inf}``."""
+    out: dict[str, float] = {}
+    for item in items:
+        if "=" not in item:
+            raise ValueError(f"{what} expects NAME=COST, got {item!r}")
+        name, text = (s.strip() for s in item.split("=", 1))
+        if not name:
+            raise ValueError(f"{what} expects NAME=COST, got {item!r}")
+        out[name] = parse_cost(name, text)
+    return out
 
 
 def volume_from_name(name: str, vertices, triangles) -> Volume | None:
@@ -81,16 +109,19 @@ def check_volume(vol: Volume) -> Volume:
     if t.shape[0] < 4 or not np.isfinite(v).all():
         raise ValueError(f"volume {vol.name!r}: {t.shape[0]} triangles enclose no volume; a "
                          f"modifier volume must be a closed mesh (e.g. a box)")
-    # closed: every edge is used by exactly two triangles
-    e = np.sort(np.concatenate([t[:, [0, 1]], t[:, [1, 2]], t[:, [2, 0]]]), axis=1)
-    _, counts = np.unique(e, axis=0, return_counts=True)
-    if (counts != 2).any():
-        raise ValueError(f"volume {vol.name!r}: the mesh is not closed ({int((counts == 1).sum())}"
-                         f" open edges); a modifier volume must be a closed mesh (e.g. a box)")
     vol_m3 = abs(signed_volume(v, t))
     if not vol_m3 > MIN_VOLUME:
         raise ValueError(f"volume {vol.name!r}: encloses {vol_m3:.3g} m3 (flat); a modifier "
                          f"volume needs a volume above {MIN_VOLUME:g} m3")
+    # closed: every edge (between welded positions) is used by exactly two triangles
+    _, weld = np.unique(np.round(v / 1e-6), axis=0, return_inverse=True)
+    w = weld.reshape(-1)[t]
+    e = np.sort(np.concatenate([w[:, [0, 1]], w[:, [1, 2]], w[:, [2, 0]]]), axis=1)
+    _, counts = np.unique(e, axis=0, return_counts=True)
+    if (counts != 2).any():
+        raise ValueError(f"volume {vol.name!r}: the mesh is not closed "
+                         f"({int((counts != 2).sum())} edges not shared by exactly two faces); "
+                         f"a modifier volume must be a closed mesh (e.g. a box)")
     return vol
 
 

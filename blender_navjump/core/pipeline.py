@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 import time
 from collections.abc import Callable
@@ -162,8 +163,6 @@ def bake(vertices: ArrayLike, triangles: ArrayLike, settings: BakeSettings | Non
     check_memory(settings, cfg.width * cfg.height * 4 + bound * RASTER_BYTES_PER_SPAN,
                  f"rasterising {t.shape[0]:,} triangles (up to {bound:,} spans) into {grid}")
 
-    from .agents import shared_stage
-
     t0 = stage("rasterize", 0)
     hf = shared_stage(shared, ("rasterize", cfg.cs, cfg.ch, cfg.walkable_slope_cos,
                                cfg.walkable_climb),
@@ -282,6 +281,19 @@ def bake(vertices: ArrayLike, triangles: ArrayLike, settings: BakeSettings | Non
     stats.update(_mesh_stats(nm))
     nm.stats = stats
     return nm
+
+
+def shared_stage(shared: dict | None, key: tuple, compute: Callable[[], Any]) -> Any:
+    """``compute()``, or a copy of the value an earlier bake stored under ``key`` in
+    ``shared`` (the stage results are changed in place by later stages: each bake gets its
+    own copy)."""
+    if shared is None:
+        return compute()
+    if key in shared:
+        return copy.deepcopy(shared[key])
+    value = compute()
+    shared[key] = copy.deepcopy(value)
+    return value
 
 
 def _run(stage: str, settings: BakeSettings, fn, *args):

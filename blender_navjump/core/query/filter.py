@@ -12,7 +12,7 @@ from ..navmesh import LINK_KINDS, STANCE_NAMES
 
 
 def _area_costs(value) -> tuple[tuple[str, float], ...]:
-    from ..agents import parse_area_costs, parse_cost
+    from ..areas import parse_area_costs, parse_cost
 
     if isinstance(value, str):
         value = [v for v in (s.strip() for s in value.split(",")) if v]
