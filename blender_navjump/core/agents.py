@@ -107,7 +107,7 @@ def bake_agents(vertices, triangles, agents: Sequence[Agent], progress=None, *,
     first bake; a failure raises ValueError naming the agent.
     """
     from .custom_links import add_custom_links
-    from .pipeline import bake
+    from .pipeline import bake, shared_keys
 
     seen: set[str] = set()
     for agent in agents:
@@ -119,7 +119,17 @@ def bake_agents(vertices, triangles, agents: Sequence[Agent], progress=None, *,
         except ValueError as exc:
             raise ValueError(f"agent {agent.name!r}: {exc}") from None
         check_agent_fits(agent, vertices)
-    shared: dict = {}
+    # how many bakes after the first of each group reuse its stages (the last one takes
+    # the stored value without a copy); agents sharing the compact heightfield never ask
+    # for the solid one
+    keys = [shared_keys(a.settings) for a in agents]
+    first_ckeys = {ckey: rkey for rkey, ckey in keys}
+    uses: dict = {}
+    for _rkey, ckey in keys:
+        uses[ckey] = uses.get(ckey, -1) + 1
+    for rkey in first_ckeys.values():
+        uses[rkey] = uses.get(rkey, -1) + 1
+    shared: dict = {"uses": uses}
     out = {}
     for i, agent in enumerate(agents):
         def sub(stage, f, i=i):

@@ -163,19 +163,20 @@ def bake(vertices: ArrayLike, triangles: ArrayLike, settings: BakeSettings | Non
     check_memory(settings, cfg.width * cfg.height * 4 + bound * RASTER_BYTES_PER_SPAN,
                  f"rasterising {t.shape[0]:,} triangles (up to {bound:,} spans) into {grid}")
 
-    t0 = stage("rasterize", 0)
-    hf = shared_stage(shared, ("rasterize", cfg.cs, cfg.ch, cfg.walkable_slope_cos,
-                               cfg.walkable_climb),
-                      lambda: _run("rasterize", settings, rasterize.rasterize_triangles,
-                                   v, t, walk, cfg))
-    done("rasterize", t0)
-    stats["spans"] = int(hf.span_min.shape[0])
-    # The real span count is known now: check the rest of the bake fits before going on.
-    check_memory(settings, estimate_bake_bytes(cfg.width, cfg.height, t.shape[0],
-                                               stats["spans"], settings.links_enabled),
-                 f"{grid} with {stats['spans']:,} spans")
+    rkey, ckey = shared_keys(settings)
+    timings["rasterize"] = timings["filter"] = timings["compact"] = 0.0  # 0 when shared
 
-    def filter_and_compact():
+    def rasterize_filter_compact():
+        t0 = stage("rasterize", 0)
+        hf = shared_stage(shared, rkey, lambda: _run("rasterize", settings,
+                                                     rasterize.rasterize_triangles,
+                                                     v, t, walk, cfg))
+        done("rasterize", t0)
+        n_spans = int(hf.span_min.shape[0])
+        # The real span count is known now: check the rest of the bake fits before going on.
+        check_memory(settings, estimate_bake_bytes(cfg.width, cfg.height, t.shape[0],
+                                                   n_spans, settings.links_enabled),
+                     f"{grid} with {n_spans:,} spans")
         t0 = stage("filter", 1)
         if settings.filter_low_hanging_obstacles:
             filters.filter_low_hanging_obstacles(hf, cfg.walkable_climb)
@@ -185,17 +186,12 @@ def bake(vertices: ArrayLike, triangles: ArrayLike, settings: BakeSettings | Non
             filters.filter_low_height_spans(hf, cfg.walkable_height)
         done("filter", t0)
         t0 = stage("compact", 2)
-        out = hf, _run("compact", settings, compact.build_compact_heightfield, hf,
-                       cfg.walkable_height, cfg.walkable_climb)
+        chf = _run("compact", settings, compact.build_compact_heightfield, hf,
+                   cfg.walkable_height, cfg.walkable_climb)
         done("compact", t0)
-        return out
+        return (hf if settings.links_enabled else None), chf, n_spans
 
-    timings["filter"] = timings["compact"] = 0.0  # stay 0 when shared with another agent
-    hf, chf = shared_stage(shared, ("compact", cfg.cs, cfg.ch, cfg.walkable_slope_cos,
-                                    cfg.walkable_climb, cfg.walkable_height,
-                                    settings.filter_low_hanging_obstacles,
-                                    settings.filter_ledge_spans,
-                                    settings.filter_low_height_spans), filter_and_compact)
+    hf, chf, stats["spans"] = shared_stage(shared, ckey, rasterize_filter_compact)
     if not settings.links_enabled:
         del hf  # the solid heightfield is kept only for the links' collision tests
     stats["compact_spans"] = int(chf.span_y.shape[0])
@@ -283,16 +279,36 @@ def bake(vertices: ArrayLike, triangles: ArrayLike, settings: BakeSettings | Non
     return nm
 
 
+def shared_keys(settings: BakeSettings) -> tuple[tuple, tuple]:
+    """The keys under which a bake shares its stages with other agents (``shared``): the
+    solid heightfield depends on these settings, the filtered one and the compact
+    heightfield on these and the walkable height, the filter switches and the links (which
+    keep the solid heightfield)."""
+    s = settings
+    rkey = ("rasterize", s.cell_size, s.cell_height, s.agent_max_slope, s.agent_max_climb)
+    ckey = ("compact", *rkey[1:], s.walkable_height_world(), s.filter_low_hanging_obstacles,
+            s.filter_ledge_spans, s.filter_low_height_spans, s.links_enabled)
+    return rkey, ckey
+
+
 def shared_stage(shared: dict | None, key: tuple, compute: Callable[[], Any]) -> Any:
-    """``compute()``, or a copy of the value an earlier bake stored under ``key`` in
-    ``shared`` (the stage results are changed in place by later stages: each bake gets its
-    own copy)."""
+    """``compute()``, or the value an earlier bake stored under ``key`` in ``shared``.
+
+    Later stages change the values in place, so each bake gets its own copy, except the
+    last one the caller announced in ``shared["uses"][key]`` (how many more bakes will ask
+    for ``key``; without it every value is kept and copied)."""
     if shared is None:
         return compute()
+    uses = shared.get("uses")
     if key in shared:
+        if uses is not None:
+            uses[key] -= 1
+            if uses[key] <= 0:
+                return shared.pop(key)
         return copy.deepcopy(shared[key])
     value = compute()
-    shared[key] = copy.deepcopy(value)
+    if uses is None or uses.get(key, 0) > 0:
+        shared[key] = copy.deepcopy(value)
     return value
 
 

@@ -55,6 +55,9 @@ def test_two_agents_erode_by_their_own_radius_and_share_work():
         # sharing the heightfields changes nothing: the same as a bake of its own
         assert nm.equals(bake(v, t, agent.settings))
     assert not out["human"].equals(out["dog"])
+    # the eroded widths differ by exactly the difference of the radii (whole cells here)
+    widths = {k: float(np.ptp(nm.vertices[:, 0])) for k, nm in out.items()}
+    assert widths["human"] - widths["dog"] == pytest.approx(2 * (0.8 - 0.4), abs=1e-6)
     # the second agent reused the first one's filtered, compact heightfield
     assert out["dog"].stats["timings_ms"]["compact"] == 0.0
     assert out["human"].stats["timings_ms"]["compact"] > 0.0

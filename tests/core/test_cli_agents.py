@@ -66,9 +66,11 @@ def test_agents_areas_and_links_from_the_command_line(tmp_path):
         assert "water" in doc["polygon_area_name"] and "stand" in doc["polygon_area_name"]
         assert [ln["kind"] for ln in doc["links"]] == ["custom"]
         assert doc["links"][0]["bidirectional"] is True
-    # eroded by each agent's radius
-    assert min(v[0] for v in docs["human"]["vertices"]) == pytest.approx(0.4, abs=0.01)
-    assert min(v[0] for v in docs["dog"]["vertices"]) == pytest.approx(0.2, abs=0.01)
+    # eroded by each agent's radius (to a cell: 0.2 m)
+    human_x = min(v[0] for v in docs["human"]["vertices"])
+    dog_x = min(v[0] for v in docs["dog"]["vertices"])
+    assert human_x == pytest.approx(0.4, abs=0.21) and dog_x == pytest.approx(0.2, abs=0.21)
+    assert human_x - dog_x == pytest.approx(0.2, abs=1e-6)
 
     def path(name, *extra):
         p = run("path", tmp_path / f"nav.{name}.json", "--start", 1, 5, 0, "--goal", 18, 5, 0,
