@@ -174,9 +174,9 @@ def read_obj_scene(path, up: str = "z") -> ObjScene:
         only_climb = np.zeros(v.shape[0], np.bool_)
         for _kind, idx in climb.values():
             only_climb[np.array(idx, np.int64)] = True
-        for _what, items in special.values():
-            for item in items:
-                only_climb[np.array(item, np.int64)] = True
+        for _what, parts in special.values():
+            for part in parts:
+                only_climb[np.array(part, np.int64)] = True
         only_climb[t.ravel()] = False
         if only_climb.any():
             keep = ~only_climb
