@@ -283,3 +283,37 @@ def _cached_bake(v, t, x0, w):
         _BAKES[key] = bake(v, t, BASE, volumes=[box_volume("p-area-water", x0, -1, -1, x0 + w,
                                                            3, 1)])
     return _BAKES[key]
+
+
+# ---------------------------------------------------------------------- OBJ input
+
+
+def test_obj_links_volumes_and_climb_objects_are_kept_apart(tmp_path):
+    from blender_navjump.core.objio import read_obj_scene
+
+    path = tmp_path / "level.obj"
+    box = Scene().box(4, -1, -1, 6, 11, 2)
+    lines = ["o floor", "v 0 0 0", "v 10 0 0", "v 10 10 0", "v 0 10 0", "f 1 2 3 4",
+             "o wall-ledge", "v 0 0 2", "v 3 0 2", "l 5 6",
+             "o pool-area-water"]
+    lines += [f"v {x} {y} {z}" for x, y, z in box.verts]
+    lines += [f"f {a + 7} {b + 7} {c + 7}" for a, b, c in box.tris]
+    lines += ["o gate-link-oneway", "v 1 1 0", "v 9 9 0", "l -2 -1",
+              "o stop-nolinks"]
+    lines += [f"v {x} {y} {z}" for x, y, z in box.verts]
+    lines += [f"f {a + 33} {b + 33} {c + 33}" for a, b, c in box.tris]
+    path.write_text("\n".join(lines) + "\n")
+    scene = read_obj_scene(path)
+    assert scene.vertices.shape == (4, 3) and scene.triangles.shape == (2, 3)
+    assert [(name, kind) for name, kind, _pts in scene.climb] == [("wall-ledge", 0)]
+    assert scene.climb[0][2].tolist() == [[0, 0, 2], [3, 0, 2]]
+    assert [(v.name, v.kind, v.area) for v in scene.volumes] == [
+        ("pool-area-water", "area", "water"), ("stop-nolinks", "nolinks", "")]
+    (link,) = scene.links
+    assert link.name == "gate-link-oneway" and not link.bidirectional
+    assert link.start.tolist() == [1, 1, 0] and link.end.tolist() == [9, 9, 0]
+    bad = tmp_path / "bad.obj"
+    bad.write_text("v 0 0 0\nv 1 0 0\nv 1 1 0\no door-link\nl 1 2\nl 2 3\n")
+    with pytest.raises(ValueError, match=r"bad.obj: link 'door-link': a link object holds "
+                                         r"exactly one line element"):
+        read_obj_scene(bad)
