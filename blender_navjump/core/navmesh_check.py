@@ -376,7 +376,8 @@ def _check_areas(nm, c: _Check, polygon_area: np.ndarray) -> dict:
     names = np.asarray(names)
     if names.ndim != 1 or (names.size and names.dtype.kind != "U"):
         c.fail(f"'area_names' must be a list of names, got {names.dtype.name} {names.shape}")
-    names = names.astype(np.str_)
+    if names.dtype.kind != "U":
+        names = names.astype(np.str_)  # (an empty list); a bake's own array is kept as is
     if not len(BUILTIN_AREAS) <= names.shape[0] <= MAX_AREAS \
             or tuple(names[:len(BUILTIN_AREAS)].tolist()) != BUILTIN_AREAS:
         c.fail(f"'area_names' must start with the built-in areas "
