@@ -95,6 +95,14 @@ def _bake_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-jump-across", action="store_true", help="no jump-across links")
     p.add_argument("--no-jump-up", action="store_true", help="no jump-up links")
     p.add_argument("--quiet", action="store_true", help="print nothing on success")
+    p.add_argument("--agent", action="append", default=[],
+                   metavar="NAME:FIELD=VALUE[,FIELD=VALUE...]",
+                   help="bake this agent too (repeatable): the settings above changed by these "
+                        "BakeSettings fields (and area_cost.AREA=COST); writes "
+                        "OUT.<NAME>.json (and the other formats) per agent")
+    p.add_argument("--area-cost", action="append", default=[], metavar="NAME=COST",
+                   help="walking-cost multiplier of an area named by a modifier volume "
+                        "(repeatable; COST < 0 or inf: not walkable); stored in the navmesh")
     for flag, field in _FLAG_FIELDS.items():
         p.add_argument(flag, dest=field, default=None, metavar="VALUE",
                        help=f"BakeSettings.{field}")
@@ -178,7 +186,6 @@ def empty_result_warning(source) -> str:
 def bake_command(argv: list[str]) -> int:
     _written.clear()
     args = _bake_parser().parse_args(argv)
-    from .core import bake
     from .core.objio import read_obj_scene
     from .export import check_outputs, export_navmesh
 
@@ -187,8 +194,17 @@ def bake_command(argv: list[str]) -> int:
     except ValueError as exc:
         raise CliError(f"--format: {exc}") from None
     settings = build_settings(args)
+    from .core.agents import Agent, agent_out_path, bake_agents, parse_agent
+    from .core.areas import parse_area_costs
+
+    costs = parse_area_costs(args.area_cost)
+    agents = [parse_agent(text, settings, costs) for text in args.agent]
+    outs = ({a.name: agent_out_path(args.out, a.name) for a in agents} if agents
+            else {"": args.out})
+    agents = agents or [Agent("", settings, costs)]
     # Everything about the outputs is checked before the (possibly long) bake.
-    check_outputs(args.out, formats, inputs=[args.input])
+    for out in outs.values():
+        check_outputs(out, formats, inputs=[args.input])
     scene = read_obj_scene(args.input, up=args.up)
     for text in scene.warnings:  # e.g. the file seems to have another up axis
         print(f"warning: {text}", file=sys.stderr)
@@ -199,30 +215,46 @@ def bake_command(argv: list[str]) -> int:
     if notice:
         print(notice, file=sys.stderr, flush=True)
     t0 = time.perf_counter()
-    nm = run_interruptibly(bake, vertices, triangles, settings)
-    if scene.climb and settings.climbing_enabled:
-        from .core.climb import add_climbing
+    baked = run_interruptibly(bake_agents, vertices, triangles, agents,
+                              volumes=scene.volumes, custom_links=scene.links)
+    for agent in agents:
+        if scene.climb and agent.settings.climbing_enabled:
+            from .core.climb import add_climbing
 
-        nm, climb_warnings = run_interruptibly(add_climbing, nm, scene.climb, vertices,
-                                               triangles, settings)
-        for text in climb_warnings:
-            print(f"warning: {args.input}: {text}", file=sys.stderr)
+            baked[agent.name], climb_warnings = run_interruptibly(
+                add_climbing, baked[agent.name], scene.climb, vertices, triangles,
+                agent.settings)
+            for text in climb_warnings:
+                print(f"warning: {args.input}: {text}", file=sys.stderr)
     wall = time.perf_counter() - t0
     if notice:
         kernel_cache.mark_warm()
-    paths = export_navmesh(nm, args.out, formats, inputs=[args.input])
-    _written.extend(paths)
-    if nm.polygon_count == 0:
-        print(empty_result_warning(args.input), file=sys.stderr)
-    if not args.quiet:
-        s = nm.stats
-        by = s.get("polygons_by_stance", {})
-        print(f"baked {args.input}: {s['polygons']} polygons "
-              f"({', '.join(f'{k} {v}' for k, v in by.items() if v)}), "
-              f"{s['walkable_area_m2']:.1f} m2, {nm.link_count} links, "
-              + (f"{nm.climb_element_count} climb elements, "
-                 if nm.climb_element_count else "")
-              + f"{wall * 1000:.1f} ms -> {', '.join(str(p) for p in paths)}")
+    from .export._common import all_or_nothing
+
+    paths: dict[str, list] = {}
+    with all_or_nothing():  # every agent's files, or none
+        for agent in agents:
+            paths[agent.name] = export_navmesh(baked[agent.name], outs[agent.name], formats,
+                                               inputs=[args.input])
+    for agent in agents:
+        nm = baked[agent.name]
+        _written.extend(paths[agent.name])
+        who = f"{args.input} (agent {agent.name})" if agent.name else args.input
+        if nm.polygon_count == 0:
+            print(empty_result_warning(who), file=sys.stderr)
+        if not args.quiet:
+            s = nm.stats
+            by = s.get("polygons_by_stance", {})
+            print(f"baked {who}: {s['polygons']} polygons "
+                  f"({', '.join(f'{k} {v}' for k, v in by.items() if v)}), "
+                  f"{s['walkable_area_m2']:.1f} m2, {nm.link_count} links, "
+                  + (f"{nm.climb_element_count} climb elements, "
+                     if nm.climb_element_count else "")
+                  + (f"{s['timings_ms']['total']:.1f} ms" if len(agents) > 1
+                     else f"{wall * 1000:.1f} ms")
+                  + f" -> {', '.join(str(p) for p in paths[agent.name])}")
+    if len(agents) > 1 and not args.quiet:
+        print(f"baked {len(agents)} agents in {wall * 1000:.1f} ms")
     return 0
 
 

@@ -30,6 +30,9 @@ def _parser() -> argparse.ArgumentParser:
                     help=f"comma-separated link kinds allowed (default {','.join(LINK_KINDS)})")
     ap.add_argument("--stance-cost", nargs=3, type=float, metavar=("STAND", "CROUCH", "PRONE"),
                     default=(1.0, 1.5, 3.0), help="walking cost multiplier per stance")
+    ap.add_argument("--area-cost", action="append", default=[], metavar="NAME=COST",
+                    help="walking-cost multiplier of an area (repeatable), over the costs "
+                         "stored in the navmesh; COST < 0 or inf: never enter it")
     ap.add_argument("--extents", nargs=3, type=float, metavar=("HX", "HY", "HZ"),
                     default=None, help="search box half-extents around start and goal "
                                        "(default 2 2 4)")
@@ -64,7 +67,7 @@ def path_command(args: list[str]) -> int:
 
     try:
         agent = AgentFilter(stances=ns.stances, links=() if ns.no_links else ns.links,
-                            stance_cost=tuple(ns.stance_cost))
+                            stance_cost=tuple(ns.stance_cost), area_cost=ns.area_cost)
         try:
             navmesh = load_navmesh(ns.navmesh)
         except OSError as exc:

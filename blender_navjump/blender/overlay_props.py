@@ -69,6 +69,7 @@ class NAVJUMP_PG_overlay(PropertyGroup):
     show_drop: _layer("Drop", "Draw drop-down links")
     show_jump_across: _layer("Jump Across", "Draw links across gaps")
     show_jump_up: _layer("Jump Up", "Draw links up onto ledges")
+    show_custom: _layer("Custom", "Draw hand-placed links")
     show_path: _layer("Path", "Draw the test path between the two path-test points")
     xray: _layer("X-Ray", "Draw the overlay through scene geometry", default=False)
     # --- debug layers (overlay_debug.py; all but polygon ids need the bake's Debug Data) ---
@@ -89,6 +90,7 @@ class NAVJUMP_PG_overlay(PropertyGroup):
     legend_drop: _legend(LINK_COLORS["drop"], "Drop")
     legend_jump_across: _legend(LINK_COLORS["jump_across"], "Jump Across")
     legend_jump_up: _legend(LINK_COLORS["jump_up"], "Jump Up")
+    legend_custom: _legend(LINK_COLORS["custom"], "Custom")
     legend_unattached: _legend(UNATTACHED_COLOR, "Link end on no polygon")
     legend_unwalkable: _legend(UNWALKABLE_COLOR, "Voxel top not walkable")
     legend_path: _legend(PATH_COLOR, "Path")
@@ -110,6 +112,7 @@ class NAVJUMP_PG_overlay(PropertyGroup):
     test_drop: _capability("Drop", "The test agent may take drop links")
     test_jump_across: _capability("Jump Across", "The test agent may jump across gaps")
     test_jump_up: _capability("Jump Up", "The test agent may jump up ledges")
+    test_custom: _capability("Custom", "The test agent may take hand-placed links")
 
     # --- live re-bake ---
     auto_rebake: BoolProperty(

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 import bpy
 from bpy.types import Panel, UILayout
 
+from ..core.kinds import LINK_KINDS
 from . import live_rebake, overlay
 
 if TYPE_CHECKING:  # names the stubs give Blender's enums (they exist in no running Blender)
@@ -68,7 +69,7 @@ class NAVJUMP_PT_overlay(_SubPanel, Panel):
 
         col = layout.column(align=True)
         col.label(text="Links")
-        for name in ("drop", "jump_across", "jump_up"):
+        for name in LINK_KINDS:
             _toggle_row(col, pg, f"show_{name}", f"legend_{name}")
         row = col.row(align=True)
         swatch = row.row(align=True)
@@ -170,7 +171,7 @@ class NAVJUMP_PT_path_test(_SubPanel, Panel):
         for name in ("stand", "crouch", "prone"):
             row.prop(pg, f"test_{name}", toggle=True)
         row = layout.row(align=True)
-        for name in ("drop", "jump_across", "jump_up"):
+        for name in LINK_KINDS:
             row.prop(pg, f"test_{name}", toggle=True)
         if pg.path_test:
             _readout(layout, overlay.path_state(scene))

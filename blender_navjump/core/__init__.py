@@ -23,11 +23,14 @@ if _TYPE_CHECKING:
 
 def bake(vertices: ArrayLike, triangles: ArrayLike, settings: BakeSettings | None = None,
          progress: ProgressCallback | None = None, *,
-         walkable: ArrayLike | None = None, debug: BakeDebug | None = None) -> NavMesh:
-    """Bake a navmesh from world-space triangles (Z up). See ``pipeline.bake``."""
+         walkable: ArrayLike | None = None, volumes=(),
+         debug: BakeDebug | None = None) -> NavMesh:
+    """Bake a navmesh from world-space triangles (Z up). See ``pipeline.bake``;
+    ``volumes``: modifier volumes (``core.areas``), several agents: ``core.agents``."""
     from .pipeline import bake as _bake
 
-    return _bake(vertices, triangles, settings, progress, walkable=walkable, debug=debug)
+    return _bake(vertices, triangles, settings, progress, walkable=walkable, volumes=volumes,
+                 debug=debug)
 
 
 __all__ = ["bake", "BakeSettings", "SettingsError", "NavMesh", "STANCE_NAMES", "LINK_KINDS"]

@@ -13,10 +13,26 @@ STANCE_STAND, STANCE_CROUCH, STANCE_PRONE = 0, 1, 2
 # a walkable span's area id is its stance index + 1.
 AREA_NULL = 0
 AREA_STAND, AREA_CROUCH, AREA_PRONE = 1, 2, 3
+# The area table of a NavMesh (``NavMesh.area_names``, index = area id = ``polygon_area``
+# = Detour area id): ids 0..7 are built in (a polygon outside every modifier volume has the
+# area of its stance; ids 4..7 are the links' Detour areas), user areas (modifier volumes,
+# OBJ objects named ``...-area-NAME``) get the ids from USER_AREA_FIRST on, in order of first
+# appearance. A Detour area id has 6 bits, hence MAX_AREAS.
+BUILTIN_AREAS = ("null", "stand", "crouch", "prone", "drop", "jump_across", "jump_up", "custom")
+USER_AREA_FIRST = len(BUILTIN_AREAS)
+MAX_AREAS = 64
+# Object-name suffixes (OBJ objects/groups) of the hand-made scene parts (core/areas.py,
+# core/custom_links.py); such objects are not walkable geometry.
+AREA_SUFFIX = "-area-"         # "<anything>-area-NAME": a modifier volume giving area NAME
+NOLINKS_SUFFIX = "-nolinks"    # a volume: generated links with an end inside are dropped
+LINK_SUFFIX = "-link"          # one line element "l a b": a hand-placed link a <-> b
+LINK_ONEWAY_SUFFIX = "-link-oneway"  # the same, a -> b only
 
 # ------------------------------------------------------------------ links
-LINK_KINDS = ("drop", "jump_across", "jump_up")
-LINK_DROP, LINK_JUMP_ACROSS, LINK_JUMP_UP = 0, 1, 2
+LINK_KINDS = ("drop", "jump_across", "jump_up", "custom")
+LINK_DROP, LINK_JUMP_ACROSS, LINK_JUMP_UP, LINK_CUSTOM = 0, 1, 2, 3
+# the kinds the link generator makes (core/links.py); "custom" links are hand-placed
+GENERATED_LINK_KINDS = LINK_KINDS[:3]
 
 # ------------------------------------------------------------------ climbing (core/climb.py)
 # Climb elements, the edges of the climb graph, the links joining it to the navmesh, and
@@ -36,9 +52,11 @@ ABILITY_CLIMB, ABILITY_LADDER, ABILITY_PIPE, ABILITY_SHIMMY, ABILITY_MOUNT, \
 
 # ------------------------------------------------------------------ path points
 # What happens at a point of a path (PathResult.flags).
-FLAG_NAMES = ("walk", "jump_start", "jump_end", "drop_start", "drop_end", "stance_change")
+# "area_change": the path enters another area (same stance) there.
+FLAG_NAMES = ("walk", "jump_start", "jump_end", "drop_start", "drop_end", "stance_change",
+              "area_change")
 FLAG_WALK, FLAG_JUMP_START, FLAG_JUMP_END, FLAG_DROP_START, FLAG_DROP_END, \
-    FLAG_STANCE_CHANGE = range(6)
+    FLAG_STANCE_CHANGE, FLAG_AREA_CHANGE = range(7)
 
 # ------------------------------------------------------------------ colours
 # Display colours, sRGB, RGBA.
@@ -51,6 +69,7 @@ LINK_COLORS = {
     "drop": (0.0, 0.95, 0.95, 1.0),        # cyan
     "jump_across": (1.0, 0.45, 0.0, 1.0),  # orange
     "jump_up": (0.15, 1.0, 0.15, 1.0),     # green
+    "custom": (1.0, 0.2, 0.6, 1.0),        # pink
 }
 UNKNOWN_COLOR = (0.5, 0.5, 0.5, 1.0)       # a stance or kind outside these tables
 

@@ -35,6 +35,7 @@ from .kinds import (  # noqa: F401  (re-exported: the names every module reads h
     AREA_NULL,
     AREA_PRONE,
     AREA_STAND,
+    BUILTIN_AREAS,
     LINK_DROP,
     LINK_JUMP_ACROSS,
     LINK_JUMP_UP,
@@ -69,6 +70,15 @@ def empty_links() -> dict[str, np.ndarray]:
         "link_length": np.zeros(0, np.float64),
         "link_cost": np.zeros(0, np.float64),
     }
+
+
+def default_area_names() -> np.ndarray:
+    """The area table of a NavMesh without user areas (kinds.BUILTIN_AREAS)."""
+    return np.array(BUILTIN_AREAS, np.str_)
+
+
+def default_area_cost() -> np.ndarray:
+    return np.ones(len(BUILTIN_AREAS), np.float64)
 
 
 # The climb graph (core/climb.py, docs/climbing.md): elements, nodes, edges and the links
@@ -114,6 +124,10 @@ class NavMesh:
     link_apex: np.ndarray = field(default_factory=lambda: empty_links()["link_apex"])
     link_length: np.ndarray = field(default_factory=lambda: empty_links()["link_length"])
     link_cost: np.ndarray = field(default_factory=lambda: empty_links()["link_cost"])
+    # the area table (kinds.BUILTIN_AREAS, then user areas): name and default walking-cost
+    # multiplier of each area id (``polygon_area``); a cost < 0 or inf = not walkable
+    area_names: np.ndarray = field(default_factory=default_area_names)
+    area_cost: np.ndarray = field(default_factory=default_area_cost)
     climb_element_kind: np.ndarray = _climb_field()["climb_element_kind"]
     climb_element_ends: np.ndarray = _climb_field()["climb_element_ends"]
     climb_element_abilities: np.ndarray = _climb_field()["climb_element_abilities"]
@@ -296,7 +310,7 @@ class NavMesh:
             if not isinstance(meta.get(key), dict):
                 raise ValueError(f"{where}: the metadata has no '{key}' dictionary")
         required = [f.name for f in fields(cls) if f.name in cls._array_names()
-                    and not f.name.startswith(("link_", "climb_"))
+                    and not f.name.startswith(("link_", "climb_", "area_"))
                     and f.name != "polygon_tile"]
         missing = [name for name in required if name not in arrays]
         if missing:

@@ -366,9 +366,41 @@ def _check(nm, c: _Check):
                 i = int(np.nonzero(neg)[0][0])
                 c.fail(f"'{name}'[{i}] is {_show(arrays[name][i])}; it must not be negative")
 
+    arrays.update(_check_areas(nm, c, arrays["polygon_area"]))
     arrays.update(_check_climb(nm, c, n_polys))
     changed = {k: a for k, a in arrays.items() if a is not getattr(nm, k)}
     return dataclasses.replace(nm, **changed) if changed else nm
+
+
+def _check_areas(nm, c: _Check, polygon_area: np.ndarray) -> dict:
+    """The area table (``area_names``, ``area_cost``) and the polygons' area ids."""
+    from .kinds import BUILTIN_AREAS, MAX_AREAS
+
+    names = getattr(nm, "area_names", None)
+    if names is None:
+        return {}
+    names = np.asarray(names)
+    if names.ndim != 1 or (names.size and names.dtype.kind != "U"):
+        c.fail(f"'area_names' must be a list of names, got {names.dtype.name} {names.shape}")
+    if names.dtype.kind != "U":
+        names = names.astype(np.str_)  # (an empty list); a bake's own array is kept as is
+    if not len(BUILTIN_AREAS) <= names.shape[0] <= MAX_AREAS \
+            or tuple(names[:len(BUILTIN_AREAS)].tolist()) != BUILTIN_AREAS:
+        c.fail(f"'area_names' must start with the built-in areas "
+               f"({', '.join(BUILTIN_AREAS)}) and hold at most {MAX_AREAS} names, got "
+               f"{names.tolist()[:12]}")
+    if len(set(names.tolist())) != names.shape[0]:
+        c.fail(f"'area_names' names an area twice: {names.tolist()}")
+    cost = c.array("area_cost", getattr(nm, "area_cost", np.ones(names.shape[0])),
+                   (np.float64, (), None))
+    if cost.shape[0] != names.shape[0]:
+        c.fail(f"'area_cost' has {cost.shape[0]} entries but 'area_names' has "
+               f"{names.shape[0]}")
+    if np.isnan(cost).any():
+        c.fail(f"'area_cost'[{int(np.argmax(np.isnan(cost)))}] is NaN")
+    c.in_range("polygon_area", polygon_area, 1, names.shape[0],
+               "an area id of 'area_names' (0 'null' is never a polygon's area)")
+    return {"area_names": names, "area_cost": cost}
 
 
 def _check_climb(nm, c: _Check, n_polys: int) -> dict:

@@ -26,6 +26,10 @@ class ObjScene(NamedTuple):
     # climb objects (name ending -ledge/-ladder/-pipe): (name, kind, points (K, 3) Z up),
     # in file order; their faces are not in ``triangles`` (see core/climb.py)
     climb: tuple = ()
+    # modifier volumes (name ending -area-NAME or -nolinks): core.areas.Volume, file order
+    volumes: tuple = ()
+    # hand-placed links (name ending -link or -link-oneway): core.custom_links.CustomLink
+    links: tuple = ()
 
 
 def open_obj_file(path):
@@ -92,6 +96,9 @@ def read_obj_scene(path, up: str = "z") -> ObjScene:
     tris: list[tuple[int, int, int]] = []
     climb: dict[str, tuple[int, list[int]]] = {}  # name: (kind, vertex indices)
     climb_now: tuple[int, list[int]] | None = None
+    # hand-made scene parts: name: (what, faces (triangles) or lines (vertex pairs))
+    special: dict[str, tuple[str, list]] = {}
+    special_now: tuple[str, list] | None = None
     with open_obj_file(path) as fh:
         for lineno, tokens in obj_lines(fh):
             key = tokens[0]
@@ -100,6 +107,11 @@ def read_obj_scene(path, up: str = "z") -> ObjScene:
                 kind = next((k for suf, k in CLIMB_SUFFIXES.items() if name.endswith(suf)),
                             None)
                 climb_now = None if kind is None else climb.setdefault(name, (kind, []))
+                what = _special_kind(name)
+                special_now = None if what is None else special.setdefault(name, (what, []))
+            elif key == "l" and special_now is not None:
+                idx = [_obj_index(tok, len(verts), path, lineno, "line") for tok in tokens[1:]]
+                special_now[1].append(idx)
             elif key == "l" and climb_now is not None:
                 for tok in tokens[1:]:
                     try:
@@ -145,6 +157,10 @@ def read_obj_scene(path, up: str = "z") -> ObjScene:
                 if climb_now is not None:  # a climb element's face: not walkable geometry
                     climb_now[1].extend(idx)
                     continue
+                if special_now is not None:  # a volume's or link's face: not walkable
+                    special_now[1].extend((idx[0], idx[k - 1], idx[k])
+                                          for k in range(2, len(idx)))
+                    continue
                 for k in range(2, len(idx)):
                     tris.append((idx[0], idx[k - 1], idx[k]))
     v = np.array(verts, dtype=np.float64).reshape(-1, 3)
@@ -153,17 +169,78 @@ def read_obj_scene(path, up: str = "z") -> ObjScene:
         v = np.stack([v[:, 0], -v[:, 2], v[:, 1]], axis=1)
     items = tuple((name, kind, v[np.array(idx, np.int64)].reshape(-1, 3))
                   for name, (kind, idx) in climb.items())
-    if climb:  # vertices only climb objects use are not part of the walkable scene
+    volumes, links = _special_objects(special, v, path)
+    if climb or special:  # vertices only these objects use are not part of the walkable scene
         only_climb = np.zeros(v.shape[0], np.bool_)
         for _kind, idx in climb.values():
             only_climb[np.array(idx, np.int64)] = True
+        for _what, parts in special.values():
+            for part in parts:
+                only_climb[np.array(part, np.int64)] = True
         only_climb[t.ravel()] = False
         if only_climb.any():
             keep = ~only_climb
             remap = np.cumsum(keep) - 1
             v, t = v[keep], remap[t].astype(np.int32).reshape(-1, 3)
     warning = up_axis_warning(v, t, up)
-    return ObjScene(v, t, [f"{path}: {warning}"] if warning else [], items)
+    return ObjScene(v, t, [f"{path}: {warning}"] if warning else [], items, volumes, links)
+
+
+def _special_kind(name: str) -> str | None:
+    """"link", "link-oneway" or "volume" for an object name with such a suffix, else None."""
+    from .kinds import AREA_SUFFIX, LINK_ONEWAY_SUFFIX, LINK_SUFFIX, NOLINKS_SUFFIX
+
+    if name.endswith(LINK_ONEWAY_SUFFIX):
+        return "link-oneway"
+    if name.endswith(LINK_SUFFIX):
+        return "link"
+    if name.endswith(NOLINKS_SUFFIX) or (AREA_SUFFIX in name
+                                         and name.rsplit(AREA_SUFFIX, 1)[1]):
+        return "volume"
+    return None
+
+
+def _obj_index(tok: str, n_verts: int, path, lineno: int, what: str) -> int:
+    try:
+        i = int(tok.split("/", 1)[0])
+    except ValueError:
+        raise ValueError(f"{path}:{lineno}: bad {what} index {tok[:40]!r}") from None
+    i = n_verts + i if i < 0 else i - 1
+    if not 0 <= i < n_verts:
+        raise ValueError(f"{path}:{lineno}: {what} index {tok[:40]} refers to no vertex "
+                         f"({n_verts} defined so far)")
+    return i
+
+
+def _special_objects(special: dict, v: np.ndarray, path) -> tuple[tuple, tuple]:
+    """The volumes and hand-placed links of the file; ValueError naming the object."""
+    from .areas import volume_from_name
+    from .custom_links import CustomLink, check_link
+
+    volumes, links = [], []
+    for name, (what, items) in special.items():
+        try:
+            if what == "volume":
+                if any(isinstance(it, list) for it in items):
+                    raise ValueError(f"volume {name!r}: line elements in a volume; a "
+                                     f"modifier volume is a closed mesh of faces")
+                tri = np.array(items, np.int64).reshape(-1, 3)
+                used = np.unique(tri)
+                remap = np.full(v.shape[0], -1, np.int64)
+                remap[used] = np.arange(used.size)
+                volumes.append(volume_from_name(name, v[used], remap[tri]))
+            else:
+                lines = [it for it in items if isinstance(it, list)]
+                if len(items) != 1 or len(lines) != 1 or len(lines[0]) != 2:
+                    raise ValueError(f"link {name!r}: a link object holds exactly one line "
+                                     f"element 'l a b' (two vertices); found "
+                                     f"{len(lines)} element(s)")
+                a, b = lines[0]
+                links.append(check_link(CustomLink(name, v[a], v[b],
+                                                   bidirectional=what == "link")))
+        except ValueError as exc:
+            raise ValueError(f"{path}: {exc}") from None
+    return tuple(volumes), tuple(links)
 
 
 def up_axis_warning(vertices, triangles, up: str = "z") -> str | None:

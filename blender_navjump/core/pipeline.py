@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 import time
 from collections.abc import Callable
@@ -11,6 +12,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .debug import BakeDebug, capture_contours, capture_spans
+from .kinds import BUILTIN_AREAS
 from .navmesh import AREA_STAND, NavMesh, empty_navmesh
 from .navmesh_check import MAX_COORDINATE
 from .settings import (
@@ -123,12 +125,16 @@ def validate_geometry(
 
 def bake(vertices: ArrayLike, triangles: ArrayLike, settings: BakeSettings | None = None,
          progress: ProgressCallback | None = None, *,
-         walkable: ArrayLike | None = None, debug: BakeDebug | None = None) -> NavMesh:
+         walkable: ArrayLike | None = None, volumes=(), shared: dict | None = None,
+         debug: BakeDebug | None = None) -> NavMesh:
     """Bake a navigation mesh from world-space triangles.
 
     vertices: (N, 3) metres, Z up. triangles: (M, 3) vertex indices. walkable: optional
     (M,) bools; False marks obstacle triangles that block but are never walked on.
     progress(stage, fraction) is called before each stage and may raise BakeCancelled.
+    volumes: modifier volumes (``core.areas.Volume``: areas, no-links). shared: a dict kept
+    between bakes of the same geometry (several agents, ``core.agents``): the solid and
+    compact heightfields are reused by agents with the same voxel settings.
     debug: a :class:`core.debug.BakeDebug` to fill with the voxel tops, regions and
     contours of this bake (for debug views; costs a copy of the spans; solo bakes only:
     a tiled bake leaves it empty).
@@ -161,19 +167,29 @@ def bake(vertices: ArrayLike, triangles: ArrayLike, settings: BakeSettings | Non
     def done(name, t0):
         timings[name] = timings.get(name, 0.0) + (time.perf_counter() - t0) * 1000.0
 
+    from . import areas as areas_mod
+
+    area_names = areas_mod.area_table(volumes)
     hf = chf = cfg = None
     if settings.tile_size:
         from .tiles import bake_tiles
 
-        nm = bake_tiles(v, t, walk, settings, bmin, bmax, progress, timings, stats)
+        nm = bake_tiles(v, t, walk, settings, bmin, bmax, progress, timings, stats,
+                        volumes=volumes, area_names=area_names)
     else:
         cfg = voxel_config(settings, bmin, bmax, t.shape[0], limit)
         stats["grid"] = [cfg.width, cfg.height]
         grid = run_stages(v, t, walk, cfg, settings, timings, stats, stage, limit=limit,
-                          debug=debug)
+                          debug=debug, volumes=volumes, area_names=area_names, shared=shared)
         hf, chf = grid.hf, grid.chf
         nm = _assemble(grid.pmesh, cfg, settings, grid.dmeshes, grid.dverts, grid.dtris)
         del grid
+    # until the links are made, polygons and spans carry their stance area only (the link
+    # generator starts from standing ground); the user areas are set after it
+    stance_area, polygon_area = areas_mod.polygon_area_ids(nm.polygon_area)
+    nm.polygon_area = stance_area
+    if chf is not None:
+        chf.span_area &= np.uint8(3)
 
     t0 = stage("links", 9)
     if settings.links_enabled and nm.polygon_count:
@@ -190,7 +206,11 @@ def bake(vertices: ArrayLike, triangles: ArrayLike, settings: BakeSettings | Non
         # keep the generator's summary (border-edge share, messages for the user)
         stats["links_info"] = json.loads(json.dumps(info, default=float))
         stats.setdefault("warnings", []).extend(info.get("messages", []))
+        stats["links_removed_by_volumes"] = areas_mod.drop_links_in(nm, volumes)
     done("links", t0)
+    nm.polygon_area = polygon_area
+    nm.area_names = np.array(area_names, np.str_)
+    nm.area_cost = np.ones(len(area_names), np.float64)
     if progress is not None:
         progress("done", 1.0)
 
@@ -218,14 +238,17 @@ def _add(stats: dict, key: str, value: int) -> None:
 
 def run_stages(v, t, walk, cfg, settings: BakeSettings, timings: dict, stats: dict, stage,
                tile=None, keep_hf: bool | None = None, limit: MemoryLimit | None = None,
-               debug: BakeDebug | None = None) -> GridResult:
+               debug: BakeDebug | None = None, volumes=(), area_names=None,
+               shared: dict | None = None) -> GridResult:
     """Rasterise ``t`` into the grid of ``cfg`` and run every stage up to the detail mesh.
 
     ``stage(name, i)`` reports progress and returns a start time; timings and the span,
     region and contour counts add up (a tiled bake calls this once per tile). ``tile``
     (core/tiles.py) trims the grid to its core after erosion, cuts the regions at its
     edges and makes the outline edges on its sides portals. ``limit``: the memory limit
-    read once per bake; ``debug``: filled with the grid's voxel tops, regions and contours.
+    read once per bake; ``debug``: filled with the grid's voxel tops, regions and contours;
+    ``volumes`` / ``area_names``: modifier volumes marking user areas on the spans
+    (``core.areas``); ``shared``: stages shared between agents (:func:`shared_stage`).
     """
     from . import compact, contours, detail, erode, filters, polymesh, rasterize, regions
     from . import stances as stance_mod
@@ -239,34 +262,42 @@ def run_stages(v, t, walk, cfg, settings: BakeSettings, timings: dict, stats: di
         timings[name] = timings.get(name, 0.0) + (time.perf_counter() - t0) * 1000.0
 
     grid = f"a {cfg.width:,} x {cfg.height:,} cell grid at cell_size {cfg.cs:g}"
-    bound = raster_span_bound(v, t, cfg.cs)
-    check_memory(settings, cfg.width * cfg.height * 4 + bound * RASTER_BYTES_PER_SPAN,
-                 f"rasterising {t.shape[0]:,} triangles (up to {bound:,} spans) into {grid}",
-                 limit)
+    rkey, ckey = shared_keys(settings)
+    for name in ("rasterize", "filter", "compact"):
+        timings.setdefault(name, 0.0)  # 0 when shared with another agent
 
-    t0 = stage("rasterize", 0)
-    hf = _run("rasterize", settings,
-              rasterize.rasterize_triangles if tile is None else tile.rasterize, v, t, walk, cfg)
-    done("rasterize", t0)
-    spans = int(hf.span_min.shape[0])
+    def rasterize_filter_compact():
+        bound = raster_span_bound(v, t, cfg.cs)
+        check_memory(settings, cfg.width * cfg.height * 4 + bound * RASTER_BYTES_PER_SPAN,
+                     f"rasterising {t.shape[0]:,} triangles (up to {bound:,} spans) into "
+                     f"{grid}", limit)
+        t0 = stage("rasterize", 0)
+        raster = rasterize.rasterize_triangles if tile is None else tile.rasterize
+        hf = shared_stage(shared, rkey,
+                          lambda: _run("rasterize", settings, raster, v, t, walk, cfg))
+        done("rasterize", t0)
+        spans = int(hf.span_min.shape[0])
+        # The real span count is known now: check the rest of the bake fits before going on.
+        check_memory(settings, estimate_bake_bytes(cfg.width, cfg.height, t.shape[0],
+                                                   spans, settings.links_enabled),
+                     f"{grid} with {spans:,} spans", limit)
+
+        t0 = stage("filter", 1)
+        filters.filter_heightfield(hf, cfg.walkable_height, cfg.walkable_climb,
+                                   settings.filter_low_hanging_obstacles,
+                                   settings.filter_ledge_spans,
+                                   settings.filter_low_height_spans)
+        done("filter", t0)
+
+        t0 = stage("compact", 2)
+        chf = _run("compact", settings, compact.build_compact_heightfield, hf,
+                   cfg.walkable_height, cfg.walkable_climb, not keep_hf)
+        done("compact", t0)
+        # the solid heightfield is kept only for the links' collision tests (and debug)
+        return (hf if keep_hf else None), chf, spans
+
+    hf, chf, spans = shared_stage(shared, ckey, rasterize_filter_compact)
     _add(stats, "spans", spans)
-    # The real span count is known now: check the rest of the bake fits before going on.
-    check_memory(settings, estimate_bake_bytes(cfg.width, cfg.height, t.shape[0],
-                                               spans, settings.links_enabled),
-                 f"{grid} with {spans:,} spans", limit)
-
-    t0 = stage("filter", 1)
-    filters.filter_heightfield(hf, cfg.walkable_height, cfg.walkable_climb,
-                               settings.filter_low_hanging_obstacles,
-                               settings.filter_ledge_spans, settings.filter_low_height_spans)
-    done("filter", t0)
-
-    t0 = stage("compact", 2)
-    chf = _run("compact", settings, compact.build_compact_heightfield, hf,
-               cfg.walkable_height, cfg.walkable_climb, not keep_hf)
-    if not keep_hf:
-        hf = None  # the solid heightfield is kept only for the links' collision tests
-    done("compact", t0)
     _add(stats, "compact_spans", chf.span_y.shape[0])
 
     t0 = stage("stances", 3)
@@ -284,6 +315,12 @@ def run_stages(v, t, walk, cfg, settings: BakeSettings, timings: dict, stats: di
         t0 = time.perf_counter()
         stance_mod.filter_stance_noise(chf)
         done("stances", t0)
+    if area_names is not None and len(area_names) > len(BUILTIN_AREAS):
+        from . import areas as areas_mod
+
+        t0 = time.perf_counter()
+        areas_mod.mark_spans(chf, volumes, area_names)
+        done("areas", t0)
     if tile is not None:
         tile.before_regions(chf)
 
@@ -325,6 +362,39 @@ def run_stages(v, t, walk, cfg, settings: BakeSettings, timings: dict, stats: di
     return GridResult(hf, chf, pmesh, dmeshes, dverts, dtris)
 
 
+def shared_keys(settings: BakeSettings) -> tuple[tuple, tuple]:
+    """The keys under which a bake shares its stages with other agents (``shared``): the
+    solid heightfield depends on these settings, the filtered one and the compact
+    heightfield on these and the walkable height, the filter switches and the links (which
+    keep the solid heightfield)."""
+    s = settings
+    rkey = ("rasterize", s.cell_size, s.cell_height, s.agent_max_slope, s.agent_max_climb)
+    ckey = ("compact", *rkey[1:], s.walkable_height_world(), s.filter_low_hanging_obstacles,
+            s.filter_ledge_spans, s.filter_low_height_spans, s.links_enabled)
+    return rkey, ckey
+
+
+def shared_stage(shared: dict | None, key: tuple, compute: Callable[[], Any]) -> Any:
+    """``compute()``, or the value an earlier bake stored under ``key`` in ``shared``.
+
+    Later stages change the values in place, so each bake gets its own copy, except the
+    last one the caller announced in ``shared["uses"][key]`` (how many more bakes will ask
+    for ``key``; without it every value is kept and copied)."""
+    if shared is None:
+        return compute()
+    uses = shared.get("uses")
+    if key in shared:
+        if uses is not None:
+            uses[key] -= 1
+            if uses[key] <= 0:
+                return shared.pop(key)
+        return copy.deepcopy(shared[key])
+    value = compute()
+    if uses is None or uses.get(key, 0) > 0:
+        shared[key] = copy.deepcopy(value)
+    return value
+
+
 def _run(stage: str, settings: BakeSettings, fn, *args):
     """Run one stage; an allocation that fails anyway (the estimate is not exact) becomes
     a SettingsError naming the stage and the memory limit instead of a raw MemoryError."""
@@ -357,7 +427,7 @@ def _assemble(pmesh, cfg, settings, dmeshes, dverts, dtris) -> NavMesh:
         neighbours=pmesh.neighbours.astype(np.int32),
         polygon_area=areas,
         polygon_region=pmesh.regs.astype(np.int32),
-        polygon_stance=(np.maximum(areas.astype(np.int16), 1) - 1).astype(np.int8),
+        polygon_stance=(np.maximum(areas.astype(np.int16) & 3, 1) - 1).astype(np.int8),
         detail_meshes=np.asarray(dmeshes, np.int32),
         detail_vertices=np.asarray(dverts, np.float64),
         detail_triangles=np.asarray(dtris, np.int32),

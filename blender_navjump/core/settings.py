@@ -185,6 +185,12 @@ class BakeSettings:
                     f"{self.agent_radius:g} m at cell_size {self.cell_size:g}: a tile needs "
                     f"at least {least} cells (or 0 for one solo grid)")
         walk_h = self.walkable_height_world()
+        tallest = float(self.stand_height if self.multi_stance else self.agent_height)
+        if self.agent_max_climb >= tallest:
+            raise SettingsError(
+                "agent_max_climb", f"{self.agent_max_climb:g} m is not below the agent's "
+                                   f"height ({tallest:g} m, agent_height, or stand_height with "
+                                   f"multi_stance): an agent cannot step up its own height")
         if walk_h / self.cell_height < 3 - 1e-6:
             raise SettingsError(
                 "cell_height", f"{self.cell_height:g} m is too coarse for an agent height of "

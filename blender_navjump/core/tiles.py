@@ -392,8 +392,9 @@ def _tile_progress(progress, k: int, n: int):
 
 
 def bake_tiles(v, t, walk, settings: BakeSettings, bmin, bmax, progress, timings: dict,
-               stats: dict) -> NavMesh:
-    """The navmesh of a tiled bake (no links yet): tile by tile, merged into one mesh."""
+               stats: dict, volumes=(), area_names=None) -> NavMesh:
+    """The navmesh of a tiled bake (no links yet): tile by tile, merged into one mesh
+    (``volumes`` / ``area_names``: modifier volumes marking user areas, ``core.areas``)."""
     from .pipeline import run_stages
 
     grid = tile_grid(settings, bmin, bmax)
@@ -421,7 +422,8 @@ def bake_tiles(v, t, walk, settings: BakeSettings, bmin, bmax, progress, timings
         cfg = dataclasses.replace(cfg, min_region_area=0)
         tt = np.ascontiguousarray(t[ids])
         res = run_stages(v, tt, np.ascontiguousarray(walk[ids]), cfg, settings, timings,
-                         stats, stage, core, keep_hf=False)
+                         stats, stage, core, keep_hf=False, volumes=volumes,
+                         area_names=area_names)
         del tt
         baked += 1
         if res.pmesh.polys.shape[0] == 0:

@@ -21,8 +21,10 @@ the order Detour's portal and funnel code expects (the edge from vertex j to j+1
 polygon on its left seen from above; ``neis[j]`` is the polygon across that edge).
 
 Areas and flags, for ``dtQueryFilter``: stance polygons get area 1/2/3 (stand, crouch,
-prone) and flag 0x01/0x02/0x04; links become off-mesh connections with area 4/5/6 (drop,
-jump_across, jump_up) and flag 0x08/0x10/0x20. A link wider than the agent becomes several
+prone) and flag 0x01/0x02/0x04; a polygon in a user area (modifier volume) gets that area's
+id instead (8 on, ``NavMesh.area_names``; the flag stays its stance's); links become
+off-mesh connections with area 4/5/6/7 (drop, jump_across, jump_up, custom) and flag
+0x08/0x10/0x20/0x40. A link wider than the agent becomes several
 point connections about one agent diameter apart along its segments; each has the agent
 radius and the link's direction, and its ``userId`` is the link index.
 """
@@ -36,6 +38,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..core.kinds import USER_AREA_FIRST
 from ..core.navmesh import NavMesh
 from ..core.navmesh_check import check_navmesh
 from ._common import atomic_write, check_float32_reach, polygon_rows, z_up_to_y_up
@@ -64,8 +67,8 @@ MAX_OFFMESH_CONNECTIONS = 0xFFFF // 2
 
 STANCE_AREAS = (1, 2, 3)  # stand, crouch, prone
 STANCE_FLAGS = (0x01, 0x02, 0x04)
-LINK_AREAS = (4, 5, 6)  # drop, jump_across, jump_up
-LINK_FLAGS = (0x08, 0x10, 0x20)
+LINK_AREAS = (4, 5, 6, 7)  # drop, jump_across, jump_up, custom (kinds.BUILTIN_AREAS)
+LINK_FLAGS = (0x08, 0x10, 0x20, 0x40)
 
 HEADER_DTYPE = np.dtype([
     ("magic", "<i4"), ("version", "<i4"), ("x", "<i4"), ("y", "<i4"), ("layer", "<i4"),
@@ -398,8 +401,11 @@ def build_detour_tile(nm: NavMesh, place: TilePlace | None = None) -> DetourTile
     polys["neis"][:n_ground] = neis
     polys["vertCount"][:n_ground] = counts
     polys["flags"][:n_ground] = np.array(STANCE_FLAGS, np.uint16)[stance]
-    polys["areaAndtype"][:n_ground] = (np.array(STANCE_AREAS, np.uint8)[stance]
-                                       | DT_POLYTYPE_GROUND << 6)
+    # a polygon in a user area (modifier volume) has that area's id (kinds.USER_AREA_FIRST
+    # on, the ids of NavMesh.area_names); the others the area of their stance
+    area = np.where(nm.polygon_area >= USER_AREA_FIRST, nm.polygon_area,
+                    np.array(STANCE_AREAS, np.uint8)[stance]).astype(np.uint8)
+    polys["areaAndtype"][:n_ground] = area | DT_POLYTYPE_GROUND << 6
     con_ids = np.arange(cons.count)
     polys["verts"][n_ground:, 0] = n_verts + 2 * con_ids
     polys["verts"][n_ground:, 1] = n_verts + 2 * con_ids + 1

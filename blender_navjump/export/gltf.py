@@ -154,6 +154,9 @@ def glb_bytes(nm: NavMesh, name: str = "navjump") -> bytes:
         "stances": list(STANCE_NAMES),
         "stance_colors": [list(c) for c in STANCE_COLORS],
         "polygon_count": len(rows),
+        # the area table (NavMesh.area_names) and each polygon's area name, in polygon order
+        "areas": [str(n) for n in nm.area_names],
+        "polygon_areas": [str(nm.area_names[a]) for a in nm.polygon_area.tolist()],
         "links": _links_extras(nm),
     }}
     json_chunk = _pad4(json.dumps(gltf, separators=(",", ":"), allow_nan=False).encode(),

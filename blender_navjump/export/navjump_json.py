@@ -98,6 +98,10 @@ def navmesh_to_json_dict(nm: NavMesh) -> dict:
         "polygon_area": nm.polygon_area.tolist(),
         "polygon_region": nm.polygon_region.tolist(),
         "polygon_stance": stance_names,
+        "polygon_area_name": [str(nm.area_names[a]) for a in nm.polygon_area.tolist()],
+        "areas": [{"id": i, "name": str(name), "cost": _cost_out(c)}
+                  for i, (name, c) in enumerate(zip(nm.area_names, nm.area_cost,
+                                                    strict=True))],
         "detail": {
             "meshes": nm.detail_meshes.tolist(),
             "vertices": nm.detail_vertices.tolist(),
@@ -107,6 +111,35 @@ def navmesh_to_json_dict(nm: NavMesh) -> dict:
         **({"climb": _climb_to_json(nm)} if _has_climb(nm) else {}),
         "stats": deterministic_stats(nm.stats),
     }
+
+
+def _cost_out(cost) -> float | None:
+    """An area cost for JSON: null when the area is not walkable (cost < 0 or inf)."""
+    c = float(cost)
+    return c if np.isfinite(c) and c > 0 else None
+
+
+def _areas_from_json(r, doc) -> dict:
+    """``area_names``/``area_cost`` from the optional "areas" list (built-ins without)."""
+    if "areas" not in doc:
+        return {}
+    areas = doc["areas"]
+    if not isinstance(areas, list):
+        r.fail("'areas' must be a list")
+    names, costs = [], []
+    for i, item in enumerate(areas):
+        if not isinstance(item, dict) or item.get("id") != i \
+                or not isinstance(item.get("name"), str):
+            r.fail(f"'areas'[{i}] must be an object with id {i}, a name and a cost")
+        cost = item.get("cost")
+        if cost is not None and (isinstance(cost, bool) or not isinstance(cost, (int, float))):
+            r.fail(f"'areas'[{i}].cost must be a number or null (not walkable)")
+        names.append(item["name"])
+        costs.append(np.inf if cost is None else float(cost))
+    if "polygon_area_name" in doc and doc["polygon_area_name"] != [
+            names[a] if 0 <= a < len(names) else None for a in doc["polygon_area"]]:
+        r.fail("'polygon_area_name' does not match 'polygon_area' and 'areas'")
+    return {"area_names": np.array(names, np.str_), "area_cost": np.array(costs, np.float64)}
 
 
 def _has_climb(nm: NavMesh) -> bool:
@@ -419,5 +452,5 @@ def read_json(path) -> NavMesh:
         vertices=vertices, polygons=polygons, neighbours=neighbours,
         detail_meshes=d_meshes, detail_vertices=d_verts, detail_triangles=d_tris,
         settings=doc["settings"], stats=stats, **per_poly, **link_arrays,
-        **_climb_from_json(r, doc))
+        **_areas_from_json(r, doc), **_climb_from_json(r, doc))
     return check_navmesh(nm, str(path))

@@ -44,7 +44,9 @@ def test_operator_bake_matches_core_bake_on_the_same_triangles(bpy, navjump, dem
     # The demo level exercises every stance and every kind of link.
     summary = navjump.storage.summarize(stored)
     assert all(n > 0 for n in summary["polygons_by_stance"].values()), summary
-    assert all(n > 0 for n in summary["links_by_kind"].values()), summary
+    # (every generated kind: the demo level has no hand-placed link)
+    assert all(summary["links_by_kind"][k] > 0
+               for k in ("drop", "jump_across", "jump_up")), summary
     report = navjump.storage.read_report(demo_scene)
     assert report["gather"]["obstacle_triangles"] == 12  # the crate
     assert "Lamp post (ignored)" not in gathered.object_names

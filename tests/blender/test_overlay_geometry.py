@@ -337,9 +337,10 @@ def test_png_round_trip(tmp_path):
 
 def _overlay_settings(**changes):
     values = {f"show_{n}": True for n in ("overlay", "navmesh", "stand", "crouch", "prone",
-                                          "drop", "jump_across", "jump_up", "path")}
+                                          "drop", "jump_across", "jump_up", "custom",
+                                          "path")}
     values.update({f"test_{n}": True for n in ("stand", "crouch", "prone", "drop",
-                                               "jump_across", "jump_up")})
+                                               "jump_across", "jump_up", "custom")})
     values["path_test"] = True
     values.update(changes)
     return types.SimpleNamespace(**values)
@@ -358,4 +359,4 @@ def test_visible_layers_follow_the_switches():
 def test_agent_names_follow_the_capabilities():
     stances, links = ob.test_agent_names(_overlay_settings(test_prone=False, test_drop=False))
     assert stances == ("stand", "crouch")
-    assert links == ("jump_across", "jump_up")
+    assert links == ("jump_across", "jump_up", "custom")

@@ -124,7 +124,7 @@ DAMAGES = {
                            r"'link_cost'\[2\] is -0.5; it must not be negative"),
     "link_nan_cost": (_item("link_cost", 0, np.nan), r"'link_cost'\[0\] is nan"),
     "link_nan_end": (_item("link_end", (1, 0, 2), np.nan), r"'link_end'\[1\] is .*NaN"),
-    "link_kind": (_item("link_kind", 0, 3), r"'link_kind'\[0\] is 3, not a link kind"),
+    "link_kind": (_item("link_kind", 0, 4), r"'link_kind'\[0\] is 4, not a link kind"),
     "link_rows": (_set("link_cost", lambda a: a[:2]),
                   r"'link_cost' has 2 rows but there are 3 links"),
     "link_shape": (_set("link_start", lambda a: a[:, 0, :]),

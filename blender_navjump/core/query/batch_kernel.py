@@ -12,6 +12,7 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
+from ..kinds import FLAG_AREA_CHANGE as AREA_CHANGE
 from ..kinds import FLAG_DROP_END as DROP_END
 from ..kinds import FLAG_DROP_START as DROP_START
 from ..kinds import FLAG_JUMP_END as JUMP_END
@@ -20,6 +21,7 @@ from ..kinds import FLAG_NAMES  # noqa: F401  (re-exported for core.query)
 from ..kinds import FLAG_STANCE_CHANGE as STANCE_CHANGE
 from ..kinds import FLAG_WALK as WALK
 from ..kinds import LINK_DROP as _LINK_DROP
+from ..kinds import STANCE_NAMES as _STANCE_NAMES
 from .astar import DIRECT, astar, settle_partial
 from .funnel import string_pull
 from .raycast import straight_walk
@@ -32,6 +34,7 @@ FOUND, PARTIAL, START_OFF_MESH, GOAL_OFF_MESH, BAD_INPUT = range(5)
 # A portal crossing this close (as a fraction of the segment) to a segment end happens at
 # that end point: no separate point is added.
 _T_EPS = 1e-6
+_N_STANCES = len(_STANCE_NAMES)
 # Funnel passes: the first with link points at segment midpoints, then two refinements of
 # where on each link segment to jump.
 _LINK_PASSES = 3
@@ -305,11 +308,14 @@ def _emit_points(d, ws, nch):
                 if t <= _T_EPS:
                     pt_stance[npts - 1] = st
                 elif t < 1.0 - _T_EPS and st != pt_stance[npts - 1]:
+                    # poly_stance is the cost class (stance + 3 x area, see NavQuery)
                     x = a[0] + t * (b[0] - a[0])
                     y = a[1] + t * (b[1] - a[1])
                     z = surface_height(surf_tris, surf_start[poly], surf_start[poly + 1], x, y)
+                    change = (STANCE_CHANGE if st % _N_STANCES != pt_stance[npts - 1] % _N_STANCES
+                              else AREA_CHANGE)
                     npts = _emit(pts, pt_flag, pt_stance, pt_link, npts, x, y, z,
-                                 STANCE_CHANGE, st, -1)
+                                 change, st, -1)
             poly = cp[base + cur]
             st = poly_stance[poly]
             if s + 1 == o1 - 1:

@@ -7,7 +7,24 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..kinds import GENERATED_LINK_KINDS
 from ..navmesh import LINK_KINDS, STANCE_NAMES
+
+
+def _area_costs(value) -> tuple[tuple[str, float], ...]:
+    from ..areas import parse_area_costs, parse_cost
+
+    if isinstance(value, str):
+        value = [v for v in (s.strip() for s in value.split(",")) if v]
+    if isinstance(value, dict):
+        pairs = [(str(k), parse_cost(str(k), c)) for k, c in value.items()]
+    else:
+        items = list(value)
+        if all(isinstance(v, str) for v in items):
+            pairs = list(parse_area_costs(items, "area_cost").items())
+        else:
+            pairs = [(str(k), parse_cost(str(k), c)) for k, c in items]
+    return tuple(sorted(dict(pairs).items()))
 
 
 def _names(value, known: tuple[str, ...], what: str) -> tuple[str, ...]:
@@ -22,13 +39,13 @@ def _names(value, known: tuple[str, ...], what: str) -> tuple[str, ...]:
     return tuple(out)
 
 
-def _numbers(value, what: str, allow_zero: bool) -> tuple[float, float, float]:
+def _numbers(value, what: str, allow_zero: bool, count: int = 3) -> tuple[float, ...]:
     try:
         vals = tuple(float(v) for v in value)
     except (TypeError, ValueError):
-        raise ValueError(f"{what} must be three numbers, got {value!r}") from None
-    if len(vals) != 3:
-        raise ValueError(f"{what} must be three numbers, got {len(vals)}")
+        raise ValueError(f"{what} must be {count} numbers, got {value!r}") from None
+    if len(vals) != count:
+        raise ValueError(f"{what} must be {count} numbers, got {len(vals)}")
     for v in vals:
         if not math.isfinite(v) or v < 0 or (v == 0 and not allow_zero):
             lim = ">= 0" if allow_zero else "> 0"
@@ -44,13 +61,18 @@ class AgentFilter:
     other stances are never entered. ``links``: link kinds it may take (subset of
     ``LINK_KINDS``, may be empty). ``stance_cost``: walking cost per metre in each stance
     (stand, crouch, prone). ``link_cost_scale``: multiplier of each link kind's baked cost
-    (drop, jump_across, jump_up). Names may also be given as a comma-separated string.
+    (drop, jump_across, jump_up, custom; three numbers leave custom links at 1). Names may
+    also be given as a comma-separated string. ``area_cost``: walking-cost multiplier per
+    area name (``NavMesh.area_names``), over the costs stored in the navmesh; a cost < 0 or
+    inf means the agent never enters that area (a mapping, ``NAME=COST`` strings or a
+    comma-separated string of them).
     """
 
     stances: tuple[str, ...] = STANCE_NAMES
     links: tuple[str, ...] = LINK_KINDS
     stance_cost: tuple[float, float, float] = (1.0, 1.5, 3.0)
-    link_cost_scale: tuple[float, float, float] = (1.0, 1.0, 1.0)
+    link_cost_scale: tuple[float, ...] = (1.0,) * len(LINK_KINDS)
+    area_cost: tuple[tuple[str, float], ...] = ()
 
     def __post_init__(self):
         stances = _names(self.stances, STANCE_NAMES, "stance")
@@ -60,8 +82,15 @@ class AgentFilter:
         object.__setattr__(self, "links", _names(self.links, LINK_KINDS, "link kind"))
         object.__setattr__(self, "stance_cost", _numbers(self.stance_cost, "stance_cost",
                                                          allow_zero=False))
+        scale = tuple(self.link_cost_scale)
+        if len(scale) == len(GENERATED_LINK_KINDS):
+            scale = (*scale, 1.0)
         object.__setattr__(self, "link_cost_scale",
-                           _numbers(self.link_cost_scale, "link_cost_scale", allow_zero=True))
+                           _numbers(scale, "link_cost_scale", True, len(LINK_KINDS)))
+        object.__setattr__(self, "area_cost", _area_costs(self.area_cost))
+
+    def area_cost_map(self) -> dict[str, float]:
+        return dict(self.area_cost)
 
     def stance_allowed(self) -> np.ndarray:
         return np.array([s in self.stances for s in STANCE_NAMES], np.bool_)

@@ -13,6 +13,7 @@ from functools import cached_property
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ..kinds import USER_AREA_FIRST
 from ..navmesh import LINK_KINDS, STANCE_NAMES, NavMesh
 from ..navmesh_check import check_navmesh
 from .astar import usable_ports
@@ -168,7 +169,7 @@ class PathBatch:
 
     @cached_property
     def stances(self) -> np.ndarray:
-        return self._point_info[:, 1].astype(np.int8)
+        return (self._point_info[:, 1] % len(STANCE_NAMES)).astype(np.int8)
 
     @cached_property
     def point_links(self) -> np.ndarray:
@@ -192,11 +193,22 @@ class PathBatch:
         return PathResult(
             found=status == FOUND, status=STATUS_NAMES[status],
             points=self.points[a:b], flags=info[:, 0].astype(np.int8),
-            stances=info[:, 1].astype(np.int8), length=float(row[SUM_LENGTH]),
+            stances=(info[:, 1] % len(STANCE_NAMES)).astype(np.int8),
+            length=float(row[SUM_LENGTH]),
             cost=float(row[SUM_COST]), search_cost=float(row[SUM_SEARCH_COST]),
             corridor=corridor[:, 0].copy(), corridor_links=corridor[:, 1].copy(),
             point_links=info[:, 2].copy(), start_polygon=int(row[SUM_START_POLY]),
             goal_polygon=int(row[SUM_GOAL_POLY]))
+
+
+def polygon_cost_classes(navmesh: NavMesh) -> np.ndarray:
+    """Area id of each cost class (class = stance + 3 x user-area index, see NavQuery): the
+    stance's own area for index 0, else user area USER_AREA_FIRST + index - 1."""
+    n_user = max(len(navmesh.area_names) - USER_AREA_FIRST, 0)
+    n_stance = len(STANCE_NAMES)
+    cls = np.arange(n_stance * (n_user + 1))
+    user = cls // n_stance
+    return np.where(user == 0, cls % n_stance + 1, USER_AREA_FIRST + user - 1).astype(np.int64)
 
 
 def _extents(extents) -> np.ndarray:
@@ -230,19 +242,53 @@ class NavQuery:
         navmesh = check_navmesh(navmesh)
         self.navmesh = navmesh
         self.extents = _extents(extents)
-        self.data: QueryData = build_query_data(navmesh)
+        data = build_query_data(navmesh)
+        # costs and exclusions look up a polygon's cost class: stance + 3 x user-area index
+        # (equal to the stance when the navmesh has no user areas; see _filter_arrays)
+        self._class_area = polygon_cost_classes(navmesh)
+        n_stance = len(STANCE_NAMES)
+        user = np.maximum(np.asarray(navmesh.polygon_area, np.int64) - USER_AREA_FIRST + 1, 0)
+        self.data: QueryData = data._replace(poly_stance=data.poly_stance + n_stance * user)
         self.has_links = bool((self.data.link_node_start >= 0).any())
         self._ws = make_workspace(self.data)
         self._stamp = 0
         self._port_ok: dict[tuple, np.ndarray] = {}
+        self._class_arrays: dict[AgentFilter, tuple] = {}
+
+    def _classes_of(self, agent: AgentFilter):
+        """(class_allowed, class_cost, link_allowed, link_scale, heuristic_scale)."""
+        s_allowed, s_cost, link_ok, link_scale, _h = agent.kernel_arrays(self.has_links)
+        nm = self.navmesh
+        names = [str(n) for n in nm.area_names]
+        area_cost = np.array(nm.area_cost, np.float64)
+        for area, c in agent.area_cost:
+            if area not in names or area == names[0]:
+                raise ValueError(f"area {area!r} is not in this navmesh; its areas are "
+                                 f"{', '.join(names[1:])}")
+            area_cost[names.index(area)] = c
+        walkable = np.isfinite(area_cost) & (area_cost > 0)
+        area = self._class_area
+        n_stance = len(STANCE_NAMES)
+        stance = np.arange(area.shape[0]) % n_stance
+        allowed = s_allowed[stance] & walkable[area]
+        cost = s_cost[stance] * np.where(walkable[area], area_cost[area], 1.0)
+        hscale = float(cost[allowed].min()) if allowed.any() else 1.0
+        if self.has_links and agent.links:
+            hscale = min(hscale, 1.0)  # a link costs at least its straight length
+        return (np.ascontiguousarray(allowed), np.ascontiguousarray(cost), link_ok,
+                link_scale, hscale)
 
     def __reduce__(self):
         # Pickled/copied as "a query on this navmesh": the arrays are rebuilt, not stored.
         return (NavQuery, (self.navmesh, tuple(self.extents)))
 
     def _filter_arrays(self, agent: AgentFilter):
-        """The filter's kernel arrays plus its usable-port mask on this mesh (cached)."""
-        allowed, cost, link_ok, link_scale, hscale = agent.kernel_arrays(self.has_links)
+        """The filter's kernel arrays plus its usable-port mask on this mesh (cached):
+        allowed and cost per cost class (stance x area, see __init__)."""
+        cache = self._class_arrays.get(agent)
+        if cache is None:
+            cache = self._class_arrays[agent] = self._classes_of(agent)
+        allowed, cost, link_ok, link_scale, hscale = cache
         key = (allowed.tobytes(), link_ok.tobytes())
         port_ok = self._port_ok.get(key)
         if port_ok is None:
@@ -260,7 +306,7 @@ class NavQuery:
         ext = self.extents if extents is None else _extents(extents)
         stamp = self._next_stamps(1)
         poly, x, y, z, dist = nearest_polygon(self.data, p[0], p[1], p[2], ext,
-                                              agent.stance_allowed(), self._ws.near_stamp,
+                                              self._filter_arrays(agent)[0], self._ws.near_stamp,
                                               2 * stamp)
         return int(poly), np.array([x, y, z]), float(dist)
 
@@ -317,7 +363,7 @@ class NavQuery:
         if self.data.polygons.shape[0] == 0:
             return f"{where}the navmesh has no polygons, so the {end} cannot be placed on it"
         poly, dist = nearest_polygon_anywhere(self.data, pt[0], pt[1], pt[2],
-                                              agent.stance_allowed())
+                                              self._filter_arrays(agent)[0])
         if poly < 0:
             return (f"{where}the navmesh has no polygon an agent with stances [{who}] "
                     f"may use, so the {end} cannot be placed on it")
