@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..kinds import CLIMB_ABILITIES
 from ..navmesh import LINK_KINDS, STANCE_NAMES
 
 
@@ -44,13 +45,17 @@ class AgentFilter:
     other stances are never entered. ``links``: link kinds it may take (subset of
     ``LINK_KINDS``, may be empty). ``stance_cost``: walking cost per metre in each stance
     (stand, crouch, prone). ``link_cost_scale``: multiplier of each link kind's baked cost
-    (drop, jump_across, jump_up). Names may also be given as a comma-separated string.
+    (drop, jump_across, jump_up). ``abilities``: climbing abilities (subset of
+    ``CLIMB_ABILITIES``, may be empty): on a navmesh with a climb graph, paths use only the
+    climb edges and links these allow (docs/climbing.md). Names may also be given as a
+    comma-separated string.
     """
 
     stances: tuple[str, ...] = STANCE_NAMES
     links: tuple[str, ...] = LINK_KINDS
     stance_cost: tuple[float, float, float] = (1.0, 1.5, 3.0)
     link_cost_scale: tuple[float, float, float] = (1.0, 1.0, 1.0)
+    abilities: tuple[str, ...] = CLIMB_ABILITIES
 
     def __post_init__(self):
         stances = _names(self.stances, STANCE_NAMES, "stance")
@@ -58,6 +63,8 @@ class AgentFilter:
             raise ValueError("an agent filter needs at least one stance")
         object.__setattr__(self, "stances", stances)
         object.__setattr__(self, "links", _names(self.links, LINK_KINDS, "link kind"))
+        object.__setattr__(self, "abilities",
+                           _names(self.abilities, CLIMB_ABILITIES, "climbing ability"))
         object.__setattr__(self, "stance_cost", _numbers(self.stance_cost, "stance_cost",
                                                          allow_zero=False))
         object.__setattr__(self, "link_cost_scale",
@@ -68,6 +75,10 @@ class AgentFilter:
 
     def link_allowed(self) -> np.ndarray:
         return np.array([k in self.links for k in LINK_KINDS], np.bool_)
+
+    def ability_mask(self) -> int:
+        """The abilities as a bit mask (bit i = ``CLIMB_ABILITIES[i]``)."""
+        return sum(1 << CLIMB_ABILITIES.index(a) for a in self.abilities)
 
     def heuristic_scale(self, has_links: bool) -> float:
         """Largest factor f with cost(a, b) >= f * |a - b| for every edge (A* stays exact)."""
