@@ -465,8 +465,7 @@ def dijkstra_plan_cost(pg, nm, agent, penalty, start, goal):
     from blender_navjump.core.climb import link_abilities
     from blender_navjump.core.query.climb import ability_mask
 
-    stance_ok = dict(zip(("stand", "crouch", "prone"), (s in agent.stances for s in
-                                                         ("stand", "crouch", "prone"))))
+    stance_ok = {s: s in agent.stances for s in ("stand", "crouch", "prone")}
     mask = ability_mask(agent.abilities)
     n = pg.position.shape[0]
 
@@ -613,7 +612,8 @@ def test_astar_equals_brute_force_dijkstra(wall, seed):
         d.link_kind, d.link_cost, d.link_end_poly, d.link_start_poly, d.link_node_start,
         allowed, cost_s, link_ok, link_scale, min(hscale, 1.0), agent.ability_mask(),
         penalty, arr(ends[0], "node"), arr(ends[0], "poly"), pos(ends[0]),
-        arr(ends[1], "node"), arr(ends[1], "poly"), pos(ends[1]))
+        arr(ends[1], "node"), arr(ends[1], "poly"), pos(ends[1]), np.array([np.inf]),
+        pg.rev_start, pg.rev_edge)
     if np.isfinite(want):
         assert cost[0] == pytest.approx(want, rel=1e-9, abs=1e-9)
         assert len(set(nodes.tolist())) == nodes.shape[0]  # no node twice

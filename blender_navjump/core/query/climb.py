@@ -47,6 +47,7 @@ from ..kinds import (
     STANCE_STAND,
 )
 from .astar import heap_pop, heap_push
+from .spatial import _cell_range, build_grid
 
 # A start or goal within this distance (metres) of a climb node starts or ends on it
 # (an agent already hanging mid-climb).
@@ -89,6 +90,9 @@ class ClimbPlanGraph(NamedTuple):
     edge_abilities: np.ndarray  # (K,) abilities needed (bit mask)
     n_port: int  # N
     n_climb: int  # M
+    climb_grid: tuple  # query/spatial.py's grid of the climb nodes (origin, cell, ...)
+    rev_start: np.ndarray  # (V+1,) CSR by target node of ...
+    rev_edge: np.ndarray  # ... the edges into each node (indices into edge_*)
 
 
 def build_plan_graph(query) -> ClimbPlanGraph:
@@ -119,7 +123,12 @@ def build_plan_graph(query) -> ClimbPlanGraph:
     src = np.repeat(np.arange(member.shape[0]), size)
     rank = np.arange(src.shape[0]) - np.repeat(np.cumsum(size) - size, size)
     dst = np.repeat(poly_start[owner], size) + rank
-    keep = member[src] != member[dst]
+    # walking into a ground node only leads somewhere when its link climbs up (ground ->
+    # node): one-way links (drops) are only left through their ground node
+    climbs_up = np.zeros(pos.shape[0], np.bool_)
+    climbs_up[:n_port] = True
+    climbs_up[ground[np.asarray(nm.climb_link_bidirectional, np.bool_)]] = True
+    keep = (member[src] != member[dst]) & climbs_up[member[dst]]
     src, dst = src[keep], dst[keep]
     frm = [member[src]]
     to = [member[dst]]
@@ -162,11 +171,14 @@ def build_plan_graph(query) -> ClimbPlanGraph:
     frm_a, to_a = frm_a[order], to_a[order]
     edge_start = np.zeros(pos.shape[0] + 1, np.int64)
     np.cumsum(np.bincount(frm_a, minlength=pos.shape[0]), out=edge_start[1:])
+    rev_start = np.zeros(pos.shape[0] + 1, np.int64)
+    np.cumsum(np.bincount(to_a, minlength=pos.shape[0]), out=rev_start[1:])
     return ClimbPlanGraph(
         pos, node_poly, poly_start, member.astype(np.int64), edge_start, to_a,
         np.concatenate(typ).astype(np.int64)[order], np.concatenate(aux).astype(np.int64)[order],
         np.linalg.norm(pos[to_a] - pos[frm_a], axis=1),
-        np.concatenate(abil).astype(np.int64)[order], n_port, n_climb)
+        np.concatenate(abil).astype(np.int64)[order], n_port, n_climb,
+        build_grid(cpos, cpos), rev_start, np.argsort(to_a, kind="stable").astype(np.int64))
 
 
 def plan_graph_for(query) -> ClimbPlanGraph:
@@ -182,21 +194,88 @@ def _d3(a, b):
     return math.sqrt((a[0] - b[0]) ** 2 + (a[1] - b[1]) ** 2 + (a[2] - b[2]) ** 2)
 
 
+# Nodes a backward search from the goal may visit before the plan search runs anyway.
+_BACKWARD_LIMIT = 300
+
+
+@njit(cache=True)
+def _goal_unreachable(edge_start, edge_type, edge_aux, edge_abilities, rev_start, rev_edge,
+                      poly_start, poly_nodes, poly_stance, link_kind, stance_allowed,
+                      link_allowed, mask, s_node, s_poly, g_node, g_poly, mark, stamp, stack):
+    """True when a backward search from the goal's nodes exhausts (within
+    ``_BACKWARD_LIMIT`` nodes) without meeting a start node: no path exists. (A goal that
+    cannot be reached is often in a small pocket: this spares a search of everything the
+    start can reach.)"""
+    top = 0
+    if g_node >= 0:
+        mark[g_node] = stamp
+        stack[top] = g_node
+        top += 1
+    else:
+        for k in range(poly_start[g_poly], poly_start[g_poly + 1]):
+            n = poly_nodes[k]
+            if mark[n] != stamp:
+                mark[n] = stamp
+                stack[top] = n
+                top += 1
+    if s_node < 0 and s_poly == g_poly:
+        return False
+    visited = 0
+    while top > 0:
+        top -= 1
+        n = stack[top]
+        visited += 1
+        if visited > _BACKWARD_LIMIT:
+            return False
+        if n == s_node:
+            return False
+        if s_node < 0:
+            for k in range(poly_start[s_poly], poly_start[s_poly + 1]):
+                if poly_nodes[k] == n:
+                    return False
+        for r in range(rev_start[n], rev_start[n + 1]):
+            k = rev_edge[r]
+            t = edge_type[k]
+            a = edge_aux[k]
+            if t == _WALK and not stance_allowed[poly_stance[a]]:
+                continue
+            if t == _LINK and not link_allowed[link_kind[a]]:
+                continue
+            if t >= _CLIMB_EDGE and edge_abilities[k] & ~mask:
+                continue
+            # the edge's source: found by its position in the forward CSR
+            lo = 0
+            hi = edge_start.shape[0] - 1
+            while hi - lo > 1:
+                mid = (lo + hi) // 2
+                if edge_start[mid] <= k:
+                    lo = mid
+                else:
+                    hi = mid
+            if mark[lo] != stamp:
+                mark[lo] = stamp
+                stack[top] = lo
+                top += 1
+    return True
+
+
 @njit(cache=True)
 def _plan_batch(pg_pos, node_poly, poly_start, poly_nodes, edge_start, edge_to, edge_type,
                 edge_aux, edge_length, edge_abilities, poly_stance, link_kind, link_cost,
                 link_end_poly, link_start_poly, link_node_start, stance_allowed, stance_cost,
                 link_allowed, link_scale, hscale, mask, penalty, s_node, s_poly, s_pos,
-                g_node, g_poly, g_pos):
+                g_node, g_poly, g_pos, bound, rev_start, rev_edge):
     """A* per query over the plan graph. An end is a graph node (``*_node >= 0``, on the
     climb graph) or a point in a polygon (``*_poly``). Returns (cost (Q,), path offsets
     (Q+1,), path nodes, the edge into each path node): a path lists its graph nodes only
-    (the start and goal points are implied); cost inf when unreachable."""
+    (the start and goal points are implied); cost inf when unreachable or when no path
+    costs less than ``bound[q]`` (the search stops there: the ordinary path is as good)."""
     nv = pg_pos.shape[0]
     nq = s_pos.shape[0]
     g = np.zeros(nv)
     parent = np.full(nv, -1, np.int64)
     pedge = np.full(nv, -1, np.int64)
+    via = np.full(nv, -1, np.int64)  # polygon walked through into a node, -1 otherwise
     seen = np.full(nv, -1, np.int64)
     closed = np.full(nv, -1, np.int64)
     cap = edge_to.shape[0] + poly_nodes.shape[0] + 2 * nv + 16
@@ -208,11 +287,18 @@ def _plan_batch(pg_pos, node_poly, poly_start, poly_nodes, edge_start, edge_to, 
     out_edges = np.zeros(16, np.int64)
     n_out = 0
     goal_id = nv  # virtual goal node id (not stored in the arrays)
+    mark = np.full(nv, -1, np.int64)
+    stack = np.zeros(nv + 1, np.int64)
     for q in range(nq):
         off[q] = n_out
         gp = g_pos[q]
+        if bound[q] == np.inf and _goal_unreachable(
+                edge_start, edge_type, edge_aux, edge_abilities, rev_start, rev_edge,
+                poly_start, poly_nodes, poly_stance, link_kind, stance_allowed, link_allowed,
+                mask, s_node[q], s_poly[q], g_node[q], g_poly[q], mark, q, stack):
+            continue
         size = 0
-        best_goal = np.inf
+        best_goal = bound[q]
         goal_parent = -2
         # start
         if s_node[q] >= 0:
@@ -221,6 +307,7 @@ def _plan_batch(pg_pos, node_poly, poly_start, poly_nodes, edge_start, edge_to, 
             g[n] = 0.0
             parent[n] = -1
             pedge[n] = _FROM_START
+            via[n] = -1
             size = heap_push(hk, hv, size, hscale * _d3(pg_pos[n], gp), n)
         else:
             p = s_poly[q]
@@ -234,12 +321,12 @@ def _plan_batch(pg_pos, node_poly, poly_start, poly_nodes, edge_start, edge_to, 
                         g[n] = c
                         parent[n] = -1
                         pedge[n] = _FROM_START
+                        via[n] = p
                         size = heap_push(hk, hv, size, c + hscale * _d3(pg_pos[n], gp), n)
-                if g_node[q] < 0 and g_poly[q] == p:
+                if g_node[q] < 0 and g_poly[q] == p and mult * _d3(s_pos[q], gp) < best_goal:
                     best_goal = mult * _d3(s_pos[q], gp)
                     goal_parent = -1  # straight from the start, in its polygon
-        if best_goal < np.inf:
-            size = heap_push(hk, hv, size, best_goal, goal_id)
+                    size = heap_push(hk, hv, size, best_goal, goal_id)
         while size > 0:
             f, n, size = heap_pop(hk, hv, size)
             if n == goal_id:
@@ -273,7 +360,9 @@ def _plan_batch(pg_pos, node_poly, poly_start, poly_nodes, edge_start, edge_to, 
                 a = edge_aux[k]
                 length = edge_length[k]
                 if t == _WALK:
-                    if not stance_allowed[poly_stance[a]]:
+                    # the polygon n was walked through needs no second look: by the
+                    # triangle inequality its nodes are as cheap straight from n's parent
+                    if a == via[n] or not stance_allowed[poly_stance[a]]:
                         continue
                     c = gn + stance_cost[poly_stance[a]] * length
                 elif t == _LINK:
@@ -295,8 +384,9 @@ def _plan_batch(pg_pos, node_poly, poly_start, poly_nodes, edge_start, edge_to, 
                     g[m] = c
                     parent[m] = n
                     pedge[m] = k
+                    via[m] = a if t == _WALK else -1
                     size = heap_push(hk, hv, size, c + hscale * _d3(pg_pos[m], gp), m)
-        if best_goal == np.inf:
+        if goal_parent == -2:
             continue
         cost[q] = best_goal
         # the path, goal first, then reversed in place
@@ -320,6 +410,54 @@ def _plan_batch(pg_pos, node_poly, poly_start, poly_nodes, edge_start, edge_to, 
         out_edges[first:n_out] = out_edges[first:n_out][::-1].copy()
     off[nq] = n_out
     return cost, off, out_nodes[:n_out], out_edges[:n_out]
+
+
+@njit(cache=True)
+def _components(n_nodes, edge_start, edge_to, edge_type, edge_aux, edge_abilities, mask,
+                poly_stance, stance_allowed, link_kind, link_allowed):
+    """Connected parts of the plan graph for one filter, ignoring edge directions: a label
+    per node (two ends with different labels have no path between them)."""
+    parent = np.arange(n_nodes)
+    for n in range(n_nodes):
+        for k in range(edge_start[n], edge_start[n + 1]):
+            t = edge_type[k]
+            a = edge_aux[k]
+            if t == _WALK and not stance_allowed[poly_stance[a]]:
+                continue
+            if t == _LINK and not link_allowed[link_kind[a]]:
+                continue
+            if t >= _CLIMB_EDGE and edge_abilities[k] & ~mask:
+                continue
+            x = n
+            while parent[x] != x:
+                parent[x] = parent[parent[x]]
+                x = parent[x]
+            y = edge_to[k]
+            while parent[y] != y:
+                parent[y] = parent[parent[y]]
+                y = parent[y]
+            if x != y:
+                parent[max(x, y)] = min(x, y)
+    for n in range(n_nodes):
+        x = n
+        while parent[x] != x:
+            x = parent[x]
+        parent[n] = x
+    return parent
+
+
+def _end_labels(pg: ClimbPlanGraph, labels, node, poly) -> np.ndarray:
+    """The component of each query end: its climb node's, else its polygon's first node's
+    (a polygon without nodes gets a label of its own, ``-2 - poly``)."""
+    first = np.where(np.diff(pg.poly_start) > 0, pg.poly_nodes[np.minimum(
+        pg.poly_start[:-1], max(pg.poly_nodes.shape[0] - 1, 0))], -1)
+    out = np.full(node.shape[0], -1, np.int64)
+    on = node >= 0
+    out[on] = labels[node[on]]
+    in_poly = ~on & (poly >= 0)
+    f = first[poly[in_poly]]
+    out[in_poly] = np.where(f >= 0, labels[np.maximum(f, 0)], -2 - poly[in_poly])
+    return out
 
 
 def _flag(name: str) -> int:
@@ -401,21 +539,38 @@ def _sections(pg: ClimbPlanGraph, nm, nodes, edges, start, goal) -> list[_Sectio
     return out
 
 
-def _attach_ends(query, pg: ClimbPlanGraph, points, polys):
-    """Per query end: the climb node it is on (within ``ON_CLIMB_NODE``) or -1."""
-    n = points.shape[0]
-    node = np.full(n, -1, np.int64)
-    if pg.n_climb == 0:
-        return node
-    cpos = pg.position[pg.n_port:pg.n_port + pg.n_climb]
-    for q in range(n):
-        if not np.all(np.isfinite(points[q])):
+@njit(cache=True)
+def _nearest_within(pos, origin, cell, nx, ny, start, items, points, radius):
+    """Per point: the index of the nearest ``pos`` row within ``radius`` (-1: none), using
+    query/spatial.py's grid of those rows."""
+    out = np.full(points.shape[0], -1, np.int64)
+    for q in range(points.shape[0]):
+        x, y, z = points[q, 0], points[q, 1], points[q, 2]
+        if not (math.isfinite(x) and math.isfinite(y) and math.isfinite(z)):
             continue
-        d = np.linalg.norm(cpos - points[q], axis=1)
-        k = int(np.argmin(d))
-        if d[k] <= ON_CLIMB_NODE:
-            node[q] = pg.n_port + k
-    return node
+        best = radius
+        x0, x1, y0, y1 = _cell_range(x - radius, x + radius, y - radius, y + radius, origin,
+                                     cell, nx, ny)
+        for iy in range(y0, y1 + 1):
+            for ix in range(x0, x1 + 1):
+                c = iy * nx + ix
+                for k in range(start[c], start[c + 1]):
+                    n = items[k]
+                    dd = math.sqrt((pos[n, 0] - x) ** 2 + (pos[n, 1] - y) ** 2
+                                   + (pos[n, 2] - z) ** 2)
+                    if dd < best or (dd == best and out[q] >= 0 and n < out[q]):
+                        best = dd
+                        out[q] = n
+    return out
+
+
+def _attach_ends(pg: ClimbPlanGraph, points) -> np.ndarray:
+    """Per query end: the plan-graph climb node it is on (within ``ON_CLIMB_NODE``) or -1."""
+    if pg.n_climb == 0:
+        return np.full(points.shape[0], -1, np.int64)
+    found = _nearest_within(pg.position[pg.n_port:pg.n_port + pg.n_climb], *pg.climb_grid,
+                            points, ON_CLIMB_NODE)
+    return np.where(found >= 0, found + pg.n_port, -1)
 
 
 def solve_with_climbing(query, starts, goals, agent, ext, plain):
@@ -440,8 +595,8 @@ def solve_with_climbing(query, starts, goals, agent, ext, plain):
     mask = agent.ability_mask()
     summary = plain._summary
     status = summary[:, SUM_STATUS].astype(np.int64)
-    s_node = _attach_ends(query, pg, starts, None)
-    g_node = _attach_ends(query, pg, goals, None)
+    s_node = _attach_ends(pg, starts)
+    g_node = _attach_ends(pg, goals)
     s_poly = summary[:, SUM_START_POLY].astype(np.int64)
     g_poly = summary[:, SUM_GOAL_POLY].astype(np.int64)
     # plan the queries that may climb: each end on the climb graph or on a polygon
@@ -458,39 +613,50 @@ def solve_with_climbing(query, starts, goals, agent, ext, plain):
     penalty = query.climb_penalty
     if penalty is None:
         penalty = np.zeros(nm.climb_edge_kind.shape[0])
+    # ends in parts of the joined graph with no path between them need no search
+    key = (int(mask), allowed.tobytes(), link_ok.tobytes())
+    cache = query.__dict__.setdefault("_climb_components", {})
+    if key not in cache:
+        cache[key] = _components(pg.position.shape[0], pg.edge_start, pg.edge_to,
+                                 pg.edge_type, pg.edge_aux, pg.edge_abilities, int(mask),
+                                 d.poly_stance, allowed, d.link_kind, link_ok)
+    labels = cache[key]
+    same = _end_labels(pg, labels, s_node[idx], s_poly[idx]) \
+        == _end_labels(pg, labels, g_node[idx], g_poly[idx])
+    idx = idx[same]
+    if idx.size == 0:
+        return plain
+    # a plan must cost less than the ordinary path to replace it: the search stops there
+    plain_ok = (status == FOUND) & (s_node < 0) & (g_node < 0)
+    bound = np.where(plain_ok, summary[:, SUM_COST], np.inf)
     s_pos = np.ascontiguousarray(starts[idx])
     g_pos = np.ascontiguousarray(goals[idx])
     # ends on a polygon: the point placed on it (the plain batch's first / last point)
     offsets = plain._offsets
-    for row, q in enumerate(idx.tolist()):
-        a, b = offsets[q, 0], offsets[q + 1, 0]
-        if s_node[q] < 0 and b > a:
-            s_pos[row] = plain.points[a]
-        if g_node[q] < 0 and b > a and status[q] == FOUND:
-            g_pos[row] = plain.points[b - 1]
+    first, after = offsets[idx, 0], offsets[idx + 1, 0]
+    has = after > first
+    put = has & (s_node[idx] < 0)
+    s_pos[put] = plain.points[first[put]]
+    put = has & (g_node[idx] < 0) & (status[idx] == FOUND)
+    g_pos[put] = plain.points[after[put] - 1]
     cost, off, pnodes, pedges = _plan_batch(
         pg.position, pg.node_poly, pg.poly_start, pg.poly_nodes, pg.edge_start, pg.edge_to,
         pg.edge_type, pg.edge_aux, pg.edge_length, pg.edge_abilities, d.poly_stance,
         d.link_kind, d.link_cost, d.link_end_poly, d.link_start_poly, d.link_node_start,
         allowed, cost_s, link_ok, link_scale, hscale, int(mask),
         np.asarray(penalty, np.float64), s_node[idx], s_poly[idx], s_pos, g_node[idx],
-        g_poly[idx], g_pos)
+        g_poly[idx], g_pos, np.ascontiguousarray(bound[idx]), pg.rev_start, pg.rev_edge)
     climb_type = (pg.edge_type[pedges] >= _CLIMB_EDGE) if pedges.size else np.zeros(0, bool)
     on_graph = (pnodes >= pg.n_port) & (pnodes < pg.n_port + pg.n_climb)
     # a plan climbs when it uses a climb edge or link, or starts / ends on the graph
+    climbs_at = ((pedges >= 0) & climb_type) | on_graph
+    row_of = np.repeat(np.arange(idx.shape[0]), np.diff(off))
+    climbs = np.bincount(row_of[climbs_at], minlength=idx.shape[0]) > 0
     plans = {}
-    for row, q in enumerate(idx.tolist()):
-        if not np.isfinite(cost[row]):
-            continue
+    for row in np.nonzero(climbs & np.isfinite(cost))[0].tolist():
         a, b = off[row], off[row + 1]
-        sel = pedges[a:b]
-        if not ((sel >= 0) & climb_type[a:b]).any() and not on_graph[a:b].any():
-            continue
-        plain_ok = status[q] == FOUND and s_node[q] < 0 and g_node[q] < 0
-        if plain_ok and summary[q, SUM_COST] <= cost[row] + 1e-9:
-            continue
-        plans[q] = _sections(pg, nm, pnodes[a:b].tolist(), sel.tolist(), s_pos[row],
-                             g_pos[row])
+        plans[int(idx[row])] = _sections(pg, nm, pnodes[a:b].tolist(), pedges[a:b].tolist(),
+                                         s_pos[row], g_pos[row])
     if not plans:
         return plain
     # every walking section in one batch
@@ -508,6 +674,7 @@ def solve_with_climbing(query, starts, goals, agent, ext, plain):
         stamp = query._next_stamps(wa.shape[0])
         walks = PathBatch(*solve_batch(d, *arrays, ext, wa, wb, query._ws, stamp))
     walk_of = {key: w for w, key in enumerate(where)}
+    search_row = {int(q): r for r, q in enumerate(idx.tolist())}
     # assemble the new batch: plain rows for the others
     pieces_pts, pieces_info, pieces_cor = [], [], []
     new_summary = summary.copy()
@@ -578,7 +745,7 @@ def solve_with_climbing(query, starts, goals, agent, ext, plain):
         row[SUM_STATUS] = FOUND
         row[SUM_LENGTH] = float(np.linalg.norm(np.diff(p_all, axis=0), axis=1).sum())
         row[SUM_COST] = total_cost
-        row[SUM_SEARCH_COST] = float(cost[int(np.searchsorted(idx, q))])
+        row[SUM_SEARCH_COST] = float(cost[search_row[q]])
         if s_node[q] >= 0:
             row[SUM_START_POLY] = -1
         if g_node[q] >= 0:
