@@ -509,6 +509,51 @@ def triangle_grid(vertices, triangles) -> TriangleGrid:
                         int(ny), start, items)
 
 
+@njit(cache=True)
+def _crossing_count(a, b, tris, tri_lo, tri_hi, origin, cell, nx, ny, grid_start,
+                    grid_items):
+    """How many triangles each segment a[k]-b[k] crosses (each triangle once)."""
+    n = a.shape[0]
+    count = np.zeros(n, np.int64)
+    stamp = np.full(tris.shape[0], -1, np.int64)
+    for k in range(n):
+        lo = np.minimum(a[k], b[k])
+        hi = np.maximum(a[k], b[k])
+        d = b[k] - a[k]
+        x0, x1, y0, y1 = _cell_range(lo[0], hi[0], lo[1], hi[1], origin, cell, nx, ny)
+        for iy in range(y0, y1 + 1):
+            for ix in range(x0, x1 + 1):
+                c = iy * nx + ix
+                for m in range(grid_start[c], grid_start[c + 1]):
+                    t = grid_items[m]
+                    if stamp[t] == k:
+                        continue
+                    stamp[t] = k
+                    if tri_lo[t, 2] > hi[2] or tri_hi[t, 2] < lo[2]:
+                        continue
+                    if _segment_crosses_triangle(a[k], d, tris[t]):
+                        count[k] += 1
+    return count
+
+
+def inside_solid(points, grid: TriangleGrid) -> np.ndarray:
+    """Whether each point is enclosed by the scene's closed surfaces: horizontal rays from
+    it to beyond the scene in two directions (slightly skewed, so they miss triangle edges)
+    both cross an odd number of triangles."""
+    p = np.asarray(points, np.float64).reshape(-1, 3)
+    if p.shape[0] == 0 or grid.tris.shape[0] == 0:
+        return np.zeros(p.shape[0], np.bool_)
+    reach = float(np.abs(grid.hi - grid.lo).max() + np.abs(grid.hi).max()
+                  + np.abs(p).max() + 1.0)
+    odd = np.ones(p.shape[0], np.bool_)
+    for direction in ((1.0, 0.0137, 0.0), (-0.0113, 1.0, 0.0)):
+        far = p + reach * np.array(direction)
+        n = _crossing_count(p, far, grid.tris, grid.lo, grid.hi, grid.origin, grid.cell,
+                            grid.nx, grid.ny, grid.start, grid.items)
+        odd &= (n % 2) == 1
+    return odd
+
+
 def probe_blocked(a, b, vertices, triangles, grid: TriangleGrid | None = None) -> np.ndarray:
     """Whether the collision probe of each link a[k] -> b[k] (hand points) hits a triangle.
 
@@ -951,6 +996,23 @@ def link_abilities(kind) -> np.ndarray:
     return table[np.asarray(kind, np.int64)]
 
 
+def _drop_buried(elements: ClimbElements, grid: TriangleGrid):
+    """Elements without the ladders and pipes whose middle is inside the scene's solid
+    geometry (e.g. a ladder inside a wall), and a warning naming each."""
+    vertical = np.nonzero(elements.kind != CLIMB_LEDGE)[0]
+    if vertical.size == 0:
+        return elements, []
+    mid = elements.ends[vertical].mean(axis=1)
+    buried = vertical[inside_solid(mid, grid)]
+    if buried.size == 0:
+        return elements, []
+    warnings = [f"{CLIMB_ELEMENT_KINDS[int(elements.kind[e])]} {str(elements.name[e])!r}: "
+                f"its middle lies inside solid geometry (a ladder or pipe inside a wall?); "
+                f"skipped" for e in buried.tolist()]
+    keep = np.setdiff1d(np.arange(elements.kind.shape[0]), buried)
+    return ClimbElements(*(np.asarray(f)[keep] for f in elements)), warnings
+
+
 def add_climbing(navmesh, items, vertices, triangles, settings,
                  params: ClimbParams | None = None):
     """``navmesh`` with its climb graph: ``items`` are ``(name, kind, points)`` of the climb
@@ -963,7 +1025,11 @@ def add_climbing(navmesh, items, vertices, triangles, settings,
     used = v[np.unique(np.asarray(triangles, np.int64))] if len(triangles) else v[:0]
     bounds = (used.min(axis=0), used.max(axis=0)) if used.shape[0] else None
     elements, warnings = make_elements(items, bounds)
-    graph = build_climb_graph(elements, params, v, triangles)
+    grid = triangle_grid(v, triangles) if len(triangles) else None
+    if grid is not None and elements.kind.shape[0]:
+        elements, buried = _drop_buried(elements, grid)
+        warnings += buried
+    graph = build_climb_graph(elements, params, v, triangles, grid)
     links, more = join_navmesh(navmesh, elements, graph, params)
     stats = dict(navmesh.stats)
     stats.update(climb_elements=int(elements.kind.shape[0]),

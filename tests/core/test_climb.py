@@ -261,6 +261,25 @@ def test_bad_elements_get_a_message_naming_the_object_and_the_rest_is_kept():
         assert any(f"'{name}'" in w and word in w for w in warnings), (name, warnings)
 
 
+def test_ladder_inside_a_wall_is_refused_by_name_and_the_rest_is_kept():
+    """A ladder buried in a closed box is refused (its name in the message); one against
+    the box's face is kept, as is a ledge on its top edge."""
+    wall = Scene().floor(-10, -10, 10, 10).box(-4, 0, 0, 4, 1, 3)
+    v, t = np.array(wall.verts, np.float64), np.array(wall.tris, np.int64)
+    items = [seg("inside-ladder", CLIMB_LADDER, (0, 0.5, 0), (0, 0.5, 3)),
+             seg("front-ladder", CLIMB_LADDER, (2, -0.1, 0), (2, -0.1, 3)),
+             seg("top-ledge", CLIMB_LEDGE, (-3, 0, 3), (3, 0, 3))]
+    settings = BakeSettings(climbing_enabled=True)
+    nm, warnings = C.add_climbing(bake(v, t, settings), items, v, t, settings)
+    assert nm.climb_element_name.tolist() == ["front-ladder", "top-ledge"]
+    assert any("'inside-ladder'" in w and "inside solid geometry" in w for w in warnings)
+    assert not any("front-ladder" in w or "top-ledge" in w for w in warnings)
+    grid = C.triangle_grid(v, t)
+    assert C.inside_solid([(0, 0.5, 1.5), (-3.9, 0.9, 0.1)], grid).tolist() == [True, True]
+    assert C.inside_solid([(0, -0.5, 1.5), (0, 0.5, 3.5), (9, 9, 1)], grid).tolist() == \
+        [False, False, False]
+
+
 # ------------------------------------------------------------------ the wall scene
 def wall_scene_objects():
     """Ground, a 2.5 m platform with a ledge on its front edge and a ladder on its side,
@@ -379,6 +398,22 @@ def test_npz_and_json_round_trips_keep_the_climb_graph(wall, tmp_path):
     assert doc["climb"]["elements"][0]["abilities"] == ["climb", "shimmy"]
     assert {e["kind"] for e in doc["climb"]["edges"]} <= {"along", "jump", "drop",
                                                           "back_jump"}
+
+
+def test_gltf_extras_carry_the_climb_graph(wall, tmp_path):
+    from blender_navjump.export._common import y_up_to_z_up
+    from blender_navjump.export.gltf import read_glb, write_glb
+
+    out = wall[3]
+    extras = read_glb(write_glb(out, tmp_path / "w.glb")).navmesh_node()["extras"]["navjump"]
+    climb = extras["climb"]
+    assert [e["name"] for e in climb["elements"]] == out.climb_element_name.tolist()
+    assert np.allclose(y_up_to_z_up(np.array(climb["nodes"])), out.climb_node_position)
+    assert np.allclose(y_up_to_z_up(np.array([c["point"] for c in climb["links"]])),
+                       out.climb_link_point)
+    assert [e["nodes"] for e in climb["edges"]] == out.climb_edge_nodes.tolist()
+    assert "climb" not in read_glb(write_glb(wall[2], tmp_path / "n.glb")).navmesh_node()[
+        "extras"]["navjump"]
 
 
 def test_files_without_climbing_still_load(wall, tmp_path):
@@ -606,7 +641,7 @@ def test_astar_equals_brute_force_dijkstra(wall, seed):
     def pos(end):
         return (pg.position[end[1]] if end[0] == "node" else end[2]).reshape(1, 3)
 
-    cost, off, nodes, _edges = _plan_batch(
+    cost, off, nodes, edges = _plan_batch(
         pg.position, pg.node_poly, pg.poly_start, pg.poly_nodes, pg.edge_start, pg.edge_to,
         pg.edge_type, pg.edge_aux, pg.edge_length, pg.edge_abilities, d.poly_stance,
         d.link_kind, d.link_cost, d.link_end_poly, d.link_start_poly, d.link_node_start,
@@ -617,6 +652,8 @@ def test_astar_equals_brute_force_dijkstra(wall, seed):
     if np.isfinite(want):
         assert cost[0] == pytest.approx(want, rel=1e-9, abs=1e-9)
         assert len(set(nodes.tolist())) == nodes.shape[0]  # no node twice
+        used = edges[edges >= 0]  # never an edge needing an ability the agent lacks
+        assert not np.any(pg.edge_abilities[used] & ~agent.ability_mask())
     else:
         assert not np.isfinite(cost[0])
 
