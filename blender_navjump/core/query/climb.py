@@ -699,6 +699,7 @@ def solve_with_climbing(query, starts, goals, agent, ext, plain):
         for i, s in enumerate(plans[q]):
             if s.walk:
                 w = walk_of[(q, i)]
+                assert walks is not None  # (a walking section was solved)
                 if walks.status[w] != FOUND:
                     ok = False
                     break
