@@ -509,17 +509,23 @@ def triangle_grid(vertices, triangles) -> TriangleGrid:
                         int(ny), start, items)
 
 
+# A ray from a ladder or pipe looks this far (metres) for the surface enclosing it.
+BURIED_PROBE = 10.0
+
+
 @njit(cache=True)
-def _crossing_count(a, b, tris, tri_lo, tri_hi, origin, cell, nx, ny, grid_start,
-                    grid_items):
-    """How many triangles each segment a[k]-b[k] crosses (each triangle once)."""
+def _first_hit_is_back(a, b, tris, tri_lo, tri_hi, origin, cell, nx, ny, grid_start,
+                       grid_items):
+    """For each segment a[k]-b[k]: whether the first triangle it crosses is crossed from
+    behind (the segment starts inside a closed surface with outward normals)."""
     n = a.shape[0]
-    count = np.zeros(n, np.int64)
+    back = np.zeros(n, np.bool_)
     stamp = np.full(tris.shape[0], -1, np.int64)
     for k in range(n):
         lo = np.minimum(a[k], b[k])
         hi = np.maximum(a[k], b[k])
         d = b[k] - a[k]
+        best = np.inf
         x0, x1, y0, y1 = _cell_range(lo[0], hi[0], lo[1], hi[1], origin, cell, nx, ny)
         for iy in range(y0, y1 + 1):
             for ix in range(x0, x1 + 1):
@@ -531,27 +537,41 @@ def _crossing_count(a, b, tris, tri_lo, tri_hi, origin, cell, nx, ny, grid_start
                     stamp[t] = k
                     if tri_lo[t, 2] > hi[2] or tri_hi[t, 2] < lo[2]:
                         continue
-                    if _segment_crosses_triangle(a[k], d, tris[t]):
-                        count[k] += 1
-    return count
+                    v0 = tris[t, 0]
+                    e1 = tris[t, 1] - v0
+                    e2 = tris[t, 2] - v0
+                    pv = _cross(d, e2)
+                    det = _dot(e1, pv)
+                    if abs(det) < 1e-12:
+                        continue
+                    tv = a[k] - v0
+                    u = _dot(tv, pv) / det
+                    if u < 0.0 or u > 1.0:
+                        continue
+                    qv = _cross(tv, e1)
+                    v = _dot(d, qv) / det
+                    if v < 0.0 or u + v > 1.0:
+                        continue
+                    w = _dot(e2, qv) / det
+                    if 0.0 <= w <= 1.0 and w < best:
+                        best = w
+                        back[k] = det < 0.0  # det = -d . (e1 x e2): d along the normal
+    return back
 
 
 def inside_solid(points, grid: TriangleGrid) -> np.ndarray:
-    """Whether each point is enclosed by the scene's closed surfaces: horizontal rays from
-    it to beyond the scene in two directions (slightly skewed, so they miss triangle edges)
-    both cross an odd number of triangles."""
+    """Whether each point is inside a closed surface of the scene (outward normals): the
+    first triangle that each of two horizontal rays (slightly skewed, ``BURIED_PROBE``
+    long) meets is met from behind. Open planes (a single-sided wall) do not enclose."""
     p = np.asarray(points, np.float64).reshape(-1, 3)
     if p.shape[0] == 0 or grid.tris.shape[0] == 0:
         return np.zeros(p.shape[0], np.bool_)
-    reach = float(np.abs(grid.hi - grid.lo).max() + np.abs(grid.hi).max()
-                  + np.abs(p).max() + 1.0)
-    odd = np.ones(p.shape[0], np.bool_)
+    inside = np.ones(p.shape[0], np.bool_)
     for direction in ((1.0, 0.0137, 0.0), (-0.0113, 1.0, 0.0)):
-        far = p + reach * np.array(direction)
-        n = _crossing_count(p, far, grid.tris, grid.lo, grid.hi, grid.origin, grid.cell,
-                            grid.nx, grid.ny, grid.start, grid.items)
-        odd &= (n % 2) == 1
-    return odd
+        far = p + BURIED_PROBE * np.array(direction)
+        inside &= _first_hit_is_back(p, far, grid.tris, grid.lo, grid.hi, grid.origin,
+                                     grid.cell, grid.nx, grid.ny, grid.start, grid.items)
+    return inside
 
 
 def probe_blocked(a, b, vertices, triangles, grid: TriangleGrid | None = None) -> np.ndarray:

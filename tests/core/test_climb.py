@@ -278,6 +278,14 @@ def test_ladder_inside_a_wall_is_refused_by_name_and_the_rest_is_kept():
     assert C.inside_solid([(0, 0.5, 1.5), (-3.9, 0.9, 0.1)], grid).tolist() == [True, True]
     assert C.inside_solid([(0, -0.5, 1.5), (0, 0.5, 3.5), (9, 9, 1)], grid).tolist() == \
         [False, False, False]
+    # open single-sided walls (a room of quads facing in) enclose nothing
+    room = Scene().floor(-5, -5, 5, 5)
+    room.quad((-5, -5, 0), (-5, 5, 0), (-5, 5, 3), (-5, -5, 3))
+    room.quad((5, 5, 0), (5, -5, 0), (5, -5, 3), (5, 5, 3))
+    room.quad((5, -5, 0), (-5, -5, 0), (-5, -5, 3), (5, -5, 3))
+    room.quad((-5, 5, 0), (5, 5, 0), (5, 5, 3), (-5, 5, 3))
+    open_grid = C.triangle_grid(np.array(room.verts, np.float64), np.array(room.tris))
+    assert not C.inside_solid([(0, 0, 1.5), (4.8, 4.8, 1)], open_grid).any()
 
 
 # ------------------------------------------------------------------ the wall scene
