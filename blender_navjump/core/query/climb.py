@@ -577,7 +577,6 @@ def solve_with_climbing(query, starts, goals, agent, ext, plain):
     """The hook of ``NavQuery.find_paths``: ``plain`` is the ordinary PathBatch (status
     codes kept); returns a PathBatch where each query that is better off climbing gets its
     climbing path (see the module doc)."""
-    from .path import PathBatch
     from .solve import (
         BAD_INPUT,
         FOUND,
@@ -590,6 +589,7 @@ def solve_with_climbing(query, starts, goals, agent, ext, plain):
         solve_batch,
     )
 
+    PathBatch = type(plain)  # (path.py's class: no import of path.py, which imports this)
     nm = query.navmesh
     pg = plan_graph_for(query)
     mask = agent.ability_mask()
