@@ -1,9 +1,9 @@
 """``python -m blender_navjump path NAVMESH --start X Y Z --goal X Y Z ...``.
 
 Prints the path as JSON (found, status, length, cost, points, flags, stances, corridor,
-links). Exit code 0 when a path was computed (found or partial); 2, with one line
-``error: ...`` on stderr, for bad arguments, bad input or an unreadable or invalid navmesh
-(as ``bake``).
+links, climbing, climb_edges; docs/path-queries.md and docs/climbing.md). Exit code 0
+when a path was computed (found or partial); 2, with one line ``error: ...`` on stderr,
+for bad arguments, bad input or an unreadable or invalid navmesh (as ``bake``).
 """
 
 from __future__ import annotations
@@ -67,43 +67,16 @@ def path_command(args: list[str]) -> int:
 
     try:
         agent = AgentFilter(stances=ns.stances, links=() if ns.no_links else ns.links,
-                            stance_cost=tuple(ns.stance_cost), area_cost=ns.area_cost)
+                            stance_cost=tuple(ns.stance_cost), area_cost=ns.area_cost,
+                            **({} if ns.abilities is None else {"abilities": ns.abilities}))
         try:
             navmesh = load_navmesh(ns.navmesh)
         except OSError as exc:
             raise ValueError(f"{ns.navmesh}: cannot read ({exc.strerror or exc})") from None
         query = NavQuery(navmesh, extents=ns.extents)
-        result = query.find_path(ns.start, ns.goal, agent)
-        doc = result.to_dict()
-        if navmesh.climb_node_position.shape[0]:
-            doc = _with_climbing(navmesh, ns, doc)
+        doc = query.find_path(ns.start, ns.goal, agent).to_dict()
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     print(json.dumps(doc, indent=ns.indent))
     return 0
-
-
-def _with_climbing(navmesh, ns, doc: dict) -> dict:
-    """The coarse climbing path (core/query/climb.py) instead of ``doc`` when it climbs and
-    the navmesh path is missing or costs more (docs/climbing.md)."""
-    from .core.query.climb import ability_mask, find_climb_path
-
-    abilities = None if ns.abilities is None else ns.abilities
-    ability_mask(abilities)  # ValueError naming an unknown ability
-    climb = find_climb_path(navmesh, ns.start, ns.goal, abilities)
-    climbs = climb.found and any(f not in ("start", "leave", "arrive", "walk")
-                                 and f not in LINK_KINDS for f in climb.flags)
-    if not climbs or (doc["found"] and doc["cost"] <= climb.cost):
-        return doc
-    pts = climb.points
-    return {
-        "found": True, "status": "found", "climbing": True,
-        "length": float(sum(float(((b - a) ** 2).sum()) ** 0.5
-                            for a, b in zip(pts[:-1], pts[1:], strict=True))),
-        "cost": climb.cost, "search_cost": climb.cost,
-        "points": [[float(v) for v in p] for p in pts],
-        "flags": list(climb.flags), "stances": ["stand"] * len(climb.flags),
-        "corridor": [int(n) for n in climb.nodes if 0 <= n < navmesh.polygon_count],
-        "links": [],
-    }

@@ -3,8 +3,11 @@
 Builds a level of climbing towers (a K x K grid of 4 m boxes on a floor, each with a ledge
 along two top edges, a ladder and a pipe, N elements in all), bakes its navmesh once to load
 the JIT cache, then ``--runs`` times, and times ``core.climb.add_climbing`` (elements, graph
-with collision probes, navmesh join) as often. Prints JSON: median navmesh bake and climb
-times (ms), their ratio (issue 13's target: climb <= 10% of the bake), and the counts.
+with collision probes, navmesh join) as often; then times one batch of ``--queries``
+random path queries (``NavQuery.find_paths``) by an agent without climbing abilities and by
+one with all. Prints JSON: median navmesh bake and climb times (ms), their ratio (issue
+13's target: climb <= 10% of the bake), the query batch times and their ratio (target:
+with climbing <= 2x without), and the counts.
 """
 
 from __future__ import annotations
@@ -57,10 +60,33 @@ def level(n_elements: int):
     return np.array(verts, np.float64), np.array(tris, np.int32), items
 
 
+def _queries(navmesh, n: int, runs: int) -> tuple[float, float, int]:
+    """Median ms of one batch of ``n`` random queries (fixed seed) without climbing
+    abilities and with all of them (issue 13's target: with <= 2x without), and how many
+    of the answers climb."""
+    from blender_navjump.core.query import AgentFilter, NavQuery, random_navmesh_points
+
+    starts = random_navmesh_points(navmesh, n, 1)
+    goals = random_navmesh_points(navmesh, n, 2)
+    query = NavQuery(navmesh)
+    walker, climber = AgentFilter(abilities=()), AgentFilter()
+    times = {}
+    for name, agent in (("plain", walker), ("climb", climber)):
+        batch = query.find_paths(starts, goals, agent, on_error="status")  # compile, cache
+        ms = []
+        for _ in range(max(runs, 3)):
+            t0 = time.perf_counter()
+            batch = query.find_paths(starts, goals, agent, on_error="status")
+            ms.append((time.perf_counter() - t0) * 1000.0)
+        times[name] = statistics.median(ms)
+    return times["plain"], times["climb"], len(batch.climb_edges)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--elements", type=int, default=1000)
     ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--queries", type=int, default=1000)
     args = ap.parse_args(argv)
     sys.path.insert(0, str(ROOT))
     from blender_navjump.core import bake
@@ -81,12 +107,17 @@ def main(argv=None) -> int:
         bake_ms.append((t1 - t0) * 1000.0)
         climb_ms.append((t2 - t1) * 1000.0)
     b, c = statistics.median(bake_ms), statistics.median(climb_ms)
+    q_plain, q_climb, n_climbing = _queries(out, args.queries, args.runs)
     print(json.dumps({
         "elements": int(out.climb_element_count), "triangles": int(t.shape[0]),
         "polygons": out.polygon_count, "climb_nodes": int(out.climb_node_position.shape[0]),
         "climb_edges": int(out.climb_edge_kind.shape[0]),
         "climb_links": int(out.climb_link_kind.shape[0]), "warnings": len(warnings),
         "bake_ms": round(b, 1), "climb_ms": round(c, 1), "climb_over_bake": round(c / b, 4),
+        "queries": args.queries, "queries_climbing": n_climbing,
+        "query_batch_ms_without_climbing": round(q_plain, 2),
+        "query_batch_ms_with_climbing": round(q_climb, 2),
+        "query_with_over_without": round(q_climb / q_plain, 3),
         "runs": args.runs}, indent=1))
     return 0
 

@@ -48,6 +48,7 @@ from .kinds import (
     CLIMB_PIPE,
     CLIMB_SUFFIXES,  # noqa: F401  (re-exported)
 )
+from .query.spatial import _cell_range, build_grid
 
 # Abilities an element needs to be used at all, and that its "along" edges need.
 ELEMENT_ABILITIES = {
@@ -55,6 +56,8 @@ ELEMENT_ABILITIES = {
     CLIMB_LADDER: ABILITY_LADDER,
     CLIMB_PIPE: ABILITY_PIPE,
 }
+_ELEMENT_ABILITY_TABLE = np.array([ELEMENT_ABILITIES[k] for k in range(len(CLIMB_ELEMENT_KINDS))],
+                                  np.uint16)
 
 # Node spacing along an element (metres): nodes at both ends and evenly spaced at most this
 # far apart, never fewer than 3 (ends and centre, as in Fuse).
@@ -138,6 +141,109 @@ def empty_elements() -> ClimbElements:
 
 
 # ------------------------------------------------------------------------ elements
+# why an object's points make no element (codes of _element_segments)
+_SEG_OK, _SEG_EMPTY, _SEG_NOT_FINITE = 0, 1, 2
+
+
+@njit(cache=True)
+def _element_segments(points, start, kind, top_tol):
+    """Segments (E, 2, 3) of the elements whose points are ``points[start[e]:start[e+1]]``
+    and a status code per element (``_SEG_*``); see :func:`element_from_points`."""
+    n = kind.shape[0]
+    seg = np.zeros((n, 2, 3))
+    status = np.zeros(n, np.int8)
+    for e in range(n):
+        a, b = start[e], start[e + 1]
+        if b == a:
+            status[e] = _SEG_EMPTY
+            continue
+        finite = True
+        for i in range(a, b):
+            for k in range(3):
+                if not np.isfinite(points[i, k]):
+                    finite = False
+        if not finite:
+            status[e] = _SEG_NOT_FINITE
+            continue
+        if kind[e] == CLIMB_LEDGE:
+            top = -np.inf
+            for i in range(a, b):
+                top = max(top, points[i, 2])
+            mx, my, m = 0.0, 0.0, 0
+            for i in range(a, b):
+                if points[i, 2] >= top - top_tol:
+                    mx += points[i, 0]
+                    my += points[i, 1]
+                    m += 1
+            mx /= m
+            my /= m
+            sxx, sxy, syy = 0.0, 0.0, 0.0
+            for i in range(a, b):
+                if points[i, 2] >= top - top_tol:
+                    dx, dy = points[i, 0] - mx, points[i, 1] - my
+                    sxx += dx * dx
+                    sxy += dx * dy
+                    syy += dy * dy
+            # principal horizontal axis: eigenvector of the larger eigenvalue of the 2x2
+            # covariance, from the better conditioned of its two rows
+            half = 0.5 * (sxx - syy)
+            lam = 0.5 * (sxx + syy) + math.sqrt(half * half + sxy * sxy)
+            if sxx >= syy:
+                ax, ay = lam - syy, sxy
+            else:
+                ax, ay = sxy, lam - sxx
+            norm = math.hypot(ax, ay)
+            if norm > 0.0:
+                ax, ay = ax / norm, ay / norm
+            else:
+                ax, ay = 1.0, 0.0
+            if ax < 0.0 or (ax == 0.0 and ay < 0.0):  # deterministic sign: +x, then +y
+                ax, ay = -ax, -ay
+            lo, hi = np.inf, -np.inf
+            for i in range(a, b):
+                if points[i, 2] >= top - top_tol:
+                    p = (points[i, 0] - mx) * ax + (points[i, 1] - my) * ay
+                    lo = min(lo, p)
+                    hi = max(hi, p)
+            seg[e, 0, 0], seg[e, 0, 1], seg[e, 0, 2] = mx + lo * ax, my + lo * ay, top
+            seg[e, 1, 0], seg[e, 1, 1], seg[e, 1, 2] = mx + hi * ax, my + hi * ay, top
+        else:
+            for k in range(3):
+                lo, hi = np.inf, -np.inf
+                for i in range(a, b):
+                    lo = min(lo, points[i, k])
+                    hi = max(hi, points[i, k])
+                if k < 2:
+                    seg[e, 0, k] = seg[e, 1, k] = 0.5 * (lo + hi)
+                else:
+                    seg[e, 0, k], seg[e, 1, k] = lo, hi
+    return seg, status
+
+
+def _segments_of(items) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(segments (E, 2, 3), status (E,), lengths (E,)) of ``(name, kind, points)`` items."""
+    pts = [np.asarray(p, np.float64).reshape(-1, 3) for _, _, p in items]
+    start = np.zeros(len(pts) + 1, np.int64)
+    np.cumsum([p.shape[0] for p in pts], out=start[1:])
+    flat = np.concatenate(pts) if pts else np.zeros((0, 3))
+    kind = np.array([int(k) for _, k, _ in items], np.int8)
+    seg, status = _element_segments(flat, start, kind, LEDGE_TOP_TOLERANCE)
+    return seg, status, np.linalg.norm(seg[:, 1] - seg[:, 0], axis=1)
+
+
+def _refusal(name, kind: int, status: int, length: float) -> str | None:
+    """The message for an element that cannot be one, None when it is usable."""
+    what = CLIMB_ELEMENT_KINDS[kind]
+    if status == _SEG_EMPTY:
+        return f"{what} {name!r}: the object has no points; skipped"
+    if status == _SEG_NOT_FINITE:
+        return f"{what} {name!r}: a point has a NaN or infinite coordinate; skipped"
+    if not length >= MIN_ELEMENT_LENGTH:
+        return (f"{what} {name!r}: {length:.3g} m long, shorter than the "
+                f"{MIN_ELEMENT_LENGTH:g} m a climb element needs; skipped")
+    return None
+
+
 def element_from_points(name: str, kind: int, points) -> tuple[np.ndarray | None, str | None]:
     """The (2, 3) segment of a climb element made from an object's points, or
     ``(None, message)`` naming the object when it cannot be one.
@@ -148,34 +254,9 @@ def element_from_points(name: str, kind: int, points) -> tuple[np.ndarray | None
     pipe is the vertical axis of the points' bounds: from the centre of the bottom to the
     centre of the top.
     """
-    what = CLIMB_ELEMENT_KINDS[kind]
-    pts = np.asarray(points, np.float64).reshape(-1, 3)
-    if pts.shape[0] == 0:
-        return None, f"{what} {name!r}: the object has no points; skipped"
-    if not np.isfinite(pts).all():
-        return None, f"{what} {name!r}: a point has a NaN or infinite coordinate; skipped"
-    if kind == CLIMB_LEDGE:
-        top = pts[:, 2].max()
-        line = pts[pts[:, 2] >= top - LEDGE_TOP_TOLERANCE][:, :2]
-        centred = line - line.mean(axis=0)
-        # principal horizontal direction (deterministic sign: +x, then +y)
-        _, _, vt = np.linalg.svd(centred, full_matrices=False)
-        axis = vt[0]
-        if axis[0] < 0 or (axis[0] == 0 and axis[1] < 0):
-            axis = -axis
-        proj = centred @ axis
-        mid = line.mean(axis=0)
-        a, b = mid + proj.min() * axis, mid + proj.max() * axis
-        seg = np.array([[a[0], a[1], top], [b[0], b[1], top]])
-    else:
-        lo, hi = pts.min(axis=0), pts.max(axis=0)
-        c = 0.5 * (lo + hi)
-        seg = np.array([[c[0], c[1], lo[2]], [c[0], c[1], hi[2]]])
-    length = float(np.linalg.norm(seg[1] - seg[0]))
-    if not length >= MIN_ELEMENT_LENGTH:
-        return None, (f"{what} {name!r}: {length:.3g} m long, shorter than the "
-                      f"{MIN_ELEMENT_LENGTH:g} m a climb element needs; skipped")
-    return seg, None
+    seg, status, length = _segments_of([(name, kind, points)])
+    msg = _refusal(name, kind, int(status[0]), float(length[0]))
+    return (None, msg) if msg else (seg[0], None)
 
 
 def make_elements(items, scene_bounds=None) -> tuple[ClimbElements, list[str]]:
@@ -185,31 +266,38 @@ def make_elements(items, scene_bounds=None) -> tuple[ClimbElements, list[str]]:
     short, one farther than ``OUTSIDE_SCENE_MARGIN`` from ``scene_bounds`` ((2, 3) min/max
     of the walkable geometry), and one that overlaps an earlier element along its length.
     """
+    items = list(items)
     warnings: list[str] = []
-    kinds, segs, names = [], [], []
-    for name, kind, points in items:
-        seg, msg = element_from_points(name, kind, points)
-        if seg is None:
-            warnings.append(msg or f"{name}: not a usable climb element")
-            continue
-        if scene_bounds is not None:
-            lo = np.asarray(scene_bounds[0], np.float64) - OUTSIDE_SCENE_MARGIN
-            hi = np.asarray(scene_bounds[1], np.float64) + OUTSIDE_SCENE_MARGIN
-            if (seg.min(axis=0) < lo).any() or (seg.max(axis=0) > hi).any():
-                far = float(np.linalg.norm(seg.mean(axis=0)))
-                warnings.append(
-                    f"{CLIMB_ELEMENT_KINDS[kind]} {name!r}: at {far:.0f} m from the origin it "
-                    f"lies more than {OUTSIDE_SCENE_MARGIN:g} m outside the walkable geometry; "
-                    f"skipped")
-                continue
-        kinds.append(kind)
-        segs.append(seg)
-        names.append(str(name))
-    if not segs:
+    if not items:
         return empty_elements(), warnings
+    all_segs, status, length = _segments_of(items)
+    ok = np.ones(len(items), np.bool_)
+    if scene_bounds is not None:
+        lo = np.asarray(scene_bounds[0], np.float64) - OUTSIDE_SCENE_MARGIN
+        hi = np.asarray(scene_bounds[1], np.float64) + OUTSIDE_SCENE_MARGIN
+        outside = ((all_segs.min(axis=1) < lo) | (all_segs.max(axis=1) > hi)).any(axis=1)
+    else:
+        outside = np.zeros(len(items), np.bool_)
+    bad = np.nonzero((status != _SEG_OK) | ~(length >= MIN_ELEMENT_LENGTH) | outside)[0]
+    for e in bad.tolist():  # few: messages in Python
+        name, kind = items[e][0], int(items[e][1])
+        msg = _refusal(name, kind, int(status[e]), float(length[e]))
+        if msg is None:
+            far = float(np.linalg.norm(all_segs[e].mean(axis=0)))
+            msg = (f"{CLIMB_ELEMENT_KINDS[kind]} {name!r}: at {far:.0f} m from the origin "
+                   f"it lies more than {OUTSIDE_SCENE_MARGIN:g} m outside the walkable "
+                   f"geometry; skipped")
+        warnings.append(msg)
+        ok[e] = False
+    idx = np.nonzero(ok)[0]
+    if idx.size == 0:
+        return empty_elements(), warnings
+    segs = np.ascontiguousarray(all_segs[idx])
+    kinds = np.array([int(items[e][1]) for e in idx.tolist()], np.int8)
+    names = [str(items[e][0]) for e in idx.tolist()]
     # overlaps: an element on one line with an earlier kept one over more than the merge
     # distance is skipped (candidate pairs from a kernel, decided in order here)
-    pairs = _near_pairs(np.array(segs, np.float64), MERGE_DISTANCE, MERGE_DISTANCE)
+    pairs = _near_pairs(segs, MERGE_DISTANCE, MERGE_DISTANCE)
     earlier: dict[int, list[int]] = {}
     for i, j in pairs.tolist():
         earlier.setdefault(j, []).append(i)
@@ -222,14 +310,10 @@ def make_elements(items, scene_bounds=None) -> tuple[ClimbElements, list[str]]:
             warnings.append(f"{CLIMB_ELEMENT_KINDS[kinds[j]]} {names[j]!r}: overlaps "
                             f"{names[clash]!r} along its length (two elements on one line); "
                             f"skipped")
-    keep = [k for k in range(len(segs)) if k not in dropped]
-    kinds = [kinds[k] for k in keep]
-    segs = [segs[k] for k in keep]
-    names = [names[k] for k in keep]
-    kind_arr = np.array(kinds, np.int8)
-    abilities = np.array([ELEMENT_ABILITIES[k] for k in kinds], np.uint16)
-    return ClimbElements(kind_arr, np.array(segs, np.float64), abilities,
-                         np.array(names, dtype=str)), warnings
+    keep = np.array([k for k in range(segs.shape[0]) if k not in dropped], np.int64)
+    kinds = kinds[keep]
+    return ClimbElements(kinds, segs[keep], _ELEMENT_ABILITY_TABLE[kinds],
+                         np.array([names[k] for k in keep.tolist()], dtype=str)), warnings
 
 
 def _overlap_length(s, t) -> float:
@@ -289,35 +373,37 @@ def _closest_params(p0, p1, q0, q1):
 
 @njit(cache=True)
 def _near_pairs(ends, gap_xy, gap_z):
-    """Element pairs (i < j) whose bounding boxes are within gap_xy across and gap_z in
-    height of each other."""
+    """Element pairs (i < j, sorted) whose bounding boxes are within gap_xy across and gap_z
+    in height of each other (a sweep along x)."""
     n = ends.shape[0]
-    out = np.zeros((n * 4 + 16, 2), np.int64)
     lo = np.empty((n, 3))
     hi = np.empty((n, 3))
     for i in range(n):
         for a in range(3):
             lo[i, a] = min(ends[i, 0, a], ends[i, 1, a])
             hi[i, a] = max(ends[i, 0, a], ends[i, 1, a])
+    order = np.argsort(lo[:, 0], kind="mergesort")
+    out = np.zeros((n * 4 + 16, 2), np.int64)
     k = 0
-    for i in range(n):
-        for j in range(i + 1, n):
-            far = False
-            for a in range(3):
-                gap = gap_z if a == 2 else gap_xy
-                if lo[i, a] > hi[j, a] + gap or lo[j, a] > hi[i, a] + gap:
-                    far = True
-                    break
-            if far:
+    for u in range(n):
+        i = order[u]
+        for w in range(u + 1, n):
+            j = order[w]
+            if lo[j, 0] > hi[i, 0] + gap_xy:
+                break
+            if lo[i, 1] > hi[j, 1] + gap_xy or lo[j, 1] > hi[i, 1] + gap_xy \
+                    or lo[i, 2] > hi[j, 2] + gap_z or lo[j, 2] > hi[i, 2] + gap_z:
                 continue
             if k == out.shape[0]:
                 grown = np.zeros((out.shape[0] * 2, 2), np.int64)
                 grown[:k] = out
                 out = grown
-            out[k, 0] = i
-            out[k, 1] = j
+            out[k, 0] = min(i, j)
+            out[k, 1] = max(i, j)
             k += 1
-    return out[:k]
+    out = out[:k]
+    key = out[:, 0] * n + out[:, 1]
+    return out[np.argsort(key, kind="mergesort")]
 
 
 def _contacts(ends, merge):
@@ -344,47 +430,156 @@ def _contacts_of(ends, pairs, merge):
 
 
 @njit(cache=True)
-def _segment_hits(a, b, tris, tri_lo, tri_hi):
-    """True for each probe segment a[k]-b[k] that crosses a triangle (Moller-Trumbore)."""
+def _segment_hits(a, b, tris, tri_lo, tri_hi, origin, cell, nx, ny, grid_start, grid_items):
+    """True for each probe segment a[k]-b[k] that crosses a triangle (Moller-Trumbore),
+    testing only the triangles binned (query/spatial.py's grid) in the cells it spans."""
     n = a.shape[0]
     hit = np.zeros(n, np.bool_)
+    stamp = np.full(tris.shape[0], -1, np.int64)
     for k in range(n):
         lo = np.minimum(a[k], b[k])
         hi = np.maximum(a[k], b[k])
         d = b[k] - a[k]
-        for t in range(tris.shape[0]):
-            if tri_lo[t, 0] > hi[0] or tri_lo[t, 1] > hi[1] or tri_lo[t, 2] > hi[2] \
-                    or tri_hi[t, 0] < lo[0] or tri_hi[t, 1] < lo[1] or tri_hi[t, 2] < lo[2]:
-                continue
-            v0 = tris[t, 0]
-            e1 = tris[t, 1] - v0
-            e2 = tris[t, 2] - v0
-            pv = _cross(d, e2)
-            det = _dot(e1, pv)
-            if abs(det) < 1e-12:
-                continue
-            inv = 1.0 / det
-            tv = a[k] - v0
-            u = _dot(tv, pv) * inv
-            if u < 0.0 or u > 1.0:
-                continue
-            qv = _cross(tv, e1)
-            v = _dot(d, qv) * inv
-            if v < 0.0 or u + v > 1.0:
-                continue
-            w = _dot(e2, qv) * inv
-            if 0.0 <= w <= 1.0:
-                hit[k] = True
+        x0, x1, y0, y1 = _cell_range(lo[0], hi[0], lo[1], hi[1], origin, cell, nx, ny)
+        for iy in range(y0, y1 + 1):
+            for ix in range(x0, x1 + 1):
+                c = iy * nx + ix
+                for m in range(grid_start[c], grid_start[c + 1]):
+                    t = grid_items[m]
+                    if stamp[t] == k:
+                        continue
+                    stamp[t] = k
+                    if tri_lo[t, 0] > hi[0] or tri_lo[t, 1] > hi[1] or tri_lo[t, 2] > hi[2] \
+                            or tri_hi[t, 0] < lo[0] or tri_hi[t, 1] < lo[1] \
+                            or tri_hi[t, 2] < lo[2]:
+                        continue
+                    if _segment_crosses_triangle(a[k], d, tris[t]):
+                        hit[k] = True
+                        break
+                if hit[k]:
+                    break
+            if hit[k]:
                 break
     return hit
 
 
-def probe_blocked(a, b, vertices, triangles) -> np.ndarray:
+@njit(cache=True)
+def _segment_crosses_triangle(a, d, tri):
+    """Whether the segment a -> a + d crosses triangle ``tri`` (Moller-Trumbore)."""
+    v0 = tri[0]
+    e1 = tri[1] - v0
+    e2 = tri[2] - v0
+    pv = _cross(d, e2)
+    det = _dot(e1, pv)
+    if abs(det) < 1e-12:
+        return False
+    inv = 1.0 / det
+    tv = a - v0
+    u = _dot(tv, pv) * inv
+    if u < 0.0 or u > 1.0:
+        return False
+    qv = _cross(tv, e1)
+    v = _dot(d, qv) * inv
+    if v < 0.0 or u + v > 1.0:
+        return False
+    w = _dot(e2, qv) * inv
+    return 0.0 <= w <= 1.0
+
+
+class TriangleGrid(NamedTuple):
+    """Scene triangles binned in query/spatial.py's uniform XY grid (collision probes)."""
+
+    tris: np.ndarray  # (T, 3, 3)
+    lo: np.ndarray  # (T, 3) bounds
+    hi: np.ndarray
+    origin: np.ndarray
+    cell: float
+    nx: int
+    ny: int
+    start: np.ndarray
+    items: np.ndarray
+
+
+def triangle_grid(vertices, triangles) -> TriangleGrid:
+    tris = np.asarray(vertices, np.float64).reshape(-1, 3)[
+        np.asarray(triangles, np.int64).reshape(-1, 3)]
+    lo, hi = tris.min(axis=1), tris.max(axis=1)
+    origin, cell, nx, ny, start, items = build_grid(lo, hi)
+    return TriangleGrid(np.ascontiguousarray(tris), lo, hi, origin, float(cell), int(nx),
+                        int(ny), start, items)
+
+
+# A ray from a ladder or pipe looks this far (metres) for the surface enclosing it.
+BURIED_PROBE = 10.0
+
+
+@njit(cache=True)
+def _first_hit_is_back(a, b, tris, tri_lo, tri_hi, origin, cell, nx, ny, grid_start,
+                       grid_items):
+    """For each segment a[k]-b[k]: whether the first triangle it crosses is crossed from
+    behind (the segment starts inside a closed surface with outward normals)."""
+    n = a.shape[0]
+    back = np.zeros(n, np.bool_)
+    stamp = np.full(tris.shape[0], -1, np.int64)
+    for k in range(n):
+        lo = np.minimum(a[k], b[k])
+        hi = np.maximum(a[k], b[k])
+        d = b[k] - a[k]
+        best = np.inf
+        x0, x1, y0, y1 = _cell_range(lo[0], hi[0], lo[1], hi[1], origin, cell, nx, ny)
+        for iy in range(y0, y1 + 1):
+            for ix in range(x0, x1 + 1):
+                c = iy * nx + ix
+                for m in range(grid_start[c], grid_start[c + 1]):
+                    t = grid_items[m]
+                    if stamp[t] == k:
+                        continue
+                    stamp[t] = k
+                    if tri_lo[t, 2] > hi[2] or tri_hi[t, 2] < lo[2]:
+                        continue
+                    v0 = tris[t, 0]
+                    e1 = tris[t, 1] - v0
+                    e2 = tris[t, 2] - v0
+                    pv = _cross(d, e2)
+                    det = _dot(e1, pv)
+                    if abs(det) < 1e-12:
+                        continue
+                    tv = a[k] - v0
+                    u = _dot(tv, pv) / det
+                    if u < 0.0 or u > 1.0:
+                        continue
+                    qv = _cross(tv, e1)
+                    v = _dot(d, qv) / det
+                    if v < 0.0 or u + v > 1.0:
+                        continue
+                    w = _dot(e2, qv) / det
+                    if 0.0 <= w <= 1.0 and w < best:
+                        best = w
+                        back[k] = det < 0.0  # det = -d . (e1 x e2): d along the normal
+    return back
+
+
+def inside_solid(points, grid: TriangleGrid) -> np.ndarray:
+    """Whether each point is inside a closed surface of the scene (outward normals): the
+    first triangle that each of two horizontal rays (slightly skewed, ``BURIED_PROBE``
+    long) meets is met from behind. Open planes (a single-sided wall) do not enclose."""
+    p = np.asarray(points, np.float64).reshape(-1, 3)
+    if p.shape[0] == 0 or grid.tris.shape[0] == 0:
+        return np.zeros(p.shape[0], np.bool_)
+    inside = np.ones(p.shape[0], np.bool_)
+    for direction in ((1.0, 0.0137, 0.0), (-0.0113, 1.0, 0.0)):
+        far = p + BURIED_PROBE * np.array(direction)
+        inside &= _first_hit_is_back(p, far, grid.tris, grid.lo, grid.hi, grid.origin,
+                                     grid.cell, grid.nx, grid.ny, grid.start, grid.items)
+    return inside
+
+
+def probe_blocked(a, b, vertices, triangles, grid: TriangleGrid | None = None) -> np.ndarray:
     """Whether the collision probe of each link a[k] -> b[k] (hand points) hits a triangle.
 
     The probe is the segment between the hand points raised by ``PROBE_LIFT`` and trimmed
     by ``PROBE_TRIM`` at both ends (so the wall under a ledge and the element itself do not
-    block it).
+    block it). ``grid``: the triangles already binned (:func:`triangle_grid`).
     """
     a = np.asarray(a, np.float64).reshape(-1, 3)
     b = np.asarray(b, np.float64).reshape(-1, 3)
@@ -394,23 +589,200 @@ def probe_blocked(a, b, vertices, triangles) -> np.ndarray:
     length = np.linalg.norm(d, axis=1)
     trim = np.minimum(PROBE_TRIM, 0.25 * length)[:, None] * d / np.maximum(length, 1e-12)[:, None]
     lift = np.array([0.0, 0.0, PROBE_LIFT])
-    tris = np.asarray(vertices, np.float64)[np.asarray(triangles, np.int64)]
-    return _segment_hits(a + trim + lift, b - trim + lift, tris, tris.min(axis=1),
-                         tris.max(axis=1))
+    g = grid if grid is not None else triangle_grid(vertices, triangles)
+    return _segment_hits(a + trim + lift, b - trim + lift, g.tris, g.lo, g.hi, g.origin,
+                         g.cell, g.nx, g.ny, g.start, g.items)
 
 
 # ------------------------------------------------------------------------ graph
+@njit(cache=True)
 def node_count(length: float, spacing: float = NODE_SPACING) -> int:
     """Nodes of a lone element ``length`` metres long: max(3, ceil(length / spacing) + 1)."""
     return max(3, int(math.ceil(length / spacing - 1e-9)) + 1)
 
 
+@njit(cache=True)
+def _element_params(lengths, spacing, merge, c_start, c_param):
+    """Node parameters of each element (CSR ``base``/``t``): regular ones, with the contact
+    parameters ``c_param[c_start[e]:c_start[e+1]]`` (sorted) replacing any regular one
+    closer than the merge distance; contacts closer together than that become one."""
+    n = lengths.shape[0]
+    cap = c_param.shape[0]
+    for e in range(n):
+        cap += node_count(lengths[e], spacing)
+    t_all = np.empty(cap)
+    base = np.zeros(n + 1, np.int64)
+    buf = np.empty(cap)
+    k = 0
+    for e in range(n):
+        cnt = node_count(lengths[e], spacing)
+        tol = merge / max(lengths[e], 1e-12)
+        m = 0
+        for q in range(c_start[e], c_start[e + 1]):  # merged contact parameters
+            if m == 0 or c_param[q] - buf[m - 1] > tol:
+                buf[m] = c_param[q]
+                m += 1
+        n_contact = m
+        for r in range(cnt):
+            t = r / (cnt - 1)
+            near = False
+            for q in range(n_contact):
+                if abs(buf[q] - t) <= tol:
+                    near = True
+                    break
+            if not near:
+                buf[m] = t
+                m += 1
+        t_all[k:k + m] = np.sort(buf[:m])
+        k += m
+        base[e + 1] = k
+    return base, t_all[:k]
+
+
+@njit(cache=True)
+def _merge_nodes(ends, base, t_all, contacts):
+    """Raw nodes of the element parameters, merged where contacts join them: (node of each
+    raw node, node positions). Node ids follow the first raw node of each; a merged node
+    sits at the mean of its raw nodes."""
+    n_raw = t_all.shape[0]
+    parent = np.arange(n_raw)
+    for c in range(contacts.shape[0]):
+        ids = np.empty(2, np.int64)
+        for side in range(2):
+            e = int(contacts[c, side])
+            t = contacts[c, 2 + side]
+            best, best_d = base[e], np.inf
+            for r in range(base[e], base[e + 1]):
+                if abs(t_all[r] - t) < best_d:
+                    best, best_d = r, abs(t_all[r] - t)
+            x = best
+            while parent[x] != x:  # find, halving the path
+                parent[x] = parent[parent[x]]
+                x = parent[x]
+            ids[side] = x
+        if ids[0] != ids[1]:
+            parent[max(ids[0], ids[1])] = min(ids[0], ids[1])
+    node_of = np.empty(n_raw, np.int64)
+    n_nodes = 0
+    for r in range(n_raw):
+        x = r
+        while parent[x] != x:
+            x = parent[x]
+        if x == r:
+            node_of[r] = n_nodes
+            n_nodes += 1
+        else:
+            node_of[r] = node_of[x]  # the root is the component's lowest raw node
+    pos = np.zeros((n_nodes, 3))
+    count = np.zeros(n_nodes)
+    for e in range(base.shape[0] - 1):
+        for r in range(base[e], base[e + 1]):
+            v = node_of[r]
+            for a in range(3):
+                pos[v, a] += ends[e, 0, a] + t_all[r] * (ends[e, 1, a] - ends[e, 0, a])
+            count[v] += 1.0
+    for v in range(n_nodes):
+        for a in range(3):
+            pos[v, a] /= count[v]
+    return node_of, pos
+
+
+@njit(cache=True)
+def _along_edges(base, node_of, abilities):
+    """Edges between consecutive nodes of each element: rows (a, b, kind, element, abil,
+    bidirectional)."""
+    out = np.zeros((node_of.shape[0], 6), np.int64)
+    k = 0
+    for e in range(base.shape[0] - 1):
+        for r in range(base[e], base[e + 1] - 1):
+            a, b = node_of[r], node_of[r + 1]
+            if a != b:
+                out[k, 0], out[k, 1], out[k, 2] = a, b, CLIMB_EDGE_ALONG
+                out[k, 3], out[k, 4], out[k, 5] = e, abilities[e], 1
+                k += 1
+    return out[:k]
+
+
+@njit(cache=True)
+def _implicit_links(kind, axes, base, node_of, pos, pairs, merge, max_dist, max_up,
+                    max_drop, par_cos):
+    """Implicit links between the test nodes (ends and centre) of element pairs that share
+    no node: rows (a, b, kind, -1, abilities, bidirectional); see :func:`build_climb_graph`.
+    """
+    out = np.zeros((pairs.shape[0] * 5 + 1, 6), np.int64)
+    k = 0
+    test_a = np.empty(5, np.int64)
+    test_b = np.empty(5, np.int64)
+    for m in range(pairs.shape[0]):
+        i, j = pairs[m, 0], pairs[m, 1]
+        shared = False
+        for r in range(base[i], base[i + 1]):
+            for s in range(base[j], base[j + 1]):
+                if node_of[r] == node_of[s]:
+                    shared = True
+        if shared:
+            continue  # touching elements: joined by a shared node already
+        i0, i1 = node_of[base[i]], node_of[base[i + 1] - 1]
+        j0, j1 = node_of[base[j]], node_of[base[j + 1] - 1]
+        mid_i = node_of[base[i] + (base[i + 1] - base[i]) // 2]
+        mid_j = node_of[base[j] + (base[j + 1] - base[j]) // 2]
+        test_a[0], test_b[0] = i0, j0
+        test_a[1], test_b[1] = i0, j1
+        test_a[2], test_b[2] = i1, j0
+        test_a[3], test_b[3] = i1, j1
+        test_a[4], test_b[4] = mid_i, mid_j
+        both_ledges = kind[i] == CLIMB_LEDGE and kind[j] == CLIMB_LEDGE
+        parallel = abs(_dot(axes[i], axes[j])) >= par_cos
+        for q in range(5):
+            a, b = test_a[q], test_b[q]
+            if a == b:
+                continue
+            dx = pos[b, 0] - pos[a, 0]
+            dy = pos[b, 1] - pos[a, 1]
+            dz = pos[b, 2] - pos[a, 2]
+            horiz = math.hypot(dx, dy)
+            dist = math.hypot(horiz, dz)
+            if dist <= merge:
+                continue
+            low, high = (a, b) if dz >= 0 else (b, a)
+            rise = abs(dz)
+            up_angle = math.atan2(rise, horiz)
+            abil = ABILITY_CLIMB
+            if dist <= max_dist and up_angle <= max_up + 1e-12:
+                edge = CLIMB_EDGE_JUMP
+                if both_ledges and parallel and horiz > merge:
+                    ax_h = math.hypot(axes[i, 0], axes[i, 1])
+                    along = abs(dx * axes[i, 0] + dy * axes[i, 1]) / horiz if ax_h > 0 else 1.0
+                    if along < 0.5:
+                        edge = CLIMB_EDGE_BACK_JUMP
+                        abil |= ABILITY_BACK_JUMP
+                out[k, 0], out[k, 1], out[k, 2] = low, high, edge
+                out[k, 3], out[k, 4], out[k, 5] = -1, abil, 1
+                k += 1
+            elif horiz <= max_dist and rise <= max_drop and rise > 0:
+                out[k, 0], out[k, 1], out[k, 2] = high, low, CLIMB_EDGE_DROP
+                out[k, 3], out[k, 4], out[k, 5] = -1, abil, 0
+                k += 1
+    return out[:k]
+
+
+def _first_of_each_pair(rows, n_nodes) -> np.ndarray:
+    """Indices (ascending) of the first row of each unordered node pair."""
+    if rows.shape[0] == 0:
+        return np.zeros(0, np.int64)
+    key = np.minimum(rows[:, 0], rows[:, 1]) * max(n_nodes, 1) + np.maximum(rows[:, 0],
+                                                                             rows[:, 1])
+    _, first = np.unique(key, return_index=True)
+    return np.sort(first)
+
+
 def build_climb_graph(elements: ClimbElements, params: ClimbParams | None = None,
-                      vertices=None, triangles=None) -> ClimbGraph:
+                      vertices=None, triangles=None,
+                      grid: TriangleGrid | None = None) -> ClimbGraph:
     """The climb graph of ``elements`` (see the module doc and docs/climbing.md).
 
     With ``vertices``/``triangles`` given, implicit links whose collision probe hits a
-    triangle are left out.
+    triangle are left out (``grid``: those triangles already binned).
     """
     params = params or ClimbParams()
     ends = np.ascontiguousarray(elements.ends, np.float64).reshape(-1, 2, 3)
@@ -421,151 +793,47 @@ def build_climb_graph(elements: ClimbElements, params: ClimbParams | None = None
 
     # 1. per element: regular parameters, with contact parameters replacing any regular
     #    one closer than the merge distance
-    params_of: list[list[float]] = []
-    contact_params: list[set[float]] = [set() for _ in range(n_el)]
-    for c in contacts:
-        contact_params[int(c[0])].add(float(c[2]))
-        contact_params[int(c[1])].add(float(c[3]))
-    for e in range(n_el):
-        cnt = node_count(float(lengths[e]), params.spacing)
-        regular = np.linspace(0.0, 1.0, cnt).tolist()
-        mine = sorted(contact_params[e])
-        tol = params.merge_distance / max(float(lengths[e]), 1e-12)
-        # contacts closer together than the merge distance become one parameter
-        contact: list[float] = []
-        for t in mine:
-            if not contact or t - contact[-1] > tol:
-                contact.append(t)
-        if contact:
-            c_arr = np.array(contact)
-            kept = [t for t in regular if np.abs(c_arr - t).min() > tol]
-            params_of.append(sorted(kept + contact))
-        else:
-            params_of.append(regular)
-
-    # 2. raw nodes, then union of touching nodes
-    base = np.zeros(n_el + 1, np.int64)
-    np.cumsum([len(p) for p in params_of], out=base[1:])
-    raw_pos = np.zeros((int(base[-1]), 3))
-    for e in range(n_el):
-        t = np.array(params_of[e])
-        raw_pos[base[e]:base[e + 1]] = ends[e, 0] + t[:, None] * (ends[e, 1] - ends[e, 0])
-    parent = np.arange(raw_pos.shape[0])
-
-    def find(x):
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
-    def nearest(e, t):
-        return int(base[e] + int(np.argmin(np.abs(np.array(params_of[e]) - t))))
-
-    for c in contacts:
-        a, b = find(nearest(int(c[0]), c[2])), find(nearest(int(c[1]), c[3]))
-        if a != b:
-            parent[max(a, b)] = min(a, b)
-    roots = np.array([find(i) for i in range(raw_pos.shape[0])], np.int64)
-    uniq, node_of = np.unique(roots, return_inverse=True)
-    pos = np.zeros((uniq.shape[0], 3))
-    np.add.at(pos, node_of, raw_pos)
-    pos /= np.bincount(node_of, minlength=uniq.shape[0])[:, None]
-
-    element_nodes = [node_of[base[e]:base[e + 1]].astype(np.int32) for e in range(n_el)]
-    edges: list[tuple[int, int, int, int, int, bool]] = []  # a, b, kind, element, abil, bidir
-    seen: set[tuple[int, int]] = set()
-    for e in range(n_el):
-        nodes = element_nodes[e]
-        for k in range(len(nodes) - 1):
-            a, b = int(nodes[k]), int(nodes[k + 1])
-            if a == b or (min(a, b), max(a, b)) in seen:
-                continue
-            seen.add((min(a, b), max(a, b)))
-            edges.append((a, b, CLIMB_EDGE_ALONG, e, int(elements.abilities[e]), True))
+    c_el = np.concatenate([contacts[:, 0], contacts[:, 1]]).astype(np.int64)
+    c_t = np.concatenate([contacts[:, 2], contacts[:, 3]])
+    order = np.lexsort((c_t, c_el))
+    c_start = np.searchsorted(c_el[order], np.arange(n_el + 1)).astype(np.int64)
+    base, t_all = _element_params(lengths, float(params.spacing),
+                                  float(params.merge_distance), c_start,
+                                  np.ascontiguousarray(c_t[order]))
+    # 2. raw nodes, merged where elements touch
+    node_of, pos = _merge_nodes(ends, base, t_all, contacts)
+    element_nodes = np.split(node_of.astype(np.int32), base[1:-1]) if n_el else []
+    abilities = np.asarray(elements.abilities, np.int64)
+    along = _along_edges(base, node_of, abilities)
+    along = along[_first_of_each_pair(along, pos.shape[0])]
 
     # 3. implicit links between test nodes (ends and centre) of different elements:
     #    end-end and centre-centre pairs, as in Fuse
-    implicit = _implicit_candidates(elements, element_nodes, pos, params, seen)
-    if implicit and vertices is not None and triangles is not None:
-        a = pos[[c[0] for c in implicit]]
-        b = pos[[c[1] for c in implicit]]
-        blocked = probe_blocked(a, b, vertices, triangles)
-        implicit = [c for c, blk in zip(implicit, blocked, strict=True) if not blk]
-    edges.extend(implicit)
-
-    if edges:
-        arr = np.array([e[:5] for e in edges], np.int64)
-        bidir = np.array([e[5] for e in edges], np.bool_)
-        en = arr[:, :2].astype(np.int32)
-        length = np.linalg.norm(pos[en[:, 1]] - pos[en[:, 0]], axis=1)
-        return ClimbGraph(pos, en, arr[:, 2].astype(np.int8), arr[:, 3].astype(np.int32),
-                          length, arr[:, 4].astype(np.uint16), bidir, element_nodes)
-    return ClimbGraph(pos, np.zeros((0, 2), np.int32), np.zeros(0, np.int8),
-                      np.zeros(0, np.int32), np.zeros(0), np.zeros(0, np.uint16),
-                      np.zeros(0, np.bool_), element_nodes)
-
-
-def _test_nodes(nodes) -> tuple[list[int], int]:
-    """An element's end nodes and its centre node."""
-    return [int(nodes[0]), int(nodes[-1])], int(nodes[len(nodes) // 2])
-
-
-def _implicit_candidates(elements, element_nodes, pos, params, seen):
-    out: list[tuple] = []
-    n_el = len(element_nodes)
-    if n_el < 2:
-        return out
-    max_up = math.radians(params.max_link_angle)
-    node_sets = [set(n.tolist()) for n in element_nodes]
-    pos_l = pos.tolist()
-    reach = float(params.max_link_distance)
-    pairs = _near_pairs(np.ascontiguousarray(elements.ends, np.float64), reach,
-                        max(reach, float(params.max_drop_height)))
-    by_first: dict[int, list[int]] = {}
-    for i, j in pairs.tolist():
-        by_first.setdefault(i, []).append(j)
-    par_cos = math.cos(math.radians(BACK_JUMP_PARALLEL_DEG))
-    axes = elements.ends[:, 1] - elements.ends[:, 0]
-    axes = axes / np.maximum(np.linalg.norm(axes, axis=1), 1e-12)[:, None]
-    axes_l = axes.tolist()
-    for i in sorted(by_first):
-        ends_i, mid_i = _test_nodes(element_nodes[i])
-        for j in by_first[i]:
-            ends_j, mid_j = _test_nodes(element_nodes[j])
-            if node_sets[i] & node_sets[j]:
-                continue  # touching elements: joined by a shared node already
-            both_ledges = (elements.kind[i] == CLIMB_LEDGE and elements.kind[j] == CLIMB_LEDGE)
-            parallel = abs(float(axes[i] @ axes[j])) >= par_cos
-            pairs = [(a, b) for a in ends_i for b in ends_j] + [(mid_i, mid_j)]
-            for a, b in pairs:
-                key = (min(a, b), max(a, b))
-                if a == b or key in seen:
-                    continue
-                d = [pos_l[b][k] - pos_l[a][k] for k in range(3)]
-                horiz = math.hypot(d[0], d[1])
-                dist = math.hypot(horiz, d[2])
-                if dist <= params.merge_distance:
-                    continue
-                low, high = (a, b) if d[2] >= 0 else (b, a)
-                rise = abs(d[2])
-                up_angle = math.atan2(rise, horiz)
-                abil = ABILITY_CLIMB
-                if dist <= params.max_link_distance and up_angle <= max_up + 1e-12:
-                    kind = CLIMB_EDGE_JUMP
-                    if both_ledges and parallel and horiz > params.merge_distance:
-                        ax = axes_l[i]
-                        along = abs(d[0] * ax[0] + d[1] * ax[1]) / horiz \
-                            if math.hypot(ax[0], ax[1]) > 0 else 1.0
-                        if along < 0.5:
-                            kind = CLIMB_EDGE_BACK_JUMP
-                            abil |= ABILITY_BACK_JUMP
-                    seen.add(key)
-                    out.append((low, high, kind, -1, abil, True))
-                elif horiz <= params.max_link_distance and rise <= params.max_drop_height \
-                        and rise > 0:
-                    seen.add(key)
-                    out.append((high, low, CLIMB_EDGE_DROP, -1, abil, False))
-    return out
+    implicit = np.zeros((0, 6), np.int64)
+    if n_el > 1:
+        reach = float(params.max_link_distance)
+        pairs = _near_pairs(ends, reach, max(reach, float(params.max_drop_height)))
+        axes = ends[:, 1] - ends[:, 0]
+        axes = np.ascontiguousarray(axes / np.maximum(lengths, 1e-12)[:, None])
+        implicit = _implicit_links(
+            np.asarray(elements.kind, np.int64), axes, base, node_of, pos, pairs,
+            float(params.merge_distance), reach, math.radians(params.max_link_angle),
+            float(params.max_drop_height), math.cos(math.radians(BACK_JUMP_PARALLEL_DEG)))
+    rows = np.concatenate([along, implicit])
+    keep = _first_of_each_pair(rows, pos.shape[0])
+    keep = keep[keep >= along.shape[0]]  # an implicit link only where no edge is yet
+    implicit = rows[keep]
+    if implicit.shape[0] and vertices is not None and triangles is not None:
+        blocked = probe_blocked(pos[implicit[:, 0]], pos[implicit[:, 1]], vertices, triangles,
+                                grid)
+        implicit = implicit[~blocked]
+    rows = np.concatenate([along, implicit])
+    en = rows[:, :2].astype(np.int32)
+    length = np.linalg.norm(pos[en[:, 1]] - pos[en[:, 0]], axis=1) if rows.shape[0] \
+        else np.zeros(0)
+    return ClimbGraph(pos, en.reshape(-1, 2), rows[:, 2].astype(np.int8),
+                      rows[:, 3].astype(np.int32), length, rows[:, 4].astype(np.uint16),
+                      rows[:, 5].astype(np.bool_), element_nodes)
 
 
 # ------------------------------------------------------------------------ navmesh join
@@ -601,56 +869,42 @@ def _closest_on_triangle_xy(px, py, tri):
 
 
 @njit(cache=True)
-def _tri_grid(tri_lo, tri_hi, x0, y0, cell, nx, ny):
-    """CSR lists of the triangles whose XY bounds touch each grid cell."""
-    n = tri_lo.shape[0]
-    counts = np.zeros(nx * ny + 1, np.int64)
-    for pass_ in range(2):
-        fill = counts.copy() if pass_ == 1 else counts
-        if pass_ == 1:
-            items = np.zeros(counts[-1], np.int64)
-        for t in range(n):
-            i0 = max(int((tri_lo[t, 0] - x0) / cell), 0)
-            i1 = min(int((tri_hi[t, 0] - x0) / cell), nx - 1)
-            j0 = max(int((tri_lo[t, 1] - y0) / cell), 0)
-            j1 = min(int((tri_hi[t, 1] - y0) / cell), ny - 1)
-            for i in range(i0, i1 + 1):
-                for j in range(j0, j1 + 1):
-                    c = j * nx + i
-                    if pass_ == 0:
-                        counts[c + 1] += 1
-                    else:
-                        items[fill[c]] = t
-                        fill[c] += 1
-        if pass_ == 0:
-            for c in range(nx * ny):
-                counts[c + 1] += counts[c]
-    return counts, items
-
-
-@njit(cache=True)
-def _nearest_ground(nodes, zlo, zhi, reach, tris, start, items, x0, y0, cell, nx, ny):
+def _nearest_ground(nodes, zlo, zhi, reach, tris, start, items, origin, cell, nx, ny):
     """For each node, the nearest (in XY) surface point within ``reach`` whose height lies in
     [zlo, zhi]: (triangle index or -1, point). Ties go to the lowest triangle index."""
     n = nodes.shape[0]
     best_t = np.full(n, -1, np.int64)
     best_p = np.zeros((n, 3))
+    n_tri = tris.shape[0]
+    stamp = np.full(n_tri, -1, np.int64)
+    tri_zlo = np.empty(n_tri)
+    tri_zhi = np.empty(n_tri)
+    tri_xy = np.empty((n_tri, 4))  # x min, x max, y min, y max
+    for t in range(n_tri):
+        tri_zlo[t] = min(tris[t, 0, 2], tris[t, 1, 2], tris[t, 2, 2])
+        tri_zhi[t] = max(tris[t, 0, 2], tris[t, 1, 2], tris[t, 2, 2])
+        tri_xy[t, 0] = min(tris[t, 0, 0], tris[t, 1, 0], tris[t, 2, 0])
+        tri_xy[t, 1] = max(tris[t, 0, 0], tris[t, 1, 0], tris[t, 2, 0])
+        tri_xy[t, 2] = min(tris[t, 0, 1], tris[t, 1, 1], tris[t, 2, 1])
+        tri_xy[t, 3] = max(tris[t, 0, 1], tris[t, 1, 1], tris[t, 2, 1])
     for k in range(n):
         px, py = nodes[k, 0], nodes[k, 1]
         best = reach
-        i0 = max(int((px - reach - x0) / cell), 0)
-        i1 = min(int((px + reach - x0) / cell), nx - 1)
-        j0 = max(int((py - reach - y0) / cell), 0)
-        j1 = min(int((py + reach - y0) / cell), ny - 1)
+        i0, i1, j0, j1 = _cell_range(px - reach, px + reach, py - reach, py + reach, origin,
+                                     cell, nx, ny)
         for i in range(i0, i1 + 1):
             for j in range(j0, j1 + 1):
                 c = j * nx + i
                 for m in range(start[c], start[c + 1]):
                     t = items[m]
-                    tri = tris[t]
-                    if tri[:, 2].min() > zhi[k] or tri[:, 2].max() < zlo[k]:
+                    if stamp[t] == k:
                         continue
-                    x, y, z, d = _closest_on_triangle_xy(px, py, tri)
+                    stamp[t] = k
+                    if tri_zlo[t] > zhi[k] or tri_zhi[t] < zlo[k] or tri_xy[t, 0] > px + best \
+                            or tri_xy[t, 1] < px - best or tri_xy[t, 2] > py + best \
+                            or tri_xy[t, 3] < py - best:
+                        continue
+                    x, y, z, d = _closest_on_triangle_xy(px, py, tris[t])
                     if d <= best and zlo[k] <= z <= zhi[k]:
                         if d < best or best_t[k] < 0 or t < best_t[k]:
                             best = d
@@ -662,19 +916,12 @@ def _nearest_ground(nodes, zlo, zhi, reach, tris, start, items, x0, y0, cell, nx
 
 
 def _ground_points(tris, nodes, zlo, zhi, reach):
-    """:func:`_nearest_ground` over a uniform XY grid of the triangles."""
+    """:func:`_nearest_ground` over query/spatial.py's uniform XY grid of the triangles."""
     if tris.shape[0] == 0 or nodes.shape[0] == 0:
         return np.full(nodes.shape[0], -1, np.int64), np.zeros((nodes.shape[0], 3))
-    lo, hi = tris.min(axis=1), tris.max(axis=1)
-    x0, y0 = float(lo[:, 0].min()), float(lo[:, 1].min())
-    span = max(float(hi[:, 0].max()) - x0, float(hi[:, 1].max()) - y0, 1e-9)
-    # cells of at least the reach, at most ~4 triangles' worth per cell on average
-    cell = max(2.0 * reach, span / max(1.0, math.sqrt(tris.shape[0] / 4.0)), 1e-3)
-    nx = int((float(hi[:, 0].max()) - x0) / cell) + 1
-    ny = int((float(hi[:, 1].max()) - y0) / cell) + 1
-    start, items = _tri_grid(lo, hi, x0, y0, cell, nx, ny)
+    origin, cell, nx, ny, start, items = build_grid(tris.min(axis=1), tris.max(axis=1))
     return _nearest_ground(np.ascontiguousarray(nodes), zlo, zhi, float(reach), tris, start,
-                           items, x0, y0, cell, nx, ny)
+                           items, origin, float(cell), int(nx), int(ny))
 
 
 def join_navmesh(navmesh, elements: ClimbElements, graph: ClimbGraph,
@@ -691,52 +938,52 @@ def join_navmesh(navmesh, elements: ClimbElements, graph: ClimbGraph,
     params = params or ClimbParams()
     start, tris = navmesh.surface_triangles()
     tri_poly = np.repeat(np.arange(navmesh.polygon_count, dtype=np.int32), np.diff(start))
-    rows: list[tuple] = []  # kind, node, point, poly, bidir
     warnings: list[str] = []
     pos = graph.node_position
-    q_el, q_node, q_kind = [], [], []
-    for e in range(elements.kind.shape[0]):
-        nodes = graph.element_nodes[e].tolist()
-        if int(elements.kind[e]) == CLIMB_LEDGE:
-            pairs = [(n, CLIMB_LINK_MOUNT) for n in nodes] + [(n, CLIMB_LINK_HANG)
-                                                               for n in nodes]
-        else:
-            pairs = [(nodes[0], CLIMB_LINK_LADDER_FOOT), (nodes[-1], CLIMB_LINK_MOUNT)]
-        q_el += [e] * len(pairs)
-        q_node += [n for n, _ in pairs]
-        q_kind += [k for _, k in pairs]
-    qn = np.array(q_node, np.int64)
-    qk = np.array(q_kind, np.int64)
-    z = pos[qn, 2] if qn.size else np.zeros(0)
-    hang = qk == CLIMB_LINK_HANG
+    n_el = elements.kind.shape[0]
+    # queries, per element in order: a ledge's nodes as mount then as hang; a ladder's or
+    # pipe's bottom node as ladder foot, then its top node as mount
+    counts = np.array([len(n) for n in graph.element_nodes], np.int64)
+    flat = np.concatenate(graph.element_nodes).astype(np.int64) if n_el \
+        else np.zeros(0, np.int64)
+    el = np.repeat(np.arange(n_el), counts)
+    first = np.zeros(n_el + 1, np.int64)
+    np.cumsum(counts, out=first[1:])
+    rank = np.arange(flat.shape[0]) - first[el]
+    ledge = np.asarray(elements.kind)[el] == CLIMB_LEDGE
+    top = rank == counts[el] - 1
+    q_el = np.concatenate([el[ledge], el[ledge], el[~ledge & (rank == 0)], el[~ledge & top]])
+    q_node = np.concatenate([flat[ledge], flat[ledge], flat[~ledge & (rank == 0)],
+                             flat[~ledge & top]])
+    n_l, n_v = int(ledge.sum()), int((~ledge & top).sum())
+    q_kind = np.repeat(np.array([CLIMB_LINK_MOUNT, CLIMB_LINK_HANG, CLIMB_LINK_LADDER_FOOT,
+                                 CLIMB_LINK_MOUNT], np.int64), [n_l, n_l, n_v, n_v])
+    q_order = np.repeat(np.arange(4), [n_l, n_l, n_v, n_v]) % 2  # mount before hang
+    q_rank = np.concatenate([rank[ledge], rank[ledge], np.zeros(2 * n_v, np.int64)])
+    order = np.lexsort((q_rank, q_order, q_el))
+    q_el, q_node, q_kind = q_el[order], q_node[order], q_kind[order]
+    z = pos[q_node, 2] if q_node.size else np.zeros(0)
+    hang = q_kind == CLIMB_LINK_HANG
     zlo = np.where(hang, z - params.max_drop_height, z - params.step_height)
     zhi = np.where(hang, z - params.step_height - 1e-6, z + params.step_height)
-    found_t, found_p = _ground_points(np.ascontiguousarray(tris), pos[qn].reshape(-1, 3),
+    found_t, found_p = _ground_points(np.ascontiguousarray(tris), pos[q_node].reshape(-1, 3),
                                       zlo, zhi, float(params.reach))
-    linked = np.zeros(elements.kind.shape[0], np.bool_)
-    for k in range(qn.shape[0]):
-        if found_t[k] < 0:
-            continue
-        bidir = True
-        if qk[k] == CLIMB_LINK_HANG:
-            bidir = bool(z[k] - found_p[k, 2] <= params.max_climb_height)
-        rows.append((int(qk[k]), int(qn[k]), found_p[k].copy(),
-                     int(tri_poly[found_t[k]]), bidir))
-        linked[q_el[k]] = True
+    got = found_t >= 0
+    linked = np.zeros(n_el, np.bool_)
+    linked[q_el[got]] = True
     for e in np.nonzero(~linked)[0].tolist():
         warnings.append(f"{CLIMB_ELEMENT_KINDS[int(elements.kind[e])]} "
                         f"{str(elements.name[e])!r}: no walkable ground within "
                         f"{params.reach:g} m across and {params.max_drop_height:g} m down; it "
                         f"has no entry or exit")
-    if not rows:
-        return ClimbLinks(np.zeros(0, np.int8), np.zeros(0, np.int32), np.zeros((0, 3)),
-                          np.zeros(0, np.int32), np.zeros(0, np.bool_), np.zeros(0)), warnings
-    node = np.array([r[1] for r in rows], np.int32)
-    point = np.array([r[2] for r in rows], np.float64)
-    return ClimbLinks(np.array([r[0] for r in rows], np.int8), node, point,
-                      np.array([r[3] for r in rows], np.int32),
-                      np.array([r[4] for r in rows], np.bool_),
-                      np.linalg.norm(point - pos[node], axis=1)), warnings
+    node = q_node[got].astype(np.int32)
+    point = found_p[got].reshape(-1, 3)
+    kind = q_kind[got]
+    bidir = (kind != CLIMB_LINK_HANG) | (z[got] - point[:, 2] <= params.max_climb_height)
+    return ClimbLinks(kind.astype(np.int8), node, point,
+                      tri_poly[found_t[got]].astype(np.int32), bidir.astype(np.bool_),
+                      np.linalg.norm(point - pos[node], axis=1) if node.size
+                      else np.zeros(0)), warnings
 
 
 # ------------------------------------------------------------------------ on the NavMesh
@@ -769,6 +1016,23 @@ def link_abilities(kind) -> np.ndarray:
     return table[np.asarray(kind, np.int64)]
 
 
+def _drop_buried(elements: ClimbElements, grid: TriangleGrid):
+    """Elements without the ladders and pipes whose middle is inside the scene's solid
+    geometry (e.g. a ladder inside a wall), and a warning naming each."""
+    vertical = np.nonzero(elements.kind != CLIMB_LEDGE)[0]
+    if vertical.size == 0:
+        return elements, []
+    mid = elements.ends[vertical].mean(axis=1)
+    buried = vertical[inside_solid(mid, grid)]
+    if buried.size == 0:
+        return elements, []
+    warnings = [f"{CLIMB_ELEMENT_KINDS[int(elements.kind[e])]} {str(elements.name[e])!r}: "
+                f"its middle lies inside solid geometry (a ladder or pipe inside a wall?); "
+                f"skipped" for e in buried.tolist()]
+    keep = np.setdiff1d(np.arange(elements.kind.shape[0]), buried)
+    return ClimbElements(*(np.asarray(f)[keep] for f in elements)), warnings
+
+
 def add_climbing(navmesh, items, vertices, triangles, settings,
                  params: ClimbParams | None = None):
     """``navmesh`` with its climb graph: ``items`` are ``(name, kind, points)`` of the climb
@@ -781,7 +1045,11 @@ def add_climbing(navmesh, items, vertices, triangles, settings,
     used = v[np.unique(np.asarray(triangles, np.int64))] if len(triangles) else v[:0]
     bounds = (used.min(axis=0), used.max(axis=0)) if used.shape[0] else None
     elements, warnings = make_elements(items, bounds)
-    graph = build_climb_graph(elements, params, v, triangles)
+    grid = triangle_grid(v, triangles) if len(triangles) else None
+    if grid is not None and elements.kind.shape[0]:
+        elements, buried = _drop_buried(elements, grid)
+        warnings += buried
+    graph = build_climb_graph(elements, params, v, triangles, grid)
     links, more = join_navmesh(navmesh, elements, graph, params)
     stats = dict(navmesh.stats)
     stats.update(climb_elements=int(elements.kind.shape[0]),

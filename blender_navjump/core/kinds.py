@@ -53,8 +53,13 @@ ABILITY_CLIMB, ABILITY_LADDER, ABILITY_PIPE, ABILITY_SHIMMY, ABILITY_MOUNT, \
 # ------------------------------------------------------------------ path points
 # What happens at a point of a path (PathResult.flags).
 # "area_change": the path enters another area (same stance) there.
+# Climbing moves (core/query/climb.py) follow: each names the move that starts at its point
+# (getting on from the ground, moving on the climb graph, getting off onto the ground).
 FLAG_NAMES = ("walk", "jump_start", "jump_end", "drop_start", "drop_end", "stance_change",
-              "area_change")
+              "area_change",
+              "hang_jump_up", "ladder_on", "climb_down_from_mount",
+              "shimmy", "ladder_climb", "pipe_climb", "climb_jump", "climb_drop",
+              "climb_back_jump", "mount", "ladder_off", "climb_let_go")
 FLAG_WALK, FLAG_JUMP_START, FLAG_JUMP_END, FLAG_DROP_START, FLAG_DROP_END, \
     FLAG_STANCE_CHANGE, FLAG_AREA_CHANGE = range(7)
 

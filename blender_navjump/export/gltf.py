@@ -8,7 +8,8 @@
   per-vertex ``COLOR_0`` (by stance) is constant over each polygon. Custom attributes
   ``_STANCE`` (float: index into the stance names) and ``_POLYGON`` (float: polygon index)
   let a tool map triangles back to navmesh polygons.
-* Links and metadata go in the node's ``extras.navjump`` (coordinates in glTF's Y-up frame).
+* Links, the climb graph (``climb``, as in NavJump JSON) and metadata go in the node's
+  ``extras.navjump`` (coordinates in glTF's Y-up frame).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from ._common import (
     y_up_to_z_up,
     z_up_to_y_up,
 )
+from .navjump_json import _climb_to_json, _has_climb
 
 GLB_MAGIC = b"glTF"
 GLB_VERSION = 2
@@ -158,6 +160,8 @@ def glb_bytes(nm: NavMesh, name: str = "navjump") -> bytes:
         "areas": [str(n) for n in nm.area_names],
         "polygon_areas": [str(nm.area_names[a]) for a in nm.polygon_area.tolist()],
         "links": _links_extras(nm),
+        # climbing (docs/climbing.md): the NavJump JSON "climb" object, points Y-up
+        **({"climb": _climb_to_json(nm, z_up_to_y_up)} if _has_climb(nm) else {}),
     }}
     json_chunk = _pad4(json.dumps(gltf, separators=(",", ":"), allow_nan=False).encode(),
                        b" ")

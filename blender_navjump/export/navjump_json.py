@@ -150,15 +150,22 @@ def _ability_names(mask) -> list[str]:
     return [name for i, name in enumerate(CLIMB_ABILITIES) if int(mask) >> i & 1]
 
 
-def _climb_to_json(nm: NavMesh) -> dict:
-    """The optional "climb" object (docs/navjump-json.md, docs/climbing.md)."""
+def _climb_to_json(nm: NavMesh, frame=None) -> dict:
+    """The optional "climb" object (docs/navjump-json.md, docs/climbing.md); ``frame``
+    maps the points (the glTF export gives its Y-up conversion)."""
+    if frame is None:
+        return _climb_doc(nm, np.asarray)
+    return _climb_doc(nm, frame)
+
+
+def _climb_doc(nm: NavMesh, frame) -> dict:
     return {
         "elements": [{"kind": CLIMB_ELEMENT_KINDS[int(k)], "name": str(n), "ends": e.tolist(),
                       "abilities": _ability_names(a)}
                      for k, n, e, a in zip(nm.climb_element_kind, nm.climb_element_name,
-                                           nm.climb_element_ends, nm.climb_element_abilities,
-                                           strict=True)],
-        "nodes": nm.climb_node_position.tolist(),
+                                           frame(nm.climb_element_ends),
+                                           nm.climb_element_abilities, strict=True)],
+        "nodes": frame(nm.climb_node_position).tolist(),
         "edges": [{"kind": CLIMB_EDGE_KINDS[int(k)], "nodes": n.tolist(), "element": int(e),
                    "length": float(ln), "abilities": _ability_names(a), "bidirectional": bool(b)}
                   for k, n, e, ln, a, b in zip(
@@ -168,7 +175,7 @@ def _climb_to_json(nm: NavMesh) -> dict:
         "links": [{"kind": CLIMB_LINK_KINDS[int(k)], "node": int(n), "point": p.tolist(),
                    "polygon": int(poly), "bidirectional": bool(b), "length": float(ln)}
                   for k, n, p, poly, b, ln in zip(
-                      nm.climb_link_kind, nm.climb_link_node, nm.climb_link_point,
+                      nm.climb_link_kind, nm.climb_link_node, frame(nm.climb_link_point),
                       nm.climb_link_poly, nm.climb_link_bidirectional, nm.climb_link_length,
                       strict=True)],
     }

@@ -261,6 +261,33 @@ def test_bad_elements_get_a_message_naming_the_object_and_the_rest_is_kept():
         assert any(f"'{name}'" in w and word in w for w in warnings), (name, warnings)
 
 
+def test_ladder_inside_a_wall_is_refused_by_name_and_the_rest_is_kept():
+    """A ladder buried in a closed box is refused (its name in the message); one against
+    the box's face is kept, as is a ledge on its top edge."""
+    wall = Scene().floor(-10, -10, 10, 10).box(-4, 0, 0, 4, 1, 3)
+    v, t = np.array(wall.verts, np.float64), np.array(wall.tris, np.int64)
+    items = [seg("inside-ladder", CLIMB_LADDER, (0, 0.5, 0), (0, 0.5, 3)),
+             seg("front-ladder", CLIMB_LADDER, (2, -0.1, 0), (2, -0.1, 3)),
+             seg("top-ledge", CLIMB_LEDGE, (-3, 0, 3), (3, 0, 3))]
+    settings = BakeSettings(climbing_enabled=True)
+    nm, warnings = C.add_climbing(bake(v, t, settings), items, v, t, settings)
+    assert nm.climb_element_name.tolist() == ["front-ladder", "top-ledge"]
+    assert any("'inside-ladder'" in w and "inside solid geometry" in w for w in warnings)
+    assert not any("front-ladder" in w or "top-ledge" in w for w in warnings)
+    grid = C.triangle_grid(v, t)
+    assert C.inside_solid([(0, 0.5, 1.5), (-3.9, 0.9, 0.1)], grid).tolist() == [True, True]
+    assert C.inside_solid([(0, -0.5, 1.5), (0, 0.5, 3.5), (9, 9, 1)], grid).tolist() == \
+        [False, False, False]
+    # open single-sided walls (a room of quads facing in) enclose nothing
+    room = Scene().floor(-5, -5, 5, 5)
+    room.quad((-5, -5, 0), (-5, 5, 0), (-5, 5, 3), (-5, -5, 3))
+    room.quad((5, 5, 0), (5, -5, 0), (5, -5, 3), (5, 5, 3))
+    room.quad((5, -5, 0), (-5, -5, 0), (-5, -5, 3), (5, -5, 3))
+    room.quad((-5, 5, 0), (5, 5, 0), (5, 5, 3), (-5, 5, 3))
+    open_grid = C.triangle_grid(np.array(room.verts, np.float64), np.array(room.tris))
+    assert not C.inside_solid([(0, 0, 1.5), (4.8, 4.8, 1)], open_grid).any()
+
+
 # ------------------------------------------------------------------ the wall scene
 def wall_scene_objects():
     """Ground, a 2.5 m platform with a ledge on its front edge and a ladder on its side,
@@ -381,6 +408,22 @@ def test_npz_and_json_round_trips_keep_the_climb_graph(wall, tmp_path):
                                                           "back_jump"}
 
 
+def test_gltf_extras_carry_the_climb_graph(wall, tmp_path):
+    from blender_navjump.export._common import y_up_to_z_up
+    from blender_navjump.export.gltf import read_glb, write_glb
+
+    out = wall[3]
+    extras = read_glb(write_glb(out, tmp_path / "w.glb")).navmesh_node()["extras"]["navjump"]
+    climb = extras["climb"]
+    assert [e["name"] for e in climb["elements"]] == out.climb_element_name.tolist()
+    assert np.allclose(y_up_to_z_up(np.array(climb["nodes"])), out.climb_node_position)
+    assert np.allclose(y_up_to_z_up(np.array([c["point"] for c in climb["links"]])),
+                       out.climb_link_point)
+    assert [e["nodes"] for e in climb["edges"]] == out.climb_edge_nodes.tolist()
+    assert "climb" not in read_glb(write_glb(wall[2], tmp_path / "n.glb")).navmesh_node()[
+        "extras"]["navjump"]
+
+
 def test_files_without_climbing_still_load(wall, tmp_path):
     nm = wall[2]
     nm.save(tmp_path / "old.npz")
@@ -442,7 +485,7 @@ def test_cli_bake_with_climbing(wall, tmp_path):
     assert not (tmp_path / "bad.json").exists()
 
 
-# ------------------------------------------------------------------ coarse climb queries
+# ------------------------------------------------------------------ climbing in the path queries
 @pytest.fixture(scope="module")
 def islands(tmp_path_factory):
     """Ground and a 4 m platform (two navmesh islands) joined only by a ladder."""
@@ -458,80 +501,169 @@ def islands(tmp_path_factory):
     return out
 
 
-def dijkstra_cost(graph, sources, targets):
-    """Brute-force Dijkstra (O(V^2), no heap, no heuristic) on the joined graph."""
-    n = graph.position.shape[0]
-    dist = np.full(n, np.inf)
-    for node, c in sources:
-        dist[node] = min(dist[node], c)
-    done = np.zeros(n, bool)
-    for _ in range(n):
+def dijkstra_plan_cost(pg, nm, agent, penalty, start, goal):
+    """Brute-force Dijkstra (O(V^2), no heap, no heuristic) over the joined plan graph,
+    with the edge costs of docs/climbing.md computed here in Python. ``start``/``goal``:
+    ("node", id) or ("poly", polygon, point)."""
+    from blender_navjump.core.climb import link_abilities
+    from blender_navjump.core.query.climb import ability_mask
+
+    stance_ok = {s: s in agent.stances for s in ("stand", "crouch", "prone")}
+    mask = ability_mask(agent.abilities)
+    n = pg.position.shape[0]
+
+    def walk_mult(p):
+        st = ("stand", "crouch", "prone")[int(nm.polygon_stance[p])]
+        return agent.stance_cost[("stand", "crouch", "prone").index(st)] \
+            if stance_ok[st] else None
+
+    frm = np.repeat(np.arange(n), np.diff(pg.edge_start))
+    cost = np.full(frm.shape[0], np.inf)
+    link_abil = link_abilities(nm.climb_link_kind)
+    for k in range(frm.shape[0]):
+        t, a, length = int(pg.edge_type[k]), int(pg.edge_aux[k]), float(pg.edge_length[k])
+        if t == 0:
+            m = walk_mult(a)
+            cost[k] = np.inf if m is None else m * length
+        elif t == 1:
+            kind = int(nm.link_kind[a])
+            if ("drop", "jump_across", "jump_up")[kind] in agent.links:
+                cost[k] = max(float(nm.link_cost[a]) * agent.link_cost_scale[kind], length)
+        elif t == 2:
+            if not int(nm.climb_edge_abilities[a]) & ~mask:
+                cost[k] = length + penalty[a]
+        elif not int(link_abil[a]) & ~mask:
+            cost[k] = length
+    dist = np.full(n + 1, np.inf)  # node n: the goal
+    if start[0] == "node":
+        dist[start[1]] = 0.0
+    else:
+        m = walk_mult(start[1])
+        for v in pg.poly_nodes[pg.poly_start[start[1]]:pg.poly_start[start[1] + 1]]:
+            dist[v] = min(dist[v], m * np.linalg.norm(pg.position[v] - start[2]))
+        if goal[0] == "poly" and goal[1] == start[1]:
+            dist[n] = m * np.linalg.norm(goal[2] - start[2])
+    done = np.zeros(n + 1, bool)
+    for _ in range(n + 1):
         u = int(np.argmin(np.where(done, np.inf, dist)))
-        if not np.isfinite(dist[u]):
+        if not np.isfinite(dist[u]) or u == n:
             break
         done[u] = True
-        sel = graph.edge_from == u
-        np.minimum.at(dist, graph.edge_to[sel], dist[u] + graph.edge_cost[sel])
-    return min((dist[node] + c for node, c in targets), default=np.inf)
+        sel = frm == u
+        np.minimum.at(dist, pg.edge_to[sel], dist[u] + cost[sel])
+        if goal[0] == "node" and u == goal[1]:
+            dist[n] = min(dist[n], dist[u])
+        elif goal[0] == "poly":
+            for p in pg.node_poly[u]:
+                if p == goal[1] and walk_mult(p) is not None:
+                    dist[n] = min(dist[n], dist[u] + walk_mult(p)
+                                  * np.linalg.norm(goal[2] - pg.position[u]))
+    return dist[n]
+
+
+def climbing_flags(res):
+    words = ("climb", "ladder", "pipe", "hang", "shimmy", "mount")
+    return [f for f in res.flag_names if any(w in f for w in words)]
 
 
 def test_islands_joined_by_a_ladder(islands):
-    from blender_navjump.core.query.climb import find_climb_path
+    """The main path API walks, climbs the ladder and walks on; its cost is its length
+    (standing walk: 1 per metre; climbing: its length)."""
+    from blender_navjump.core.query import AgentFilter, find_path
 
     start, goal = (8.0, 8.0, 0.0), (0.0, 2.0, 4.0)
-    res = find_climb_path(islands, start, goal)
-    assert res.found
-    assert "ladder_on" in res.flags and "ladder_climb" in res.flags and "mount" in res.flags
-    ladder_nodes = set(islands.climb_edge_nodes[islands.climb_edge_element == 0].ravel()
-                       .tolist())
-    on_ladder = [n - islands.polygon_count for n in res.nodes if n >= islands.polygon_count]
-    assert set(on_ladder) == ladder_nodes  # up the whole ladder, nothing else
-    assert res.points[0].tolist() == list(start) and res.points[-1].tolist() == list(goal)
-    # every move costs at least its straight length; the climb part is the ladder's length
-    assert res.cost >= np.linalg.norm(np.diff(res.points, axis=0), axis=1).sum() - 1e-9
-    assert res.flags.count("ladder_climb") == len(ladder_nodes) - 1
-    down = find_climb_path(islands, goal, start)
-    assert down.found and "ladder_off" in down.flags
+    res = find_path(islands, start, goal)
+    assert res.found and res.climbing
+    flags = climbing_flags(res)
+    assert flags[0] == "ladder_on" and flags[-1] == "mount" and "ladder_climb" in flags
+    ladder = np.nonzero(islands.climb_edge_element == 0)[0]
+    assert sorted(res.climb_edges.tolist()) == sorted(ladder.tolist())  # the whole ladder
+    # the ends are placed on the navmesh surface (a cell above the floor at most)
+    assert np.abs(res.points[0] - start).max() <= 0.3
+    assert np.abs(res.points[-1] - goal).max() <= 0.3
+    assert res.cost == pytest.approx(res.length, rel=1e-9)
+    assert res.length == pytest.approx(np.linalg.norm(np.diff(res.points, axis=0),
+                                                      axis=1).sum(), rel=1e-9)
+    # the ladder's part: its nodes in order, up
+    on = np.isin(res.flag_names, ["ladder_climb", "mount"])
+    assert np.all(np.diff(res.points[on][:, 2]) >= -1e-9)
+    down = find_path(islands, goal, start)
+    assert down.found and "ladder_off" in down.flag_names
+    everything = ("climb", "ladder", "pipe", "shimmy", "mount", "back_jump")
     for missing in ("ladder", "mount"):
-        abilities = [a for a in ("climb", "ladder", "pipe", "shimmy", "mount", "back_jump")
-                     if a != missing]
-        assert not find_climb_path(islands, start, goal, abilities).found, missing
-    assert find_climb_path(islands, start, (-8.0, -8.0, 0.0), []).found  # walking only
+        agent = AgentFilter(abilities=[a for a in everything if a != missing])
+        res = find_path(islands, start, goal, agent)
+        assert not res.found and not res.climbing, missing
+    walker = AgentFilter(abilities=())
+    res = find_path(islands, start, (-8.0, -8.0, 0.0), walker)
+    assert res.found and not res.climbing
 
 
 def test_start_mid_climb_reaches_both_ends(islands):
-    from blender_navjump.core.query.climb import find_climb_path
+    from blender_navjump.core.query import find_path
 
     nodes = islands.climb_edge_nodes[islands.climb_edge_element == 0].ravel()
     mid = islands.climb_node_position[nodes[np.argsort(islands.climb_node_position[nodes, 2])]
                                       [len(nodes) // 2]]
     assert 1.0 < mid[2] < 3.0
-    for goal in ((8.0, 8.0, 0.0), (0.0, 2.0, 4.0)):
-        res = find_climb_path(islands, mid, goal)
-        assert res.found and res.nodes[1] >= islands.polygon_count
-        assert ("ladder_off" if goal[2] == 0 else "mount") in res.flags
-        assert "ladder_on" not in res.flags
+    for goal, off in (((8.0, 8.0, 0.0), "ladder_off"), ((0.0, 2.0, 4.0), "mount")):
+        res = find_path(islands, mid, goal)
+        assert res.found and res.climbing
+        assert res.points[0].tolist() == pytest.approx(mid.tolist())
+        assert res.flag_names[0] == "ladder_climb"
+        assert off in res.flag_names and "ladder_on" not in res.flag_names
+        assert np.abs(res.points[-1] - goal).max() <= 0.3
 
 
-@settings(max_examples=10, deadline=None)
+@settings(max_examples=12, deadline=None)
 @given(st.integers(0, 10_000))
 def test_astar_equals_brute_force_dijkstra(wall, seed):
-    from blender_navjump.core.query.climb import _attach, build_search_graph, find_climb_path
+    """The plan A* (one numba call for a batch) against a brute-force Dijkstra over the
+    same joined graph, with random abilities, stance costs and climb penalties."""
+    from blender_navjump.core.query import AgentFilter
+    from blender_navjump.core.query.climb import _plan_batch, plan_graph_for
+    from blender_navjump.core.query.path import query_for
 
     nm = wall[3]
     rng = np.random.default_rng(seed)
-    abilities = [a for a in ("climb", "ladder", "shimmy", "mount") if rng.random() < 0.7]
-    graph = build_search_graph(nm, abilities)
-    picks = [nm.climb_node_position[rng.integers(nm.climb_node_position.shape[0])]
-             if rng.random() < 0.3 else nm.polygon_vertices(int(rng.integers(
-                 nm.polygon_count))).mean(axis=0) for _ in range(2)]
-    res = find_climb_path(nm, picks[0], picks[1], graph=graph)
-    want = dijkstra_cost(graph, _attach(nm, graph, picks[0]),
-                         [(n, c) for n, c in _attach(nm, graph, picks[1])])
+    agent = AgentFilter(abilities=[a for a in ("climb", "ladder", "shimmy", "mount")
+                                   if rng.random() < 0.7],
+                        stance_cost=tuple(rng.uniform(1.0, 3.0, 3)))
+    query = query_for(nm)
+    pg = plan_graph_for(query)
+    penalty = rng.uniform(0, 2, nm.climb_edge_kind.shape[0]) * (rng.random() < 0.5)
+    ends = []
+    for _ in range(2):
+        if rng.random() < 0.3:
+            ends.append(("node", pg.n_port + int(rng.integers(pg.n_climb))))
+        else:
+            p = int(rng.integers(nm.polygon_count))
+            ends.append(("poly", p, nm.polygon_vertices(p).mean(axis=0)))
+    want = dijkstra_plan_cost(pg, nm, agent, penalty, ends[0], ends[1])
+    allowed, cost_s, link_ok, link_scale, hscale, _ = query._filter_arrays(agent)
+    d = query.data
+
+    def arr(end, what):
+        return np.array([end[1] if (end[0] == "node") == (what == "node") else -1])
+
+    def pos(end):
+        return (pg.position[end[1]] if end[0] == "node" else end[2]).reshape(1, 3)
+
+    cost, off, nodes, edges = _plan_batch(
+        pg.position, pg.node_poly, pg.poly_start, pg.poly_nodes, pg.edge_start, pg.edge_to,
+        pg.edge_type, pg.edge_aux, pg.edge_length, pg.edge_abilities, d.poly_stance,
+        d.link_kind, d.link_cost, d.link_end_poly, d.link_start_poly, d.link_node_start,
+        allowed, cost_s, link_ok, link_scale, min(hscale, 1.0), agent.ability_mask(),
+        penalty, arr(ends[0], "node"), arr(ends[0], "poly"), pos(ends[0]),
+        arr(ends[1], "node"), arr(ends[1], "poly"), pos(ends[1]), np.array([np.inf]),
+        pg.rev_start, pg.rev_edge)
     if np.isfinite(want):
-        assert res.found and res.cost == pytest.approx(want, rel=1e-9, abs=1e-9)
+        assert cost[0] == pytest.approx(want, rel=1e-9, abs=1e-9)
+        assert len(set(nodes.tolist())) == nodes.shape[0]  # no node twice
+        used = edges[edges >= 0]  # never an edge needing an ability the agent lacks
+        assert not np.any(pg.edge_abilities[used] & ~agent.ability_mask())
     else:
-        assert not res.found
+        assert not np.isfinite(cost[0])
 
 
 def test_path_command_climbs_with_abilities(islands, tmp_path, capsys):
@@ -554,7 +686,8 @@ def test_path_command_climbs_with_abilities(islands, tmp_path, capsys):
 
 
 def test_second_agent_takes_the_other_ascent_when_the_first_is_reserved(tmp_path):
-    from blender_navjump.core.query.climb import find_climb_path, reserve
+    from blender_navjump.core.query import NavQuery
+    from blender_navjump.core.query.climb import reserve
 
     path = tmp_path / "two.obj"
     write_named_obj(path, [("ground", Scene().floor(-10, -10, 10, 10)),
@@ -567,16 +700,20 @@ def test_second_agent_takes_the_other_ascent_when_the_first_is_reserved(tmp_path
                            scene.vertices, scene.triangles, settings)
     east = set(np.nonzero(nm.climb_edge_element == 0)[0].tolist())
     west = set(np.nonzero(nm.climb_edge_element == 1)[0].tolist())
+    query = NavQuery(nm)
     start, goal = (7.0, 2.0, 0.0), (0.0, 2.0, 4.0)  # the east ladder is nearer
+    first = query.find_path(start, goal)
+    assert set(first.climb_edges.tolist()) == east
     free = np.zeros(nm.climb_edge_kind.shape[0])
-    first = find_climb_path(nm, start, goal, penalty=free)
-    assert set(first.climb_edges) == east
-    taken = reserve(free, first, 100.0)
-    second = find_climb_path(nm, start, goal, penalty=taken)
-    assert second.found and set(second.climb_edges) == west
-    assert second.cost < first.cost + 100.0
-    released = reserve(taken, first, -100.0)
+    query.climb_penalty = taken = reserve(free, first, 100.0)
+    second = query.find_path(start, goal)
+    assert second.found and set(second.climb_edges.tolist()) == west
+    assert second.search_cost < first.search_cost + 100.0
+    # batch: both answers at once, each agent's own path
+    batch = query.find_paths([start, (-7.0, 2.0, 0.0)], [goal, goal])
+    assert set(batch.path(0).climb_edges.tolist()) == west
+    query.climb_penalty = released = reserve(taken, first, -100.0)
     assert np.array_equal(released, free)
-    assert find_climb_path(nm, start, goal, penalty=released).climb_edges == first.climb_edges
-    with pytest.raises(ValueError, match="penalty"):
-        find_climb_path(nm, start, goal, penalty=-free - 1)
+    assert query.find_path(start, goal).climb_edges.tolist() == first.climb_edges.tolist()
+    with pytest.raises(ValueError, match="climb_penalty"):
+        query.climb_penalty = -free - 1

@@ -1,20 +1,39 @@
-"""A coarse path search over the navmesh joined with its climb graph (docs/climbing.md).
+"""Climbing inside the path queries (docs/climbing.md).
 
-One A* over a graph of polygon centres, jump links, climb nodes, climb edges and the links
-between the climb graph and the polygons. An agent gives the climbing abilities it has
-(``CLIMB_ABILITIES`` names); an edge or link that needs another ability is never used. The
-result is the list of graph nodes, not a funnel-pulled path: polygons appear as their
-centres. This is the first step of climbing queries (the full A* + funnel of
-``core.query.path`` does not use climbing yet).
+``NavQuery.find_paths`` (and ``find_path``, ``core.query.find_path(s)``) plan through the
+climb graph when the NavMesh has one and the agent filter has climbing abilities: this
+module is that planner, called from a small hook in ``path.py``.
+
+1. **One A\\* over the joined graph** (:class:`ClimbPlanGraph`, :func:`_plan_batch`, one
+   numba call per batch): the nodes of the navmesh port graph (``graph.py``: portals and
+   jump-link ends), the climb nodes and one *ground node* per climb link (its point on the
+   navmesh). Edges: walking between any two nodes of one polygon (its stance cost per
+   metre), jump links (``max(baked cost x scale, length)``), climb edges (length plus the
+   occupancy penalty) and climb links (ground <-> climb node, their length). An edge
+   needing an ability, a link kind or a stance the agent lacks is never used. Every edge
+   costs at least its straight length times the filter's heuristic scale, so the Euclidean
+   heuristic keeps the search exact (tested against a brute-force Dijkstra).
+2. **Stitching**: the walking sections of the plan (start -> first entry, exit -> next
+   entry, ..., -> goal) are answered by the ordinary batch solver (A\\* + funnel + jump
+   points) in one more call, and the climbing sections in between become points flagged
+   with their move (``FLAG_NAMES``: ``hang_jump_up``, ``ladder_on``, ``shimmy``,
+   ``ladder_climb``, ``mount``, ...). A query keeps its ordinary answer when its plan does
+   not climb, or when the ordinary path costs no more than the climbing one.
+
+A start or goal within ``ON_CLIMB_NODE`` of a climb node is on the climb graph (an agent
+hanging mid-climb): the plan starts or ends at that node.
+
+Occupancy: ``NavQuery.climb_penalty`` (one value >= 0 per climb edge, default none) adds
+to each climb edge's cost; :func:`reserve` adds a committed path's edges to it.
 """
 
 from __future__ import annotations
 
-import heapq
 import math
 from typing import NamedTuple
 
 import numpy as np
+from numba import njit
 
 from ..kinds import (
     CLIMB_ABILITIES,
@@ -24,33 +43,20 @@ from ..kinds import (
     CLIMB_LINK_HANG,
     CLIMB_LINK_LADDER_FOOT,
     CLIMB_LINK_MOUNT,
-    LINK_KINDS,
+    FLAG_NAMES,
+    STANCE_STAND,
 )
+from .astar import heap_pop, heap_push
+from .spatial import _cell_range, build_grid
 
 # A start or goal within this distance (metres) of a climb node starts or ends on it
 # (an agent already hanging mid-climb).
 ON_CLIMB_NODE = 0.3
 
-
-class ClimbSearchGraph(NamedTuple):
-    """The joined graph: node positions and directed edges with cost and a move name."""
-
-    position: np.ndarray  # (P + N, 3): polygon centres, then climb nodes
-    edge_from: np.ndarray  # (K,) int64
-    edge_to: np.ndarray  # (K,) int64
-    edge_cost: np.ndarray  # (K,) float64
-    edge_move: list  # (K,) str: what the agent does along the edge
-    edge_climb: np.ndarray  # (K,) int64: the NavMesh climb edge it is, or -1
-    polygon_count: int
-
-
-class ClimbPath(NamedTuple):
-    found: bool
-    cost: float
-    nodes: list  # graph node ids, start and goal are -1 and -2
-    points: np.ndarray  # (n, 3)
-    flags: list  # per point: the move that reaches it ("start" for the first)
-    climb_edges: list  # NavMesh climb edges used, in order (to reserve them: occupancy)
+# edge types of the plan graph
+_WALK, _LINK, _CLIMB_EDGE, _NODE_TO_GROUND, _GROUND_TO_NODE = range(5)
+# the edge into a plan's first node (from the start point)
+_FROM_START = -1
 
 
 def ability_mask(abilities=None) -> int:
@@ -68,174 +74,714 @@ def ability_mask(abilities=None) -> int:
     return mask
 
 
-def _along_move(element_kind: int) -> str:
-    return {CLIMB_LEDGE: "shimmy", CLIMB_LADDER: "ladder_climb"}.get(element_kind, "pipe_climb")
+class ClimbPlanGraph(NamedTuple):
+    """The joined graph, CSR by source node. Nodes: ``0..N-1`` port-graph nodes,
+    ``N..N+M-1`` climb nodes, then one ground node per climb link."""
+
+    position: np.ndarray  # (V, 3)
+    node_poly: np.ndarray  # (V, 2) polygons a node lies in (-1: none)
+    poly_start: np.ndarray  # (P+1,) CSR of the nodes in each polygon
+    poly_nodes: np.ndarray
+    edge_start: np.ndarray  # (V+1,)
+    edge_to: np.ndarray  # (K,)
+    edge_type: np.ndarray  # (K,) _WALK, _LINK, _CLIMB_EDGE, _NODE_TO_GROUND, _GROUND_TO_NODE
+    edge_aux: np.ndarray  # (K,) polygon, jump link, climb edge or climb link
+    edge_length: np.ndarray  # (K,)
+    edge_abilities: np.ndarray  # (K,) abilities needed (bit mask)
+    n_port: int  # N
+    n_climb: int  # M
+    climb_grid: tuple  # query/spatial.py's grid of the climb nodes (origin, cell, ...)
+    rev_start: np.ndarray  # (V+1,) CSR by target node of ...
+    rev_edge: np.ndarray  # ... the edges into each node (indices into edge_*)
 
 
-def build_search_graph(navmesh, abilities=None) -> ClimbSearchGraph:
-    """The joined graph for an agent with ``abilities`` (see the module doc)."""
+def build_plan_graph(query) -> ClimbPlanGraph:
+    """The joined graph of a NavQuery's NavMesh (independent of the agent)."""
     from ..climb import link_abilities
 
-    mask = ability_mask(abilities)
-    n_poly = navmesh.polygon_count
-    centres = np.zeros((n_poly, 3))
-    for p in range(n_poly):
-        centres[p] = navmesh.polygon_vertices(p).mean(axis=0)
-    pos = np.concatenate([centres, navmesh.climb_node_position.reshape(-1, 3)])
-    frm: list[int] = []
-    to: list[int] = []
-    cost: list[float] = []
-    move: list[str] = []
-    climb_id: list[int] = []
+    d, nm = query.data, query.navmesh
+    n_port = d.node_pos.shape[0]
+    cpos = np.asarray(nm.climb_node_position, np.float64).reshape(-1, 3)
+    n_climb = cpos.shape[0]
+    n_link = int(nm.climb_link_kind.shape[0])
+    ground = n_port + n_climb + np.arange(n_link)
+    pos = np.concatenate([d.node_pos, cpos, np.asarray(nm.climb_link_point).reshape(-1, 3)])
+    node_poly = np.full((pos.shape[0], 2), -1, np.int64)
+    node_poly[:n_port] = d.node_poly
+    node_poly[ground, 0] = nm.climb_link_poly
+    # nodes of each polygon: its ports and its ground nodes
+    n_poly = d.polygons.shape[0]
+    owner = np.concatenate([np.repeat(np.arange(n_poly), np.diff(d.port_start)),
+                            np.asarray(nm.climb_link_poly, np.int64)])
+    member = np.concatenate([d.ports, ground])
+    order = np.argsort(owner, kind="stable")
+    owner, member = owner[order], member[order]
+    poly_start = np.zeros(n_poly + 1, np.int64)
+    np.cumsum(np.bincount(owner, minlength=n_poly), out=poly_start[1:])
+    # walking: every ordered pair of nodes of one polygon
+    size = np.diff(poly_start)[owner]
+    src = np.repeat(np.arange(member.shape[0]), size)
+    rank = np.arange(src.shape[0]) - np.repeat(np.cumsum(size) - size, size)
+    dst = np.repeat(poly_start[owner], size) + rank
+    # walking into a ground node only leads somewhere when its link climbs up (ground ->
+    # node): one-way links (drops) are only left through their ground node
+    climbs_up = np.zeros(pos.shape[0], np.bool_)
+    climbs_up[:n_port] = True
+    climbs_up[ground[np.asarray(nm.climb_link_bidirectional, np.bool_)]] = True
+    keep = (member[src] != member[dst]) & climbs_up[member[dst]]
+    src, dst = src[keep], dst[keep]
+    frm = [member[src]]
+    to = [member[dst]]
+    typ = [np.full(src.shape[0], _WALK)]
+    aux = [owner[src]]
+    abil = [np.zeros(src.shape[0], np.int64)]
+    # jump links
+    ls, le = d.link_node_start, d.link_node_end
+    ok = ls >= 0
+    links = np.nonzero(ok)[0]
+    back = links[d.link_bidir[links] != 0]
+    frm += [ls[links], le[back]]
+    to += [le[links], ls[back]]
+    typ += [np.full(links.shape[0] + back.shape[0], _LINK)]
+    aux += [links, back]
+    abil += [np.zeros(links.shape[0] + back.shape[0], np.int64)]
+    # climb edges
+    en = np.asarray(nm.climb_edge_nodes, np.int64).reshape(-1, 2) + n_port
+    ce = np.arange(en.shape[0])
+    cb = ce[np.asarray(nm.climb_edge_bidirectional, np.bool_)]
+    cab = np.asarray(nm.climb_edge_abilities, np.int64)
+    frm += [en[:, 0], en[cb, 1]]
+    to += [en[:, 1], en[cb, 0]]
+    typ += [np.full(ce.shape[0] + cb.shape[0], _CLIMB_EDGE)]
+    aux += [ce, cb]
+    abil += [cab, cab[cb]]
+    # climb links: node -> ground always, ground -> node when bidirectional
+    cl = np.arange(n_link)
+    lb = cl[np.asarray(nm.climb_link_bidirectional, np.bool_)]
+    lnode = np.asarray(nm.climb_link_node, np.int64) + n_port
+    lab = link_abilities(nm.climb_link_kind).astype(np.int64)
+    frm += [lnode, ground[lb]]
+    to += [ground, lnode[lb]]
+    typ += [np.full(n_link, _NODE_TO_GROUND), np.full(lb.shape[0], _GROUND_TO_NODE)]
+    aux += [cl, lb]
+    abil += [lab, lab[lb]]
+    frm_a = np.concatenate(frm).astype(np.int64)
+    to_a = np.concatenate(to).astype(np.int64)
+    order = np.argsort(frm_a, kind="stable")
+    frm_a, to_a = frm_a[order], to_a[order]
+    edge_start = np.zeros(pos.shape[0] + 1, np.int64)
+    np.cumsum(np.bincount(frm_a, minlength=pos.shape[0]), out=edge_start[1:])
+    rev_start = np.zeros(pos.shape[0] + 1, np.int64)
+    np.cumsum(np.bincount(to_a, minlength=pos.shape[0]), out=rev_start[1:])
+    return ClimbPlanGraph(
+        pos, node_poly, poly_start, member.astype(np.int64), edge_start, to_a,
+        np.concatenate(typ).astype(np.int64)[order], np.concatenate(aux).astype(np.int64)[order],
+        np.linalg.norm(pos[to_a] - pos[frm_a], axis=1),
+        np.concatenate(abil).astype(np.int64)[order], n_port, n_climb,
+        build_grid(cpos, cpos), rev_start, np.argsort(to_a, kind="stable").astype(np.int64))
 
-    def add(a, b, c, m, k=-1):
-        frm.append(int(a))
-        to.append(int(b))
-        cost.append(float(c))
-        move.append(m)
-        climb_id.append(k)
 
-    for p in range(n_poly):
-        for q in navmesh.neighbours[p]:
-            if q >= 0:
-                add(p, q, np.linalg.norm(centres[q] - centres[p]), "walk")
-    for i in range(navmesh.link_count):
-        a, b = int(navmesh.link_start_poly[i]), int(navmesh.link_end_poly[i])
-        s, e = navmesh.link_start[i].mean(axis=0), navmesh.link_end[i].mean(axis=0)
-        jump = max(float(navmesh.link_cost[i]), float(np.linalg.norm(e - s)))
-        kind = LINK_KINDS[int(navmesh.link_kind[i])]
-        add(a, b, np.linalg.norm(s - centres[a]) + jump + np.linalg.norm(centres[b] - e), kind)
-        if navmesh.link_bidirectional[i]:
-            add(b, a, np.linalg.norm(e - centres[b]) + jump + np.linalg.norm(centres[a] - s),
-                kind)
-    for k in range(navmesh.climb_edge_kind.shape[0]):
-        if int(navmesh.climb_edge_abilities[k]) & ~mask:
+def plan_graph_for(query) -> ClimbPlanGraph:
+    """The query's joined graph, built once per NavQuery."""
+    g = query.__dict__.get("_climb_plan")
+    if g is None:
+        g = query.__dict__["_climb_plan"] = build_plan_graph(query)
+    return g
+
+
+@njit(cache=True)
+def _d3(a, b):
+    return math.sqrt((a[0] - b[0]) ** 2 + (a[1] - b[1]) ** 2 + (a[2] - b[2]) ** 2)
+
+
+# Nodes a backward search from the goal may visit before the plan search runs anyway.
+_BACKWARD_LIMIT = 300
+
+
+@njit(cache=True)
+def _goal_unreachable(edge_start, edge_type, edge_aux, edge_abilities, rev_start, rev_edge,
+                      poly_start, poly_nodes, poly_stance, link_kind, stance_allowed,
+                      link_allowed, mask, s_node, s_poly, g_node, g_poly, mark, stamp, stack):
+    """True when a backward search from the goal's nodes exhausts (within
+    ``_BACKWARD_LIMIT`` nodes) without meeting a start node: no path exists. (A goal that
+    cannot be reached is often in a small pocket: this spares a search of everything the
+    start can reach.)"""
+    top = 0
+    if g_node >= 0:
+        mark[g_node] = stamp
+        stack[top] = g_node
+        top += 1
+    else:
+        for k in range(poly_start[g_poly], poly_start[g_poly + 1]):
+            n = poly_nodes[k]
+            if mark[n] != stamp:
+                mark[n] = stamp
+                stack[top] = n
+                top += 1
+    if s_node < 0 and s_poly == g_poly:
+        return False
+    visited = 0
+    while top > 0:
+        top -= 1
+        n = stack[top]
+        visited += 1
+        if visited > _BACKWARD_LIMIT:
+            return False
+        if n == s_node:
+            return False
+        if s_node < 0:
+            for k in range(poly_start[s_poly], poly_start[s_poly + 1]):
+                if poly_nodes[k] == n:
+                    return False
+        for r in range(rev_start[n], rev_start[n + 1]):
+            k = rev_edge[r]
+            t = edge_type[k]
+            a = edge_aux[k]
+            if t == _WALK and not stance_allowed[poly_stance[a]]:
+                continue
+            if t == _LINK and not link_allowed[link_kind[a]]:
+                continue
+            if t >= _CLIMB_EDGE and edge_abilities[k] & ~mask:
+                continue
+            # the edge's source: found by its position in the forward CSR
+            lo = 0
+            hi = edge_start.shape[0] - 1
+            while hi - lo > 1:
+                mid = (lo + hi) // 2
+                if edge_start[mid] <= k:
+                    lo = mid
+                else:
+                    hi = mid
+            if mark[lo] != stamp:
+                mark[lo] = stamp
+                stack[top] = lo
+                top += 1
+    return True
+
+
+@njit(cache=True)
+def _plan_batch(pg_pos, node_poly, poly_start, poly_nodes, edge_start, edge_to, edge_type,
+                edge_aux, edge_length, edge_abilities, poly_stance, link_kind, link_cost,
+                link_end_poly, link_start_poly, link_node_start, stance_allowed, stance_cost,
+                link_allowed, link_scale, hscale, mask, penalty, s_node, s_poly, s_pos,
+                g_node, g_poly, g_pos, bound, rev_start, rev_edge):
+    """A* per query over the plan graph. An end is a graph node (``*_node >= 0``, on the
+    climb graph) or a point in a polygon (``*_poly``). Returns (cost (Q,), path offsets
+    (Q+1,), path nodes, the edge into each path node): a path lists its graph nodes only
+    (the start and goal points are implied); cost inf when unreachable or when no path
+    costs less than ``bound[q]`` (the search stops there: the ordinary path is as good)."""
+    nv = pg_pos.shape[0]
+    nq = s_pos.shape[0]
+    g = np.zeros(nv)
+    parent = np.full(nv, -1, np.int64)
+    pedge = np.full(nv, -1, np.int64)
+    via = np.full(nv, -1, np.int64)  # polygon walked through into a node, -1 otherwise
+    seen = np.full(nv, -1, np.int64)
+    closed = np.full(nv, -1, np.int64)
+    cap = edge_to.shape[0] + poly_nodes.shape[0] + 2 * nv + 16
+    hk = np.zeros(cap)
+    hv = np.zeros(cap, np.int64)
+    cost = np.full(nq, np.inf)
+    off = np.zeros(nq + 1, np.int64)
+    out_nodes = np.zeros(16, np.int64)
+    out_edges = np.zeros(16, np.int64)
+    n_out = 0
+    goal_id = nv  # virtual goal node id (not stored in the arrays)
+    mark = np.full(nv, -1, np.int64)
+    stack = np.zeros(nv + 1, np.int64)
+    for q in range(nq):
+        off[q] = n_out
+        gp = g_pos[q]
+        if bound[q] == np.inf and _goal_unreachable(
+                edge_start, edge_type, edge_aux, edge_abilities, rev_start, rev_edge,
+                poly_start, poly_nodes, poly_stance, link_kind, stance_allowed, link_allowed,
+                mask, s_node[q], s_poly[q], g_node[q], g_poly[q], mark, q, stack):
             continue
-        a, b = (int(x) + n_poly for x in navmesh.climb_edge_nodes[k])
-        kind = CLIMB_EDGE_KINDS[int(navmesh.climb_edge_kind[k])]
-        e = int(navmesh.climb_edge_element[k])
-        m = _along_move(int(navmesh.climb_element_kind[e])) if kind == "along" \
-            else f"climb_{kind}"
-        length = float(navmesh.climb_edge_length[k])
-        add(a, b, length, m, k)
-        if navmesh.climb_edge_bidirectional[k]:
-            add(b, a, length, m, k)
-    link_abil = link_abilities(navmesh.climb_link_kind)
-    for k in range(navmesh.climb_link_kind.shape[0]):
-        if int(link_abil[k]) & ~mask:
+        size = 0
+        best_goal = bound[q]
+        goal_parent = -2
+        # start
+        if s_node[q] >= 0:
+            n = s_node[q]
+            seen[n] = q
+            g[n] = 0.0
+            parent[n] = -1
+            pedge[n] = _FROM_START
+            via[n] = -1
+            size = heap_push(hk, hv, size, hscale * _d3(pg_pos[n], gp), n)
+        else:
+            p = s_poly[q]
+            if stance_allowed[poly_stance[p]]:
+                mult = stance_cost[poly_stance[p]]
+                for k in range(poly_start[p], poly_start[p + 1]):
+                    n = poly_nodes[k]
+                    c = mult * _d3(s_pos[q], pg_pos[n])
+                    if seen[n] != q or c < g[n]:
+                        seen[n] = q
+                        g[n] = c
+                        parent[n] = -1
+                        pedge[n] = _FROM_START
+                        via[n] = p
+                        size = heap_push(hk, hv, size, c + hscale * _d3(pg_pos[n], gp), n)
+                if g_node[q] < 0 and g_poly[q] == p and mult * _d3(s_pos[q], gp) < best_goal:
+                    best_goal = mult * _d3(s_pos[q], gp)
+                    goal_parent = -1  # straight from the start, in its polygon
+                    size = heap_push(hk, hv, size, best_goal, goal_id)
+        while size > 0:
+            f, n, size = heap_pop(hk, hv, size)
+            if n == goal_id:
+                break
+            if f >= best_goal:
+                break
+            if closed[n] == q:
+                continue
+            closed[n] = q
+            gn = g[n]
+            # the goal from here
+            if g_node[q] >= 0:
+                if n == g_node[q] and gn < best_goal:
+                    best_goal = gn
+                    goal_parent = n
+                    size = heap_push(hk, hv, size, gn, goal_id)
+            else:
+                for side in range(2):
+                    p = node_poly[n, side]
+                    if p == g_poly[q] and p >= 0 and stance_allowed[poly_stance[p]]:
+                        c = gn + stance_cost[poly_stance[p]] * _d3(pg_pos[n], gp)
+                        if c < best_goal:
+                            best_goal = c
+                            goal_parent = n
+                            size = heap_push(hk, hv, size, c, goal_id)
+            for k in range(edge_start[n], edge_start[n + 1]):
+                m = edge_to[k]
+                if closed[m] == q:
+                    continue
+                t = edge_type[k]
+                a = edge_aux[k]
+                length = edge_length[k]
+                if t == _WALK:
+                    # the polygon n was walked through needs no second look: by the
+                    # triangle inequality its nodes are as cheap straight from n's parent
+                    if a == via[n] or not stance_allowed[poly_stance[a]]:
+                        continue
+                    c = gn + stance_cost[poly_stance[a]] * length
+                elif t == _LINK:
+                    kind = link_kind[a]
+                    if not link_allowed[kind]:
+                        continue
+                    into = link_end_poly[a] if m != link_node_start[a] else link_start_poly[a]
+                    if not stance_allowed[poly_stance[into]]:
+                        continue
+                    c = gn + max(link_cost[a] * link_scale[kind], length)
+                else:
+                    if edge_abilities[k] & ~mask:
+                        continue
+                    c = gn + length
+                    if t == _CLIMB_EDGE:
+                        c += penalty[a]
+                if seen[m] != q or c < g[m]:
+                    seen[m] = q
+                    g[m] = c
+                    parent[m] = n
+                    pedge[m] = k
+                    via[m] = a if t == _WALK else -1
+                    size = heap_push(hk, hv, size, c + hscale * _d3(pg_pos[m], gp), m)
+        if goal_parent == -2:
             continue
-        node = int(navmesh.climb_link_node[k]) + n_poly
-        poly = int(navmesh.climb_link_poly[k])
-        c = float(np.linalg.norm(navmesh.climb_link_point[k] - centres[poly])
-                  + navmesh.climb_link_length[k])
-        kind = int(navmesh.climb_link_kind[k])
-        up_move, down_move = {
-            CLIMB_LINK_MOUNT: ("mount", "climb_down_from_mount"),
-            CLIMB_LINK_LADDER_FOOT: ("ladder_off", "ladder_on"),
-            CLIMB_LINK_HANG: ("climb_drop", "hang_jump_up"),
-        }[kind]
-        add(node, poly, c, up_move)
-        if navmesh.climb_link_bidirectional[k]:
-            add(poly, node, c, down_move)
-    return ClimbSearchGraph(pos, np.array(frm, np.int64), np.array(to, np.int64),
-                            np.array(cost, np.float64), move, np.array(climb_id, np.int64),
-                            n_poly)
+        cost[q] = best_goal
+        # the path, goal first, then reversed in place
+        first = n_out
+        n = goal_parent
+        while True:
+            if n_out + 1 >= out_nodes.shape[0]:
+                bigger = np.zeros(out_nodes.shape[0] * 2, np.int64)
+                bigger[:n_out] = out_nodes[:n_out]
+                out_nodes = bigger
+                bigger = np.zeros(out_edges.shape[0] * 2, np.int64)
+                bigger[:n_out] = out_edges[:n_out]
+                out_edges = bigger
+            if n < 0:
+                break
+            out_nodes[n_out] = n
+            out_edges[n_out] = pedge[n]
+            n_out += 1
+            n = parent[n]
+        out_nodes[first:n_out] = out_nodes[first:n_out][::-1].copy()
+        out_edges[first:n_out] = out_edges[first:n_out][::-1].copy()
+    off[nq] = n_out
+    return cost, off, out_nodes[:n_out], out_edges[:n_out]
 
 
-def _attach(navmesh, graph: ClimbSearchGraph, point) -> list[tuple[int, float]]:
-    """Graph nodes a start or goal point joins: a climb node within ``ON_CLIMB_NODE``, else
-    the polygon under the point (nearest in height), with the straight distance."""
-    p = np.asarray(point, np.float64)
-    n_poly = graph.polygon_count
-    climb = graph.position[n_poly:]
-    if climb.shape[0]:
-        d = np.linalg.norm(climb - p, axis=1)
-        k = int(np.argmin(d))
-        if d[k] <= ON_CLIMB_NODE:
-            return [(k + n_poly, float(d[k]))]
-    best, best_dz = -1, math.inf
-    for q in range(n_poly):
-        vs = navmesh.polygon_vertices(q)
-        n = vs.shape[0]
-        inside = all((vs[(i + 1) % n, 0] - vs[i, 0]) * (p[1] - vs[i, 1])
-                     - (vs[(i + 1) % n, 1] - vs[i, 1]) * (p[0] - vs[i, 0]) >= -1e-9
-                     for i in range(n))
-        dz = abs(float(vs[:, 2].mean()) - p[2])
-        if inside and dz < best_dz:
-            best, best_dz = q, dz
-    if best < 0:
-        return []
-    return [(best, float(np.linalg.norm(graph.position[best] - p)))]
+@njit(cache=True)
+def _components(n_nodes, edge_start, edge_to, edge_type, edge_aux, edge_abilities, mask,
+                poly_stance, stance_allowed, link_kind, link_allowed):
+    """Connected parts of the plan graph for one filter, ignoring edge directions: a label
+    per node (two ends with different labels have no path between them)."""
+    parent = np.arange(n_nodes)
+    for n in range(n_nodes):
+        for k in range(edge_start[n], edge_start[n + 1]):
+            t = edge_type[k]
+            a = edge_aux[k]
+            if t == _WALK and not stance_allowed[poly_stance[a]]:
+                continue
+            if t == _LINK and not link_allowed[link_kind[a]]:
+                continue
+            if t >= _CLIMB_EDGE and edge_abilities[k] & ~mask:
+                continue
+            x = n
+            while parent[x] != x:
+                parent[x] = parent[parent[x]]
+                x = parent[x]
+            y = edge_to[k]
+            while parent[y] != y:
+                parent[y] = parent[parent[y]]
+                y = parent[y]
+            if x != y:
+                parent[max(x, y)] = min(x, y)
+    for n in range(n_nodes):
+        x = n
+        while parent[x] != x:
+            x = parent[x]
+        parent[n] = x
+    return parent
 
 
-def find_climb_path(navmesh, start, goal, abilities=None,
-                    graph: ClimbSearchGraph | None = None, penalty=None) -> ClimbPath:
-    """A* from ``start`` to ``goal`` over the joined graph (Euclidean heuristic: every edge
-    costs at least its straight length, so the result is a least-cost path).
+def _end_labels(pg: ClimbPlanGraph, labels, node, poly) -> np.ndarray:
+    """The component of each query end: its climb node's, else its polygon's first node's
+    (a polygon without nodes gets a label of its own, ``-2 - poly``)."""
+    first = np.where(np.diff(pg.poly_start) > 0, pg.poly_nodes[np.minimum(
+        pg.poly_start[:-1], max(pg.poly_nodes.shape[0] - 1, 0))], -1)
+    out = np.full(node.shape[0], -1, np.int64)
+    on = node >= 0
+    out[on] = labels[node[on]]
+    in_poly = ~on & (poly >= 0)
+    f = first[poly[in_poly]]
+    out[in_poly] = np.where(f >= 0, labels[np.maximum(f, 0)], -2 - poly[in_poly])
+    return out
 
-    ``penalty``: optional (K,) extra cost per NavMesh climb edge (>= 0), e.g. edges other
-    agents have reserved (see :func:`reserve`); the search then prefers other routes.
-    """
-    graph = graph or build_search_graph(navmesh, abilities)
-    edge_cost = graph.edge_cost
-    if penalty is not None:
-        pen = np.asarray(penalty, np.float64).reshape(-1)
-        if pen.shape[0] != navmesh.climb_edge_kind.shape[0] or not np.all(pen >= 0):
-            raise ValueError(f"penalty: need one non-negative value per climb edge "
-                             f"({navmesh.climb_edge_kind.shape[0]}), got {pen.shape[0]}")
-        on = graph.edge_climb >= 0
-        edge_cost = edge_cost.copy()
-        edge_cost[on] += pen[graph.edge_climb[on]]
-    n = graph.position.shape[0]
-    s_id, g_id = n, n + 1
-    pos = np.concatenate([graph.position, [start, goal]]).astype(np.float64)
-    out: list[list[tuple[int, float, int]]] = [[] for _ in range(n + 2)]
-    for k in range(graph.edge_from.shape[0]):
-        out[int(graph.edge_from[k])].append((int(graph.edge_to[k]), float(edge_cost[k]), k))
-    for node, c in _attach(navmesh, graph, start):
-        out[s_id].append((node, c, -1))
-    for node, c in _attach(navmesh, graph, goal):
-        out[node].append((g_id, c, -2))
-    goal_p = pos[g_id]
-    dist = {s_id: 0.0}
-    came: dict[int, tuple[int, int]] = {}
-    closed: set[int] = set()
-    heap = [(float(np.linalg.norm(pos[s_id] - goal_p)), 0.0, s_id)]
-    while heap:
-        _f, g, u = heapq.heappop(heap)
-        if u in closed:
+
+def _flag(name: str) -> int:
+    return FLAG_NAMES.index(name)
+
+
+_ALONG_FLAG = {CLIMB_LEDGE: _flag("shimmy"), CLIMB_LADDER: _flag("ladder_climb")}
+_PIPE_FLAG = _flag("pipe_climb")
+# climbing onto the graph from the ground (at the ground point), and off it (at the node)
+_ON_FLAG = {CLIMB_LINK_MOUNT: _flag("climb_down_from_mount"),
+            CLIMB_LINK_LADDER_FOOT: _flag("ladder_on"), CLIMB_LINK_HANG: _flag("hang_jump_up")}
+_OFF_FLAG = {CLIMB_LINK_MOUNT: _flag("mount"), CLIMB_LINK_LADDER_FOOT: _flag("ladder_off"),
+             CLIMB_LINK_HANG: _flag("climb_drop")}
+_EDGE_FLAG = {k: _flag(f"climb_{name}") for k, name in enumerate(CLIMB_EDGE_KINDS)
+              if name != "along"}
+CLIMB_FLAGS = frozenset([*_ALONG_FLAG.values(), _PIPE_FLAG, *_ON_FLAG.values(),
+                         *_OFF_FLAG.values(), *_EDGE_FLAG.values()])
+
+
+class _Section(NamedTuple):
+    walk: bool
+    a: np.ndarray  # walk: from, to points
+    b: np.ndarray
+    points: list  # climb: [(point, flag)], the flag naming the move that starts there
+    edges: list  # climb edges used
+    cost: float  # climb: the cost of its edges and links (without penalties)
+
+
+def _sections(pg: ClimbPlanGraph, nm, nodes, edges, start, goal) -> list[_Section]:
+    """Walking and climbing sections of a plan: graph ``nodes`` with the edge into each
+    (``_FROM_START`` for the first). A climbing section followed by a walk ends with its
+    last climb node (the walk starts at the ground point); one ending at the goal (on the
+    climb graph) ends with the goal point."""
+    start = np.asarray(start, np.float64)
+    goal = np.asarray(goal, np.float64)
+    out: list[_Section] = []
+    cur = start  # where the current walk began
+    pts: list = []
+    used: list = []
+    cost = 0.0
+    n_port, n_climb = pg.n_port, pg.n_climb
+    climbing = bool(nodes) and n_port <= nodes[0] < n_port + n_climb
+    for i in range(1, len(nodes)):
+        e = edges[i]
+        t = int(pg.edge_type[e])
+        a = int(pg.edge_aux[e])
+        prev = start if i == 1 and climbing and not out and not pts \
+            else pg.position[nodes[i - 1]]
+        if t == _GROUND_TO_NODE:
+            out.append(_Section(True, cur, prev, [], [], 0.0))
+            climbing = True
+            pts, used, cost = [(prev, _ON_FLAG[int(nm.climb_link_kind[a])])], [], 0.0
+        elif t == _CLIMB_EDGE:
+            kind = int(nm.climb_edge_kind[a])
+            if kind == 0:  # along an element
+                flag = _ALONG_FLAG.get(int(nm.climb_element_kind[int(nm.climb_edge_element[a])]),
+                                       _PIPE_FLAG)
+            else:
+                flag = _EDGE_FLAG[kind]
+            pts.append((prev, flag))
+            used.append(a)
+        elif t == _NODE_TO_GROUND:
+            pts.append((prev, _OFF_FLAG[int(nm.climb_link_kind[a])]))
+            out.append(_Section(False, cur, cur, pts, used, cost + float(pg.edge_length[e])))
+            climbing = False
+            cur = pg.position[nodes[i]]
+            pts, used, cost = [], [], 0.0
             continue
-        closed.add(u)
-        if u == g_id:
-            break
-        for v, c, k in out[u]:
-            ng = g + c
-            if v not in closed and ng < dist.get(v, math.inf):
-                dist[v] = ng
-                came[v] = (u, k)
-                heapq.heappush(heap, (ng + float(np.linalg.norm(pos[v] - goal_p)), ng, v))
-    if g_id not in closed:
-        return ClimbPath(False, math.inf, [], np.zeros((0, 3)), [], [])
-    nodes, flags, used = [g_id], [], []
-    while nodes[-1] != s_id:
-        u, k = came[nodes[-1]]
-        flags.append("arrive" if k == -2 else graph.edge_move[k] if k >= 0 else "leave")
-        if k >= 0 and graph.edge_climb[k] >= 0:
-            used.append(int(graph.edge_climb[k]))
-        nodes.append(u)
-    nodes.reverse()
-    flags = ["start"] + flags[::-1]
-    ids = [-1 if x == s_id else -2 if x == g_id else x for x in nodes]
-    return ClimbPath(True, float(dist[g_id]), ids, pos[nodes], flags, used[::-1])
+        else:
+            continue
+        cost += float(pg.edge_length[e])
+    if climbing:  # ends on the climb graph, at the goal
+        if not pts and not out:
+            pts = [(start, _flag("walk"))]
+        pts.append((goal, _flag("walk")))
+        out.append(_Section(False, cur, cur, pts, used, cost))
+    else:
+        out.append(_Section(True, cur, goal, [], [], 0.0))
+    return out
 
 
-def reserve(penalty, path: ClimbPath, amount: float) -> np.ndarray:
-    """Add ``amount`` to the penalty of each climb edge ``path`` uses (release: subtract it,
-    or start again from zeros when the agent has passed or aborted)."""
+@njit(cache=True)
+def _nearest_within(pos, origin, cell, nx, ny, start, items, points, radius):
+    """Per point: the index of the nearest ``pos`` row within ``radius`` (-1: none), using
+    query/spatial.py's grid of those rows."""
+    out = np.full(points.shape[0], -1, np.int64)
+    for q in range(points.shape[0]):
+        x, y, z = points[q, 0], points[q, 1], points[q, 2]
+        if not (math.isfinite(x) and math.isfinite(y) and math.isfinite(z)):
+            continue
+        best = radius
+        x0, x1, y0, y1 = _cell_range(x - radius, x + radius, y - radius, y + radius, origin,
+                                     cell, nx, ny)
+        for iy in range(y0, y1 + 1):
+            for ix in range(x0, x1 + 1):
+                c = iy * nx + ix
+                for k in range(start[c], start[c + 1]):
+                    n = items[k]
+                    dd = math.sqrt((pos[n, 0] - x) ** 2 + (pos[n, 1] - y) ** 2
+                                   + (pos[n, 2] - z) ** 2)
+                    if dd < best or (dd == best and out[q] >= 0 and n < out[q]):
+                        best = dd
+                        out[q] = n
+    return out
+
+
+def _attach_ends(pg: ClimbPlanGraph, points) -> np.ndarray:
+    """Per query end: the plan-graph climb node it is on (within ``ON_CLIMB_NODE``) or -1."""
+    if pg.n_climb == 0:
+        return np.full(points.shape[0], -1, np.int64)
+    found = _nearest_within(pg.position[pg.n_port:pg.n_port + pg.n_climb], *pg.climb_grid,
+                            points, ON_CLIMB_NODE)
+    return np.where(found >= 0, found + pg.n_port, -1)
+
+
+def solve_with_climbing(query, starts, goals, agent, ext, plain):
+    """The hook of ``NavQuery.find_paths``: ``plain`` is the ordinary PathBatch (status
+    codes kept); returns a PathBatch where each query that is better off climbing gets its
+    climbing path (see the module doc)."""
+    from .solve import (
+        BAD_INPUT,
+        FOUND,
+        SUM_COST,
+        SUM_GOAL_POLY,
+        SUM_LENGTH,
+        SUM_SEARCH_COST,
+        SUM_START_POLY,
+        SUM_STATUS,
+        solve_batch,
+    )
+
+    PathBatch = type(plain)  # (path.py's class: no import of path.py, which imports this)
+    nm = query.navmesh
+    pg = plan_graph_for(query)
+    mask = agent.ability_mask()
+    summary = plain._summary
+    status = summary[:, SUM_STATUS].astype(np.int64)
+    s_node = _attach_ends(pg, starts)
+    g_node = _attach_ends(pg, goals)
+    s_poly = summary[:, SUM_START_POLY].astype(np.int64)
+    g_poly = summary[:, SUM_GOAL_POLY].astype(np.int64)
+    # plan the queries that may climb: each end on the climb graph or on a polygon
+    todo = ((s_node >= 0) | (s_poly >= 0)) & ((g_node >= 0) | (g_poly >= 0)) \
+        & (status != BAD_INPUT)
+    # and that the ordinary search did not answer by walking alone (found: the plan may
+    # still be cheaper, so those are planned too)
+    idx = np.nonzero(todo)[0]
+    if idx.size == 0:
+        return plain
+    allowed, cost_s, link_ok, link_scale, hscale, _port_ok = query._filter_arrays(agent)
+    hscale = min(float(hscale), 1.0)
+    d = query.data
+    penalty = query.climb_penalty
+    if penalty is None:
+        penalty = np.zeros(nm.climb_edge_kind.shape[0])
+    # ends in parts of the joined graph with no path between them need no search
+    key = (int(mask), allowed.tobytes(), link_ok.tobytes())
+    cache = query.__dict__.setdefault("_climb_components", {})
+    if key not in cache:
+        cache[key] = _components(pg.position.shape[0], pg.edge_start, pg.edge_to,
+                                 pg.edge_type, pg.edge_aux, pg.edge_abilities, int(mask),
+                                 d.poly_stance, allowed, d.link_kind, link_ok)
+    labels = cache[key]
+    same = _end_labels(pg, labels, s_node[idx], s_poly[idx]) \
+        == _end_labels(pg, labels, g_node[idx], g_poly[idx])
+    idx = idx[same]
+    if idx.size == 0:
+        return plain
+    # a plan must cost less than the ordinary path to replace it: the search stops there
+    plain_ok = (status == FOUND) & (s_node < 0) & (g_node < 0)
+    bound = np.where(plain_ok, summary[:, SUM_COST], np.inf)
+    s_pos = np.ascontiguousarray(starts[idx])
+    g_pos = np.ascontiguousarray(goals[idx])
+    # ends on a polygon: the point placed on it (the plain batch's first / last point)
+    offsets = plain._offsets
+    first, after = offsets[idx, 0], offsets[idx + 1, 0]
+    has = after > first
+    put = has & (s_node[idx] < 0)
+    s_pos[put] = plain.points[first[put]]
+    put = has & (g_node[idx] < 0) & (status[idx] == FOUND)
+    g_pos[put] = plain.points[after[put] - 1]
+    cost, off, pnodes, pedges = _plan_batch(
+        pg.position, pg.node_poly, pg.poly_start, pg.poly_nodes, pg.edge_start, pg.edge_to,
+        pg.edge_type, pg.edge_aux, pg.edge_length, pg.edge_abilities, d.poly_stance,
+        d.link_kind, d.link_cost, d.link_end_poly, d.link_start_poly, d.link_node_start,
+        allowed, cost_s, link_ok, link_scale, hscale, int(mask),
+        np.asarray(penalty, np.float64), s_node[idx], s_poly[idx], s_pos, g_node[idx],
+        g_poly[idx], g_pos, np.ascontiguousarray(bound[idx]), pg.rev_start, pg.rev_edge)
+    climb_type = (pg.edge_type[pedges] >= _CLIMB_EDGE) if pedges.size else np.zeros(0, bool)
+    on_graph = (pnodes >= pg.n_port) & (pnodes < pg.n_port + pg.n_climb)
+    # a plan climbs when it uses a climb edge or link, or starts / ends on the graph
+    climbs_at = ((pedges >= 0) & climb_type) | on_graph
+    row_of = np.repeat(np.arange(idx.shape[0]), np.diff(off))
+    climbs = np.bincount(row_of[climbs_at], minlength=idx.shape[0]) > 0
+    plans = {}
+    for row in np.nonzero(climbs & np.isfinite(cost))[0].tolist():
+        a, b = off[row], off[row + 1]
+        plans[int(idx[row])] = _sections(pg, nm, pnodes[a:b].tolist(), pedges[a:b].tolist(),
+                                         s_pos[row], g_pos[row])
+    if not plans:
+        return plain
+    # every walking section in one batch
+    walk_a, walk_b, where = [], [], []
+    for q, secs in plans.items():
+        for i, s in enumerate(secs):
+            if s.walk:
+                walk_a.append(s.a)
+                walk_b.append(s.b)
+                where.append((q, i))
+    walks = None
+    if walk_a:
+        wa, wb = np.array(walk_a, np.float64), np.array(walk_b, np.float64)
+        arrays = query._filter_arrays(agent)
+        stamp = query._next_stamps(wa.shape[0])
+        walks = PathBatch(*solve_batch(d, *arrays, ext, wa, wb, query._ws, stamp))
+    walk_of = {key: w for w, key in enumerate(where)}
+    search_row = {int(q): r for r, q in enumerate(idx.tolist())}
+    # assemble the new batch: plain rows for the others
+    pieces_pts, pieces_info, pieces_cor = [], [], []
+    new_summary = summary.copy()
+    new_offsets = np.zeros_like(offsets)
+    climb_used: dict[int, list] = {}
+    npt = ncor = 0
+    for q in range(summary.shape[0]):
+        new_offsets[q] = (npt, ncor)
+        if q not in plans:
+            a, b = offsets[q, 0], offsets[q + 1, 0]
+            c, e = offsets[q, 1], offsets[q + 1, 1]
+            pieces_pts.append(plain.points[a:b])
+            pieces_info.append(plain._point_info[a:b])
+            pieces_cor.append(plain._corridor[c:e])
+            npt += b - a
+            ncor += e - c
+            continue
+        pts, info, cor, used = [], [], [], []
+        total_cost = 0.0
+        ok = True
+        entered_by_climb = False
+        for i, s in enumerate(plans[q]):
+            if s.walk:
+                w = walk_of[(q, i)]
+                assert walks is not None  # (a walking section was solved)
+                if walks.status[w] != FOUND:
+                    ok = False
+                    break
+                r = walks.path(w)
+                p_pts, p_info = r.points, np.stack([r.flags, r.stances, r.point_links], 1)
+                pts.append(p_pts)
+                info.append(p_info.astype(np.int64))
+                links = r.corridor_links.copy()
+                if entered_by_climb and links.size:
+                    links[0] = -1
+                cor.append(np.stack([r.corridor, links], 1))
+                total_cost += r.cost
+            else:
+                if pts:  # the walk's last point (its goal) is the climb's first
+                    pts[-1], info[-1] = pts[-1][:-1], info[-1][:-1]
+                cp = np.array([p for p, _ in s.points], np.float64).reshape(-1, 3)
+                fl = [f for _, f in s.points]
+                pts.append(cp)
+                info.append(np.stack([np.array(fl, np.int64),
+                                      np.full(len(fl), STANCE_STAND, np.int64),
+                                      np.full(len(fl), -1, np.int64)], 1))
+                used += s.edges
+                total_cost += s.cost
+                entered_by_climb = True
+        if not ok:
+            a, b = offsets[q, 0], offsets[q + 1, 0]
+            c, e = offsets[q, 1], offsets[q + 1, 1]
+            pieces_pts.append(plain.points[a:b])
+            pieces_info.append(plain._point_info[a:b])
+            pieces_cor.append(plain._corridor[c:e])
+            npt += b - a
+            ncor += e - c
+            continue
+        p_all = np.concatenate(pts)
+        i_all = np.concatenate(info)
+        c_all = np.concatenate(cor) if cor else np.zeros((0, 2), np.int64)
+        pieces_pts.append(p_all)
+        pieces_info.append(i_all)
+        pieces_cor.append(c_all)
+        npt += p_all.shape[0]
+        ncor += c_all.shape[0]
+        climb_used[q] = used
+        row = new_summary[q]
+        row[SUM_STATUS] = FOUND
+        row[SUM_LENGTH] = float(np.linalg.norm(np.diff(p_all, axis=0), axis=1).sum())
+        row[SUM_COST] = total_cost
+        row[SUM_SEARCH_COST] = float(cost[search_row[q]])
+        if s_node[q] >= 0:
+            row[SUM_START_POLY] = -1
+        if g_node[q] >= 0:
+            row[SUM_GOAL_POLY] = -1
+    new_offsets[-1] = (npt, ncor)
+    batch = PathBatch(new_summary, new_offsets,
+                      np.concatenate(pieces_pts) if pieces_pts else np.zeros((0, 3)),
+                      np.concatenate(pieces_info).astype(np.int64) if pieces_info
+                      else np.zeros((0, 3), np.int64),
+                      np.concatenate(pieces_cor).astype(np.int64) if pieces_cor
+                      else np.zeros((0, 2), np.int64))
+    batch.climb_edges = climb_used
+    return batch
+
+
+def reserve(penalty, path, amount: float) -> np.ndarray:
+    """Add ``amount`` to the penalty of each climb edge ``path`` (a PathResult) uses
+    (release: subtract it, or start again from zeros when the agent has passed or
+    aborted). Set the result as ``NavQuery.climb_penalty``."""
     out = np.array(penalty, np.float64)
     np.add.at(out, np.asarray(path.climb_edges, np.int64), float(amount))
     return np.maximum(out, 0.0)
 
 
-__all__ = ["ClimbPath", "ClimbSearchGraph", "ability_mask", "build_search_graph",
-           "find_climb_path", "reserve"]
+def check_penalty(penalty, n_edges: int) -> np.ndarray | None:
+    """A climb penalty array (one value >= 0 per climb edge), or ValueError."""
+    if penalty is None:
+        return None
+    pen = np.asarray(penalty, np.float64).reshape(-1)
+    if pen.shape[0] != n_edges or not np.all(pen >= 0):
+        raise ValueError(f"climb_penalty: need one non-negative value per climb edge "
+                         f"({n_edges}), got {pen.shape[0]} values, smallest "
+                         f"{pen.min() if pen.size else 'none'}")
+    return pen
+
+
+__all__ = ["CLIMB_FLAGS", "ClimbPlanGraph", "ON_CLIMB_NODE", "ability_mask",
+           "build_plan_graph", "plan_graph_for", "reserve", "solve_with_climbing"]

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..kinds import GENERATED_LINK_KINDS
+from ..kinds import CLIMB_ABILITIES, GENERATED_LINK_KINDS
 from ..navmesh import LINK_KINDS, STANCE_NAMES
 
 
@@ -61,11 +61,13 @@ class AgentFilter:
     other stances are never entered. ``links``: link kinds it may take (subset of
     ``LINK_KINDS``, may be empty). ``stance_cost``: walking cost per metre in each stance
     (stand, crouch, prone). ``link_cost_scale``: multiplier of each link kind's baked cost
-    (drop, jump_across, jump_up, custom; three numbers leave custom links at 1). Names may
-    also be given as a comma-separated string. ``area_cost``: walking-cost multiplier per
-    area name (``NavMesh.area_names``), over the costs stored in the navmesh; a cost < 0 or
-    inf means the agent never enters that area (a mapping, ``NAME=COST`` strings or a
-    comma-separated string of them).
+    (drop, jump_across, jump_up, custom; three numbers leave custom links at 1).
+    ``abilities``: climbing abilities (subset of ``CLIMB_ABILITIES``, may be empty): on a
+    navmesh with a climb graph, paths use only the climb edges and links these allow
+    (docs/climbing.md). Names may also be given as a comma-separated string.
+    ``area_cost``: walking-cost multiplier per area name (``NavMesh.area_names``), over
+    the costs stored in the navmesh; a cost < 0 or inf means the agent never enters that
+    area (a mapping, ``NAME=COST`` strings or a comma-separated string of them).
     """
 
     stances: tuple[str, ...] = STANCE_NAMES
@@ -73,6 +75,7 @@ class AgentFilter:
     stance_cost: tuple[float, float, float] = (1.0, 1.5, 3.0)
     link_cost_scale: tuple[float, ...] = (1.0,) * len(LINK_KINDS)
     area_cost: tuple[tuple[str, float], ...] = ()
+    abilities: tuple[str, ...] = CLIMB_ABILITIES
 
     def __post_init__(self):
         stances = _names(self.stances, STANCE_NAMES, "stance")
@@ -80,6 +83,8 @@ class AgentFilter:
             raise ValueError("an agent filter needs at least one stance")
         object.__setattr__(self, "stances", stances)
         object.__setattr__(self, "links", _names(self.links, LINK_KINDS, "link kind"))
+        object.__setattr__(self, "abilities",
+                           _names(self.abilities, CLIMB_ABILITIES, "climbing ability"))
         object.__setattr__(self, "stance_cost", _numbers(self.stance_cost, "stance_cost",
                                                          allow_zero=False))
         scale = tuple(self.link_cost_scale)
@@ -97,6 +102,10 @@ class AgentFilter:
 
     def link_allowed(self) -> np.ndarray:
         return np.array([k in self.links for k in LINK_KINDS], np.bool_)
+
+    def ability_mask(self) -> int:
+        """The abilities as a bit mask (bit i = ``CLIMB_ABILITIES[i]``)."""
+        return sum(1 << CLIMB_ABILITIES.index(a) for a in self.abilities)
 
     def heuristic_scale(self, has_links: bool) -> float:
         """Largest factor f with cost(a, b) >= f * |a - b| for every edge (A* stays exact)."""

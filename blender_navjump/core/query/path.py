@@ -34,12 +34,14 @@ from .batch_kernel import (
     make_workspace,
     solve_batch,
 )
+from .climb import CLIMB_FLAGS, check_penalty, solve_with_climbing
 from .filter import AgentFilter
 from .graph import QueryData, build_query_data
 from .spatial import nearest_polygon, nearest_polygon_anywhere
 
 # Detour's usual query box {2, 4, 2} (Y up), in our Z-up frame.
 DEFAULT_EXTENTS = (2.0, 2.0, 4.0)
+_CLIMB_FLAG_IDS = np.array(sorted(CLIMB_FLAGS), np.int64)
 # Shared so that its kernel arrays are built once.
 _DEFAULT_AGENT = AgentFilter()
 
@@ -69,6 +71,12 @@ class PathResult:
     point_links: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
     start_polygon: int = -1
     goal_polygon: int = -1
+    climb_edges: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+
+    @property
+    def climbing(self) -> bool:
+        """True when the path climbs (docs/climbing.md)."""
+        return bool(np.isin(self.flags, _CLIMB_FLAG_IDS).any())
 
     @property
     def flag_names(self) -> list[str]:
@@ -93,6 +101,8 @@ class PathResult:
             "stances": self.stance_names,
             "corridor": [int(p) for p in self.corridor],
             "links": [int(k) for k in self.links_used()],
+            "climbing": self.climbing,
+            "climb_edges": [int(k) for k in self.climb_edges],
         }
 
 
@@ -115,6 +125,8 @@ class PathBatch:
         self.points = points
         self._point_info = point_info
         self._corridor = corridor
+        # query -> the climb edges its path uses, in order (only climbing paths)
+        self.climb_edges: dict[int, list[int]] = {}
 
     def __len__(self) -> int:
         return int(self._summary.shape[0])
@@ -198,7 +210,8 @@ class PathBatch:
             cost=float(row[SUM_COST]), search_cost=float(row[SUM_SEARCH_COST]),
             corridor=corridor[:, 0].copy(), corridor_links=corridor[:, 1].copy(),
             point_links=info[:, 2].copy(), start_polygon=int(row[SUM_START_POLY]),
-            goal_polygon=int(row[SUM_GOAL_POLY]))
+            goal_polygon=int(row[SUM_GOAL_POLY]),
+            climb_edges=np.array(self.climb_edges.get(q, ()), np.int64))
 
 
 def polygon_cost_classes(navmesh: NavMesh) -> np.ndarray:
@@ -277,6 +290,16 @@ class NavQuery:
             hscale = min(hscale, 1.0)  # a link costs at least its straight length
         return (np.ascontiguousarray(allowed), np.ascontiguousarray(cost), link_ok,
                 link_scale, hscale)
+        self._climb_penalty: np.ndarray | None = None
+
+    @property
+    def climb_penalty(self) -> np.ndarray | None:
+        """Occupancy: extra cost per climb edge (reserved by other agents), or None."""
+        return self._climb_penalty
+
+    @climb_penalty.setter
+    def climb_penalty(self, value) -> None:
+        self._climb_penalty = check_penalty(value, int(self.navmesh.climb_edge_kind.shape[0]))
 
     def __reduce__(self):
         # Pickled/copied as "a query on this navmesh": the arrays are rebuilt, not stored.
@@ -330,6 +353,8 @@ class NavQuery:
         arrays = self._filter_arrays(agent)
         stamp = self._next_stamps(s.shape[0])
         batch = PathBatch(*solve_batch(self.data, *arrays, ext, s, g, self._ws, stamp))
+        if agent.abilities and self.navmesh.climb_node_position.shape[0]:
+            batch = solve_with_climbing(self, s, g, agent, ext, batch)
         if on_error == "raise":
             status = batch._summary[:, SUM_STATUS]
             if status.size and status.max() >= START_OFF_MESH:
