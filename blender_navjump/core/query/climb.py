@@ -577,7 +577,7 @@ def solve_with_climbing(query, starts, goals, agent, ext, plain):
     """The hook of ``NavQuery.find_paths``: ``plain`` is the ordinary PathBatch (status
     codes kept); returns a PathBatch where each query that is better off climbing gets its
     climbing path (see the module doc)."""
-    from .solve import (
+    from .batch_kernel import (
         BAD_INPUT,
         FOUND,
         SUM_COST,
