@@ -7,7 +7,6 @@ tree's ``blender_navjump``.
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import importlib
 import types
@@ -107,22 +106,8 @@ def with_links(navmesh, kinds, starts, ends, bidirectional=False,
 
     sp = polys_of(starts, start_polys)
     ep = polys_of(ends, end_polys)
-    mids = 0.5 * (starts.sum(axis=1) - ends.sum(axis=1))
-    length = np.linalg.norm(mids, axis=1)
-    cat = np.concatenate
-    return dataclasses.replace(
-        navmesh,
-        link_kind=cat([navmesh.link_kind, kinds]),
-        link_start=cat([navmesh.link_start, starts]),
-        link_end=cat([navmesh.link_end, ends]),
-        link_bidirectional=cat([navmesh.link_bidirectional, bidir]),
-        link_start_poly=cat([navmesh.link_start_poly, sp]),
-        link_end_poly=cat([navmesh.link_end_poly, ep]),
-        link_apex=cat([navmesh.link_apex, np.maximum(starts[:, :, 2].max(1),
-                                                     ends[:, :, 2].max(1))]),
-        link_length=cat([navmesh.link_length, length]),
-        link_cost=cat([navmesh.link_cost, costs]),
-    )
+    append = importlib.import_module(f"{package}.core.navmesh").append_links
+    return append(navmesh, kinds, starts, ends, bidir, sp, ep, costs)
 
 
 def for_package(package: str) -> types.SimpleNamespace:

@@ -72,7 +72,7 @@ def add_custom_links(nm, links, settings=None):
     if nm.polygon_count == 0:
         raise ValueError(f"link {links[0].name!r}: the navmesh has no polygons to place it "
                          f"on")
-    from .query.build import with_links
+    from .navmesh import append_links
     from .query.path import NavQuery
     from .query.spatial import nearest_polygon_anywhere
 
@@ -101,8 +101,9 @@ def add_custom_links(nm, links, settings=None):
     length = np.linalg.norm(ends_a.mean(axis=1) - starts_a.mean(axis=1), axis=1)
     costs = np.array([k.cost if k.cost >= 0 else ln for k, ln in zip(links, length,
                                                                      strict=True)])
-    out = with_links(nm, [k.kind for k in links], starts_a, ends_a,
-                     [k.bidirectional for k in links], sp, ep, costs)
+    kinds = [LINK_KINDS.index(k.kind) for k in links]
+    out = append_links(nm, kinds, starts_a, ends_a, [k.bidirectional for k in links], sp, ep,
+                       costs)
     out.stats = dict(nm.stats)
     out.stats["custom_links"] = len(links)
     out.stats["links_total"] = out.link_count

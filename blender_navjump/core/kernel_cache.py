@@ -474,6 +474,7 @@ def _install_lazy_linking(codegen) -> bool:
             self._shared_module = codegen.ll.parse_bitcode(bitcode)
         return for_linking(self)
 
+    assert library is not None  # checked above: _unserialize exists on it
     library._unserialize = classmethod(_unserialize)
     library._get_module_for_linking = _get_module_for_linking
     library.navjump_lazy = True
@@ -733,13 +734,16 @@ def preload(stop=None) -> dict:
             dispatchers.append(dispatcher)
     # A kernel called only by other kernels is inside their machine code: loading it
     # alone would be wasted (most cached functions are such helpers).
-    called, from_python = set(), set()
+    called: set[int] = set()
+    from_python: set[int] = set()
     for dispatcher in dispatchers:
         scope = dispatcher.py_func.__globals__
         called.update(id(scope[name]) for name in dispatcher.py_func.__code__.co_names
                       if isinstance(scope.get(name), CPUDispatcher))
     for module in {sys.modules.get(d.py_func.__module__) for d in dispatchers}:
-        for value in vars(module).values() if module is not None else ():
+        if module is None:
+            continue
+        for value in vars(module).values():
             code = getattr(value, "__code__", None)
             if code is not None and not isinstance(value, CPUDispatcher) and \
                     getattr(value, "__module__", None) == module.__name__:

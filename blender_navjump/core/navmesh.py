@@ -72,6 +72,38 @@ def empty_links() -> dict[str, np.ndarray]:
     }
 
 
+def append_links(navmesh: NavMesh, kinds, starts, ends, bidirectional, start_polys,
+                 end_polys, costs) -> NavMesh:
+    """A copy of ``navmesh`` with these links appended (hand-placed links, test meshes).
+
+    ``kinds``: (L,) link kind ids; ``starts``/``ends``: (L, 2, 3) segments;
+    ``bidirectional``: a bool or (L,) bools; ``start_polys``/``end_polys``: (L,) polygons
+    under each segment; ``costs``: (L,). Apex and length are derived from the segments.
+    """
+    import dataclasses
+
+    kind = np.asarray(kinds, np.int8).reshape(-1)
+    n = kind.shape[0]
+    starts = np.asarray(starts, np.float64).reshape(n, 2, 3)
+    ends = np.asarray(ends, np.float64).reshape(n, 2, 3)
+    bidir = np.broadcast_to(np.asarray(bidirectional, np.bool_), (n,)).copy()
+    length = np.linalg.norm(0.5 * (starts.sum(axis=1) - ends.sum(axis=1)), axis=1)
+    apex = np.maximum(starts[:, :, 2].max(axis=1), ends[:, :, 2].max(axis=1))
+    cat = np.concatenate
+    return dataclasses.replace(
+        navmesh,
+        link_kind=cat([navmesh.link_kind, kind]),
+        link_start=cat([navmesh.link_start, starts]),
+        link_end=cat([navmesh.link_end, ends]),
+        link_bidirectional=cat([navmesh.link_bidirectional, bidir]),
+        link_start_poly=cat([navmesh.link_start_poly, np.asarray(start_polys, np.int32)]),
+        link_end_poly=cat([navmesh.link_end_poly, np.asarray(end_polys, np.int32)]),
+        link_apex=cat([navmesh.link_apex, apex]),
+        link_length=cat([navmesh.link_length, length]),
+        link_cost=cat([navmesh.link_cost, np.asarray(costs, np.float64).reshape(n)]),
+    )
+
+
 def default_area_names() -> np.ndarray:
     """The area table of a NavMesh without user areas (kinds.BUILTIN_AREAS)."""
     return np.array(BUILTIN_AREAS, np.str_)

@@ -71,7 +71,7 @@ class TileGrid(NamedTuple):
     tiles_y: int
 
     @property
-    def count(self) -> int:
+    def tile_count(self) -> int:
         return self.tiles_x * self.tiles_y
 
     def origin(self, k: int, border: int) -> tuple[int, int]:
@@ -110,7 +110,7 @@ def bin_triangles(grid: TileGrid, v: np.ndarray, t: np.ndarray, border: int):
     """Triangles per tile, CSR ``(start (tiles+1,), items)``: a triangle is listed for
     every tile whose grid (with ``border``) its bounding box touches."""
     cs = grid.cs
-    counts = np.zeros(grid.count, np.int64)
+    counts = np.zeros(grid.tile_count, np.int64)
     ranges = []
     for lo in range(0, t.shape[0], BIN_CHUNK):
         tri = t[lo:lo + BIN_CHUNK]
@@ -122,7 +122,7 @@ def bin_triangles(grid: TileGrid, v: np.ndarray, t: np.ndarray, border: int):
         t1 = np.clip(np.floor_divide(cmax, grid.size), 0, [grid.tiles_x - 1, grid.tiles_y - 1])
         ranges.append((t0.astype(np.int32), t1.astype(np.int32)))
         _count_bins(t0, t1, grid.tiles_x, counts)
-    start = np.zeros(grid.count + 1, np.int64)
+    start = np.zeros(grid.tile_count + 1, np.int64)
     np.cumsum(counts, out=start[1:])
     items = np.empty(int(start[-1]), np.int32)
     fill = start[:-1].copy()
@@ -410,8 +410,8 @@ def bake_tiles(v, t, walk, settings: BakeSettings, bmin, bmax, progress, timings
     parts = []
     baked = 0
     raster = Raster(grid, grid.border)
-    for k in range(grid.count):
-        stage = _tile_progress(progress, k, grid.count)
+    for k in range(grid.tile_count):
+        stage = _tile_progress(progress, k, grid.tile_count)
         ids = items[start[k]:start[k + 1]]
         if ids.size == 0:
             stage("empty", 0)
@@ -533,9 +533,9 @@ def build_tile_links(nm: NavMesh, settings: BakeSettings, v, t, walk, bmin, bmax
     found: dict[str, list] = {name: [] for name in empty_links()}
     info: dict = {"messages": [], "border_edges": 0, "border_edges_linked": 0,
                   "samples": 0, "tiles": 0}
-    for k in range(grid.count):
+    for k in range(grid.tile_count):
         if progress is not None:
-            progress(f"tile {k + 1}/{grid.count}: links", 0.9 + 0.1 * k / grid.count)
+            progress(f"tile {k + 1}/{grid.tile_count}: links", 0.9 + 0.1 * k / grid.tile_count)
         mine = nm.polygon_tile == k
         if not mine.any():
             continue
