@@ -107,7 +107,8 @@ def bake_agents(vertices, triangles, agents: Sequence[Agent], progress=None, *,
     first bake; a failure raises ValueError naming the agent.
     """
     from .custom_links import add_custom_links
-    from .pipeline import bake, shared_keys
+    from .pipeline import bake
+    from .stages import shared_keys
 
     seen: set[str] = set()
     for agent in agents:

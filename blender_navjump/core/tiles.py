@@ -381,7 +381,7 @@ class TilePart(NamedTuple):
 def _tile_progress(progress, k: int, n: int):
     """The per-stage callback of tile k: reports ``"tile k+1/n: stage"`` over the tile's
     share of the bake (the navmesh part is 90%, links the rest)."""
-    from .pipeline import STAGES
+    from .stages import STAGES
 
     def stage(name, i):
         if progress is not None:
@@ -395,7 +395,7 @@ def bake_tiles(v, t, walk, settings: BakeSettings, bmin, bmax, progress, timings
                stats: dict, volumes=(), area_names=None) -> NavMesh:
     """The navmesh of a tiled bake (no links yet): tile by tile, merged into one mesh
     (``volumes`` / ``area_names``: modifier volumes marking user areas, ``core.areas``)."""
-    from .pipeline import run_stages
+    from .stages import run_stages
 
     grid = tile_grid(settings, bmin, bmax)
     stats["grid"] = [grid.tiles_x * grid.size, grid.tiles_y * grid.size]

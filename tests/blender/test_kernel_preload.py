@@ -29,8 +29,8 @@ import importlib, json, sys, time
 root, mode = sys.argv[1:3]
 sys.path.insert(0, root)
 import bpy
-from blender_navjump.blender import headless
-module = headless.attach_extension()
+from blender_navjump.blender import devload
+module = devload.attach_extension()
 preload = importlib.import_module(module + ".blender.kernel_preload")
 kc = importlib.import_module(module + ".core.kernel_cache")
 core = importlib.import_module(module + ".core")

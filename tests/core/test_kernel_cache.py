@@ -287,17 +287,18 @@ LAZY_RUN = r"""
 import json, sys
 import numba, numpy as np
 from blender_navjump.core import kernel_cache as kc
-from blender_navjump.core.geometry import used_vertices
+from blender_navjump.core.geometry import used_vertex_bounds
+verts = np.array([[0, 0, 0], [1, 0, 0], [1, 1, 0], [0, 1, 0], [5, 5, 5], [9, 9, 9]], np.float64)
 tris = np.array([[0, 1, 2], [2, 3, 0]], np.int32)
-first = used_vertices(6, tris).tolist()
-lib = used_vertices.overloads[used_vertices.signatures[0]].library
+first = used_vertex_bounds(verts, tris)[1].tolist()
+lib = used_vertex_bounds.overloads[used_vertex_bounds.signatures[0]].library
 lazy = "_navjump_bitcode" in lib.__dict__
 
 @numba.njit
-def caller(n, t):  # compiled here: links the cached kernel's bitcode in
-    return used_vertices(n, t).sum()
+def caller(v, t):  # compiled here: links the cached kernel's bitcode in
+    return used_vertex_bounds(v, t)[1].sum()
 
-linked = int(caller(6, tris))
+linked = int(caller(verts, tris))
 stats = kc.kernel_stats()
 print("RESULT " + json.dumps({"first": first, "lazy": lazy, "linked": linked,
       "parsed_after_link": lib._shared_module is not None, "hits": stats["hits"],
@@ -320,14 +321,15 @@ def test_cached_kernels_load_without_parsing_their_bitcode(tmp_path):
     root, folder = _private_root(tmp_path)
     env = dict(os.environ, **{kernel_cache.ROOT_ENV: str(root)})
     env.pop("PYTHONPATH", None)
-    _run(LAZY_RUN, env)  # compiles used_vertices if this session never did
-    syms = sorted((folder / "core").glob("geometry.used_vertices-*.nbc.sym"))
+    _run(LAZY_RUN, env)  # compiles used_vertex_bounds if this session never did
+    syms = sorted((folder / "core").glob("geometry.used_vertex_bounds-*.nbc.sym"))
     assert syms
     record = json.loads(syms[0].read_text())
-    assert len(record["sha1"]) == 40 and any("used_vertices" in n for n in record["symbols"])
+    assert len(record["sha1"]) == 40 and \
+        any("used_vertex_bounds" in n for n in record["symbols"])
     run = _run(LAZY_RUN, env)
-    assert run == {"first": [True, True, True, True, False, False], "lazy": True,
-                   "linked": 4, "parsed_after_link": True, "hits": 1, "misses": 0}
+    assert run == {"first": [1.0, 1.0, 0.0], "lazy": True,
+                   "linked": 2, "parsed_after_link": True, "hits": 1, "misses": 0}
     # a stale .sym (the .nbc compiled again since) is ignored and rewritten
     for sym in syms:
         sym.write_text(json.dumps({"sha1": "0" * 40, "symbols": ["nothing"]}))
@@ -338,7 +340,9 @@ def test_cached_kernels_load_without_parsing_their_bitcode(tmp_path):
 PRELOAD_RUN = r"""
 import json, sys
 from blender_navjump.core import kernel_cache as kc
-from blender_navjump.core.query import build, find_path
+sys.path.insert(0, "tests")
+import navmesh_builders as build
+from blender_navjump.core.query import find_path
 verts = [(0, 0, 0), (4, 0, 0), (4, 4, 0), (0, 4, 0), (8, 0, 0), (8, 4, 0)]
 nm = build.navmesh_from_polygons(verts, [[0, 1, 2, 3], [1, 4, 5, 2]])
 preloaded = kc.preload() if sys.argv[1] == "preload" else {"loaded": 0}

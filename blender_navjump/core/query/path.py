@@ -267,6 +267,7 @@ class NavQuery:
         self._stamp = 0
         self._port_ok: dict[tuple, np.ndarray] = {}
         self._class_arrays: dict[AgentFilter, tuple] = {}
+        self._climb_penalty: np.ndarray | None = None
 
     def _classes_of(self, agent: AgentFilter):
         """(class_allowed, class_cost, link_allowed, link_scale, heuristic_scale)."""
@@ -290,7 +291,6 @@ class NavQuery:
             hscale = min(hscale, 1.0)  # a link costs at least its straight length
         return (np.ascontiguousarray(allowed), np.ascontiguousarray(cost), link_ok,
                 link_scale, hscale)
-        self._climb_penalty: np.ndarray | None = None
 
     @property
     def climb_penalty(self) -> np.ndarray | None:
