@@ -260,7 +260,7 @@ def test_from_dict_of_the_wrong_type():
 def test_an_allocation_that_fails_anyway_names_the_stage_and_the_limit():
     """The estimate is not exact: a stage whose allocation still fails gives the figure,
     not a raw MemoryError (here a real numpy allocation of 2**62 bytes)."""
-    from blender_navjump.core.pipeline import _run
+    from blender_navjump.core.stages import _run
 
     with pytest.raises(SettingsError, match=r"cell_size: out of memory in the regions stage "
                                             r"\(\d+\.\d\d GiB left under the memory_limit_gb\)"):
