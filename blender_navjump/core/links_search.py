@@ -930,6 +930,20 @@ def dedupe(order, starts, ends, boxes, bidir, tol):
 
 
 @njit(cache=True)
+def _segments_on_line(a, b, col, x0, y0, dx, dy, tol):
+    """Do both points of the segment at column ``col`` of link rows ``a`` and ``b`` lie
+    within ``tol`` (XY) of the line through (x0, y0) along the unit vector (dx, dy)?"""
+    for k in range(2):
+        row = a if k == 0 else b
+        for e in range(2):
+            px = row[col + 3 * e] - x0
+            py = row[col + 3 * e + 1] - y0
+            if abs(px * dy - py * dx) > tol:
+                return False
+    return True
+
+
+@njit(cache=True)
 def merge_links(links, chain_of, tol, tol_end, prm, tri, vox, pidx):
     """Join links that continue one another: consecutive links (in ``links`` row order) of
     one border chain, kind and mode whose start segments and end segments lie on common
@@ -960,27 +974,13 @@ def merge_links(links, chain_of, tol, tol_end, prm, tri, vox, pidx):
         dx = (sx1 - sx0) / ln
         dy = (sy1 - sy0) / ln
         # every start and end point near the joined lines
-        ok = True
-        for k in range(2):
-            row = a if k == 0 else b
-            for e in range(2):
-                px = row[L_START + 3 * e] - sx0
-                py = row[L_START + 3 * e + 1] - sy0
-                if abs(px * dy - py * dx) > tol:
-                    ok = False
+        ok = _segments_on_line(a, b, L_START, sx0, sy0, dx, dy, tol)
         ex0, ey0, ez0 = a[L_END], a[L_END + 1], a[L_END + 2]
         ex1, ey1, ez1 = b[L_END + 3], b[L_END + 4], b[L_END + 5]
         eln = math.sqrt((ex1 - ex0) ** 2 + (ey1 - ey0) ** 2)
         if ok and eln > 1e-9:
-            fx = (ex1 - ex0) / eln
-            fy = (ey1 - ey0) / eln
-            for k in range(2):
-                row = a if k == 0 else b
-                for e in range(2):
-                    px = row[L_END + 3 * e] - ex0
-                    py = row[L_END + 3 * e + 1] - ey0
-                    if abs(px * fy - py * fx) > tol_end:
-                        ok = False
+            ok = _segments_on_line(a, b, L_END, ex0, ey0, (ex1 - ex0) / eln,
+                                   (ey1 - ey0) / eln, tol_end)
         # they meet: b's first start point not beyond a's last by more than a cell
         gap = (b[L_START] - a[L_START + 3]) * dx + (b[L_START + 1] - a[L_START + 4]) * dy
         if not ok or gap > prm.cs or dx * (a[L_START + 3] - sx0) + dy * (
