@@ -24,13 +24,14 @@ if _TYPE_CHECKING:
 def bake(vertices: ArrayLike, triangles: ArrayLike, settings: BakeSettings | None = None,
          progress: ProgressCallback | None = None, *,
          walkable: ArrayLike | None = None, volumes=(),
-         debug: BakeDebug | None = None) -> NavMesh:
+         debug: BakeDebug | None = None, tile_cache=None, changed=None) -> NavMesh:
     """Bake a navmesh from world-space triangles (Z up). See ``pipeline.bake``;
-    ``volumes``: modifier volumes (``core.areas``), several agents: ``core.agents``."""
+    ``volumes``: modifier volumes (``core.areas``), several agents: ``core.agents``;
+    ``tile_cache`` / ``changed``: re-bake only the tiles an edit touches (``core.tiles``)."""
     from .pipeline import bake as _bake
 
     return _bake(vertices, triangles, settings, progress, walkable=walkable, volumes=volumes,
-                 debug=debug)
+                 debug=debug, tile_cache=tile_cache, changed=changed)
 
 
 __all__ = ["bake", "BakeSettings", "SettingsError", "NavMesh", "STANCE_NAMES", "LINK_KINDS"]

@@ -112,7 +112,7 @@ def validate_geometry(
 def bake(vertices: ArrayLike, triangles: ArrayLike, settings: BakeSettings | None = None,
          progress: ProgressCallback | None = None, *,
          walkable: ArrayLike | None = None, volumes=(), shared: dict | None = None,
-         debug: BakeDebug | None = None) -> NavMesh:
+         debug: BakeDebug | None = None, tile_cache=None, changed=None) -> NavMesh:
     """Bake a navigation mesh from world-space triangles.
 
     vertices: (N, 3) metres, Z up. triangles: (M, 3) vertex indices. walkable: optional
@@ -124,6 +124,11 @@ def bake(vertices: ArrayLike, triangles: ArrayLike, settings: BakeSettings | Non
     debug: a :class:`core.debug.BakeDebug` to fill with the voxel tops, regions and
     contours of this bake (for debug views; costs a copy of the spans; solo bakes only:
     a tiled bake leaves it empty).
+    tile_cache: a :class:`core.tiles.TileCache` kept between bakes of one level (tiled
+    bakes only); with ``changed`` (world boxes ``(min xyz, max xyz)``: the old and new
+    bounds of every object edited since the last bake with this cache) only the tiles
+    those boxes touch are baked again, and the links of the tiles reaching into them; the
+    result equals a bake of every tile (docs/tiles.md).
     Raises SettingsError / BakeInputError (both ValueError) on bad input.
     """
     t_all = time.perf_counter()
@@ -161,7 +166,8 @@ def bake(vertices: ArrayLike, triangles: ArrayLike, settings: BakeSettings | Non
         from .tiles import bake_tiles
 
         nm = bake_tiles(v, t, walk, settings, bmin, bmax, progress, timings, stats,
-                        volumes=volumes, area_names=area_names)
+                        volumes=volumes, area_names=area_names, cache=tile_cache,
+                        changed=changed)
     else:
         cfg = voxel_config(settings, bmin, bmax, t.shape[0], limit)
         stats["grid"] = [cfg.width, cfg.height]
@@ -182,7 +188,8 @@ def bake(vertices: ArrayLike, triangles: ArrayLike, settings: BakeSettings | Non
         if settings.tile_size:
             from .tiles import build_tile_links
 
-            info = build_tile_links(nm, settings, v, t, walk, bmin, bmax, progress)
+            info = build_tile_links(nm, settings, v, t, walk, bmin, bmax, progress,
+                                    cache=tile_cache)
         else:
             from . import links as links_mod
 
@@ -194,6 +201,8 @@ def bake(vertices: ArrayLike, triangles: ArrayLike, settings: BakeSettings | Non
         stats.setdefault("warnings", []).extend(info.get("messages", []))
         stats["links_removed_by_volumes"] = areas_mod.drop_links_in(nm, volumes)
     done("links", t0)
+    if tile_cache is not None and settings.tile_size:
+        tile_cache.commit()
     nm.polygon_area = polygon_area
     nm.area_names = np.array(area_names, np.str_)
     nm.area_cost = np.ones(len(area_names), np.float64)

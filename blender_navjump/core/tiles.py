@@ -30,6 +30,7 @@ Tiles bake one after the other; progress is reported per tile (``"tile 3/100"``)
 from __future__ import annotations
 
 import dataclasses
+import json
 import math
 import time
 from typing import NamedTuple
@@ -391,10 +392,72 @@ def _tile_progress(progress, k: int, n: int):
     return stage
 
 
+class TileCache:
+    """What a tiled bake keeps so that the next bake of the same level re-bakes only the
+    tiles an edit touches (``pipeline.bake(..., tile_cache=, changed=)``): each tile's
+    polygons (:class:`TilePart`), its stage counts and its links (polygons named by tile and
+    index in the tile). ``key`` names the grid, the settings and the volumes the parts were
+    baked with; a bake under another key re-bakes every tile. Lives in memory only."""
+
+    def __init__(self) -> None:
+        self.key: tuple | None = None
+        self.parts: dict[int, TilePart | None] = {}
+        self.tile_stats: dict[int, dict] = {}
+        self.links: dict[int, dict[str, np.ndarray]] = {}
+        self.link_info: dict[int, dict] = {}
+        # tiles re-baked by the last bake (all of them for a full bake)
+        self.rebaked: list[int] = []
+        self.relinked: list[int] = []
+        # the key of the bake under way: it becomes ``key`` when the bake completes (a
+        # cancelled bake leaves the cache unkeyed, so the next bake re-bakes everything)
+        self.pending: tuple | None = None
+
+    def clear(self, key: tuple | None) -> None:
+        self.__init__()
+        self.pending = key
+
+    def commit(self) -> None:
+        """The bake that used this cache completed (called by ``pipeline.bake``)."""
+        self.key, self.pending = self.pending, None
+
+
+def cache_key(settings: BakeSettings, grid: TileGrid, volumes=(), area_names=None) -> tuple:
+    """What a cached tile's polygons depend on besides its own triangles."""
+    return (json.dumps(settings.to_dict(), sort_keys=True, default=str),
+            tuple(grid.bmin.tolist()), tuple(grid.bmax.tolist()), grid.tiles_x, grid.tiles_y,
+            repr(volumes), None if area_names is None else tuple(area_names))
+
+
+def tiles_touching(grid: TileGrid, boxes, border: int) -> set[int]:
+    """Tiles whose grid (the tile and ``border`` cells around it) a world box touches
+    (``boxes``: (min xyz, max xyz) pairs; the same margin as :func:`bin_triangles`)."""
+    out: set[int] = set()
+    for lo, hi in boxes:
+        lo = np.asarray(lo, np.float64)
+        hi = np.asarray(hi, np.float64)
+        cmin = np.floor((lo[:2] - grid.bmin[:2]) / grid.cs).astype(np.int64) - border - 1
+        cmax = np.floor((hi[:2] - grid.bmin[:2]) / grid.cs).astype(np.int64) + border + 1
+        t0 = np.clip(np.floor_divide(cmin, grid.size), 0, [grid.tiles_x - 1, grid.tiles_y - 1])
+        t1 = np.clip(np.floor_divide(cmax, grid.size), 0, [grid.tiles_x - 1, grid.tiles_y - 1])
+        if (cmax < 0).any() or cmin[0] >= grid.tiles_x * grid.size \
+                or cmin[1] >= grid.tiles_y * grid.size:
+            continue
+        for ty in range(int(t0[1]), int(t1[1]) + 1):
+            for tx in range(int(t0[0]), int(t1[0]) + 1):
+                out.add(tx + ty * grid.tiles_x)
+    return out
+
+
 def bake_tiles(v, t, walk, settings: BakeSettings, bmin, bmax, progress, timings: dict,
-               stats: dict, volumes=(), area_names=None) -> NavMesh:
+               stats: dict, volumes=(), area_names=None, cache: TileCache | None = None,
+               changed=None) -> NavMesh:
     """The navmesh of a tiled bake (no links yet): tile by tile, merged into one mesh
-    (``volumes`` / ``area_names``: modifier volumes marking user areas, ``core.areas``)."""
+    (``volumes`` / ``area_names``: modifier volumes marking user areas, ``core.areas``).
+
+    ``cache`` (:class:`TileCache`) keeps every tile's polygons; with ``changed`` (world
+    boxes: the old and new bounds of every object edited since the cached bake) only the
+    tiles those boxes touch are baked again and the others come from the cache. The result
+    is the same as a bake of every tile."""
     from .stages import run_stages
 
     grid = tile_grid(settings, bmin, bmax)
@@ -404,15 +467,25 @@ def bake_tiles(v, t, walk, settings: BakeSettings, bmin, bmax, progress, timings
     stats["tile_grid"] = {"origin": [float(grid.bmin[0]), float(grid.bmin[1])],
                           "tile_size": grid.size, "cell_size": grid.cs,
                           "tiles": [grid.tiles_x, grid.tiles_y]}
+    if cache is None:
+        cache = TileCache()
+        changed = None
+    key = cache_key(settings, grid, volumes, area_names)
+    if changed is None or cache.key != key:
+        cache.clear(key)
+        todo = range(grid.tile_count)
+    else:
+        todo = sorted(tiles_touching(grid, changed, grid.border))
+        cache.key, cache.pending = None, key
     t0 = time.perf_counter()
     start, items = bin_triangles(grid, v, t, grid.border)
     timings["tiles_bin"] = (time.perf_counter() - t0) * 1000.0
-    parts = []
-    baked = 0
     raster = Raster(grid, grid.border)
-    for k in range(grid.tile_count):
-        stage = _tile_progress(progress, k, grid.tile_count)
+    for n_done, k in enumerate(todo):
+        stage = _tile_progress(progress, n_done, len(todo))
         ids = items[start[k]:start[k + 1]]
+        cache.parts.pop(k, None)
+        cache.tile_stats.pop(k, None)
         if ids.size == 0:
             stage("empty", 0)
             continue
@@ -421,20 +494,26 @@ def bake_tiles(v, t, walk, settings: BakeSettings, bmin, bmax, progress, timings
                         cfg.walkable_radius + 2)
         cfg = dataclasses.replace(cfg, min_region_area=0)
         tt = np.ascontiguousarray(t[ids])
+        tile_stats: dict = {}
         res = run_stages(v, tt, np.ascontiguousarray(walk[ids]), cfg, settings, timings,
-                         stats, stage, core, keep_hf=False, volumes=volumes,
+                         tile_stats, stage, core, keep_hf=False, volumes=volumes,
                          area_names=area_names)
         del tt
-        baked += 1
+        cache.tile_stats[k] = tile_stats
         if res.pmesh.polys.shape[0] == 0:
             continue
         ox, oy = grid.origin(k, grid.border)
         verts = res.pmesh.verts.astype(np.int64) + np.array([ox, oy, 0], np.int64)
-        parts.append(TilePart(k, verts, res.pmesh.polys, res.pmesh.regs, res.pmesh.areas,
-                              res.dmeshes, res.dverts, res.dtris))
-    stats["tiles_baked"] = baked
+        cache.parts[k] = TilePart(k, verts, res.pmesh.polys, res.pmesh.regs,
+                                  res.pmesh.areas, res.dmeshes, res.dverts, res.dtris)
+    cache.rebaked = list(todo)
+    for tile_stats in cache.tile_stats.values():
+        for name, value in tile_stats.items():
+            stats[name] = stats.get(name, 0) + value
+    stats["tiles_baked"] = len(cache.tile_stats)
+    stats["tiles_rebaked"] = len(cache.rebaked)
     t0 = time.perf_counter()
-    nm = merge_tiles(parts, grid, settings)
+    nm = merge_tiles([cache.parts[k] for k in sorted(cache.parts)], grid, settings)
     timings["tiles_merge"] = (time.perf_counter() - t0) * 1000.0
     return nm
 
@@ -514,35 +593,54 @@ def link_border_cells(settings: BakeSettings) -> int:
 
 
 def build_tile_links(nm: NavMesh, settings: BakeSettings, v, t, walk, bmin, bmax,
-                     progress) -> dict:
+                     progress, cache: TileCache | None = None) -> dict:
     """Jump links of a tiled bake, tile by tile (see module doc); fills nm's link arrays
-    and returns the generator's summary summed over tiles."""
+    and returns the generator's summary summed over tiles.
+
+    With a ``cache`` whose last bake re-baked only some tiles (``cache.rebaked``), only the
+    tiles whose link window reaches into a re-baked tile run the generator again; the
+    others keep their cached links (their window saw neither triangles nor polygons that
+    changed)."""
     from . import compact, filters, rasterize
     from . import links as links_mod
     from .navmesh import empty_links
 
     grid = tile_grid(settings, bmin, bmax)
     border = link_border_cells(settings)
-    start, items = bin_triangles(grid, v, t, border)
+    side = grid.size + 2 * border
+    if cache is None:
+        cache = TileCache()
+        cache.rebaked = list(range(grid.tile_count))
+    if len(cache.rebaked) == grid.tile_count:
+        cache.links.clear()
+        cache.link_info.clear()
+        todo = list(range(grid.tile_count))
+    else:
+        todo = _tiles_reaching(grid, border, cache.rebaked)
+    # first polygon of each tile in nm (the merged mesh lists polygons tile by tile)
+    tiles_present = set(np.unique(nm.polygon_tile).tolist())
+    first = np.zeros(grid.tile_count + 1, np.int64)
+    np.add.at(first, nm.polygon_tile.astype(np.int64) + 1, 1)
+    first = np.cumsum(first)
+    start = items = None
+    if todo:
+        start, items = bin_triangles(grid, v, t, border)
     # each polygon's box in level cells, to pick the polygons of a window
     pv = np.where(nm.polygons[..., None] >= 0, nm.vertices[np.maximum(nm.polygons, 0)],
                   np.nan)
     pmin = np.floor((np.nanmin(pv[..., :2], axis=1) - grid.bmin[:2]) / grid.cs)
     pmax = np.floor((np.nanmax(pv[..., :2], axis=1) - grid.bmin[:2]) / grid.cs)
     del pv
-    found: dict[str, list] = {name: [] for name in empty_links()}
-    info: dict = {"messages": [], "border_edges": 0, "border_edges_linked": 0,
-                  "samples": 0, "tiles": 0}
-    for k in range(grid.tile_count):
+    for n_done, k in enumerate(todo):
         if progress is not None:
-            progress(f"tile {k + 1}/{grid.tile_count}: links", 0.9 + 0.1 * k / grid.tile_count)
-        mine = nm.polygon_tile == k
-        if not mine.any():
+            progress(f"tile {n_done + 1}/{len(todo)}: links", 0.9 + 0.1 * n_done / len(todo))
+        cache.links.pop(k, None)
+        cache.link_info.pop(k, None)
+        if k not in tiles_present:
             continue
         ids = items[start[k]:start[k + 1]]
         cfg = tile_config(settings, grid, k, border, int(ids.size))
         ox, oy = grid.origin(k, border)
-        side = grid.size + 2 * border
         inside = ((pmax[:, 0] >= ox) & (pmin[:, 0] < ox + side)
                   & (pmax[:, 1] >= oy) & (pmin[:, 1] < oy + side))
         # the window's grid must hold every polygon the generator looks at
@@ -568,12 +666,9 @@ def build_tile_links(nm: NavMesh, settings: BakeSettings, v, t, walk, bmin, bmax
         sub = sub_navmesh(nm, sel)
         part = links_mod.build_links(sub, hf, chf, cfg, settings, v, tt)
         del hf, chf, tt
-        info["tiles"] += 1
-        for key in ("border_edges", "border_edges_linked", "samples"):
-            info[key] += int(part.get(key, 0))
-        for msg in part.get("messages", []):
-            if msg not in info["messages"]:
-                info["messages"].append(msg)
+        cache.link_info[k] = {key: int(part.get(key, 0))
+                              for key in ("border_edges", "border_edges_linked", "samples")}
+        cache.link_info[k]["messages"] = list(part.get("messages", []))
         if sub.link_count == 0:
             continue
         # keep the links whose start segment's middle lies in this tile (each tile's pass
@@ -584,17 +679,51 @@ def build_tile_links(nm: NavMesh, settings: BakeSettings, v, t, walk, bmin, bmax
         col = np.clip(cell[:, 0] // grid.size, 0, grid.tiles_x - 1)
         row = np.clip(cell[:, 1] // grid.size, 0, grid.tiles_y - 1)
         keep = (col == tx) & (row == ty)
-        for name in found:
+        mine = {}
+        for name in empty_links():
             arr = getattr(sub, name)[keep]
             if name in ("link_start_poly", "link_end_poly"):
-                arr = sel[arr].astype(np.int32)
+                # kept as (tile, index in the tile): a re-bake of another tile moves it
+                glob = sel[arr]
+                tile = nm.polygon_tile[glob].astype(np.int64)
+                arr = np.stack([tile, glob - first[tile]], axis=1)
+            mine[name] = arr
+        cache.links[k] = mine
+    cache.relinked = list(todo)
+    found: dict[str, list] = {name: [] for name in empty_links()}
+    for k in sorted(cache.links):
+        for name, arr in cache.links[k].items():
+            if name in ("link_start_poly", "link_end_poly"):
+                arr = (first[arr[:, 0]] + arr[:, 1]).astype(np.int32)
             found[name].append(arr)
     for name, empty in empty_links().items():
         setattr(nm, name, np.concatenate([empty, *found[name]]).astype(empty.dtype))
+    info: dict = {"messages": [], "border_edges": 0, "border_edges_linked": 0,
+                  "samples": 0, "tiles": len(cache.link_info)}
+    for k in sorted(cache.link_info):
+        part = cache.link_info[k]
+        for key in ("border_edges", "border_edges_linked", "samples"):
+            info[key] += part[key]
+        for msg in part["messages"]:
+            if msg not in info["messages"]:
+                info["messages"].append(msg)
     counts = {kind: int((nm.link_kind == i).sum())
               for i, kind in enumerate(("drop", "jump_across", "jump_up"))}
     info["counts"] = counts
     return info
+
+
+def _tiles_reaching(grid: TileGrid, border: int, rebaked) -> list[int]:
+    """Tiles whose window (the tile and ``border`` cells around it, one more for the
+    polygon boxes' rounding) overlaps a tile of ``rebaked``."""
+    reach = -(-(border + 1) // grid.size)
+    out = set()
+    for j in rebaked:
+        jx, jy = j % grid.tiles_x, j // grid.tiles_x
+        for ty in range(max(jy - reach, 0), min(jy + reach, grid.tiles_y - 1) + 1):
+            for tx in range(max(jx - reach, 0), min(jx + reach, grid.tiles_x - 1) + 1):
+                out.add(tx + ty * grid.tiles_x)
+    return sorted(out)
 
 
 def sub_navmesh(nm: NavMesh, sel: np.ndarray) -> NavMesh:

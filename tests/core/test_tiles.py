@@ -273,3 +273,77 @@ def test_a_scene_with_one_object_spanning_every_tile():
     assert tiled.stats["tiles_baked"] == tx * ty
     assert abs(tiled.surface_area() - solo.surface_area()) <= 0.01 * solo.surface_area()
     assert unmatched_tile_edges(tiled, v.min(axis=0), s) == []
+
+
+# --------------------------------------------------------------------- incremental
+def crate_scene(crate_at):
+    """A terraced level with one crate standing on the ground at ``crate_at`` (x, y)."""
+    s = terraces(n=3, seed=7)
+    x, y = crate_at
+    s.box(x, y, FLOOR, x + 1.2, y + 1.2, 1.0 + FLOOR)
+    v, t = s.arrays()
+    n_crate = 12  # a box is 12 triangles, the last ones added
+    crate = np.unique(t[-n_crate:])
+    return v, t, (v[crate].min(axis=0), v[crate].max(axis=0))
+
+
+@pytest.mark.parametrize("links", [False, True])
+def test_incremental_rebake_equals_a_full_bake(links):
+    """Moving one crate re-bakes only the tiles its old and new bounds touch (and the
+    links of the tiles reaching into them); the merged navmesh equals a bake of every tile,
+    array for array."""
+    from blender_navjump.core.tiles import TileCache
+
+    s = BakeSettings(cell_size=0.2, cell_height=0.05, tile_size=28, links_enabled=links)
+    v0, t0, box0 = crate_scene((14.3, 3.0))
+    v1, t1, box1 = crate_scene((14.5, 5.0))
+    # the level's bounds do not move with the crate (the tile grid stays)
+    assert np.allclose(v0.min(axis=0), v1.min(axis=0))
+    assert np.allclose(v0.max(axis=0), v1.max(axis=0))
+    cache = TileCache()
+    first = bake(v0, t0, s, tile_cache=cache)
+    n_tiles = first.stats["tiles"][0] * first.stats["tiles"][1]
+    assert first.stats["tiles_rebaked"] == n_tiles and cache.key is not None
+    seen = []
+    inc = bake(v1, t1, s, tile_cache=cache, changed=[box0, box1],
+               progress=lambda stage, f: seen.append(stage))
+    full = bake(v1, t1, s)
+    assert 0 < len(cache.rebaked) < n_tiles, cache.rebaked
+    assert inc.stats["tiles_rebaked"] == len(cache.rebaked)
+    # progress counts the re-baked tiles only
+    assert any(st_.startswith(f"tile 1/{len(cache.rebaked)}:") for st_ in seen)
+    assert not inc.equals(first)  # the crate moved: the mesh changed
+    assert inc.equals(full)
+    for key in ("spans", "regions", "contours", "polygons", "tiles_baked"):
+        assert inc.stats[key] == full.stats[key], key
+    if links:
+        assert 0 < len(cache.relinked) < n_tiles
+        assert inc.link_count > 0 and inc.stats["links"] == full.stats["links"]
+    # moving it back gives the first bake again
+    back = bake(v0, t0, s, tile_cache=cache, changed=[box1, box0])
+    assert back.equals(first)
+
+
+def test_incremental_rebake_after_a_cancel_or_a_settings_change_bakes_every_tile():
+    from blender_navjump.core.tiles import TileCache
+
+    s = BakeSettings(cell_size=0.2, cell_height=0.05, tile_size=28)
+    v0, t0, box0 = crate_scene((14.3, 3.0))
+    v1, t1, box1 = crate_scene((14.5, 5.0))
+    cache = TileCache()
+    bake(v0, t0, s, tile_cache=cache)
+
+    def cancel_at_second_tile(stage, f):
+        if stage.startswith("tile 2/"):
+            raise BakeCancelled()
+
+    with pytest.raises(BakeCancelled):
+        bake(v1, t1, s, tile_cache=cache, changed=[box0, box1],
+             progress=cancel_at_second_tile)
+    assert cache.key is None  # half updated: not used as it is
+    again = bake(v1, t1, s, tile_cache=cache, changed=[box0, box1])
+    assert again.stats["tiles_rebaked"] == again.stats["tiles"][0] * again.stats["tiles"][1]
+    assert again.equals(bake(v1, t1, s))
+    other = s.with_values(agent_radius=0.4)
+    changed = bake(v1, t1, other, tile_cache=cache, changed=[box1])
+    assert changed.stats["tiles_rebaked"] == changed.stats["tiles"][0] * changed.stats["tiles"][1]
