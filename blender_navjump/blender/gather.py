@@ -132,6 +132,13 @@ class ObjectCache:
     and that was not :meth:`invalidate`-d since (its geometry changed: the caller learns
     that from the depsgraph's ``is_updated_geometry``) is not read again. ``reads`` and
     ``hits`` count the objects read and reused by the last gather.
+
+    ``changed`` lists the world boxes ``(min xyz, max xyz)`` where the last gather differs
+    from the one before: the old and new bounds of every object read again, added or
+    removed, and of every instance that moved, appeared or went (instances are read every
+    time and compared by their bounds). None after the first gather or a :meth:`clear`:
+    nothing to compare with. A tiled bake re-bakes only the tiles these boxes touch
+    (``core.tiles.TileCache``).
     """
 
     def __init__(self):
@@ -139,6 +146,9 @@ class ObjectCache:
         self.dirty: set[str] = set()
         self.reads = 0
         self.hits = 0
+        self.changed: list[tuple[np.ndarray, np.ndarray]] | None = None
+        self.instances: dict[tuple, int] = {}  # (name, box bytes) -> count
+        self.gathered = False
 
     def invalidate(self, name: str) -> None:
         self.dirty.add(name)
@@ -146,6 +156,9 @@ class ObjectCache:
     def clear(self) -> None:
         self.entries.clear()
         self.dirty.clear()
+        self.instances.clear()
+        self.changed = None
+        self.gathered = False
 
     def stats(self) -> dict:
         return {"objects": len(self.entries), "reads": self.reads, "hits": self.hits}
@@ -179,6 +192,8 @@ def gather(depsgraph, view_layer=None, collection=None, exclude=(),
     # object -> local arrays, shared by all its instances
     n_verts = 0
     seen: dict[str, _Entry] = {}
+    changed: list[tuple[np.ndarray, np.ndarray]] = []
+    instances: dict[tuple, int] = {}
     if object_cache is not None:
         object_cache.reads = object_cache.hits = 0
     # Curves, text and surfaces are listed twice: as themselves, and as an instance of
@@ -218,13 +233,20 @@ def gather(depsgraph, view_layer=None, collection=None, exclude=(),
                 object_cache.reads += 1
                 co, local_tris = _evaluated_arrays(obj)
                 world, tris = transform(co, local_tris, inst.matrix_world)
+                if entry is not None:
+                    changed.extend(_boxes(entry.world, entry.triangles))
                 entry = _Entry(entry_key, world, tris)
+                changed.extend(_boxes(world, tris))
             else:
                 object_cache.hits += 1
             seen[source.name] = entry
             world, tris = entry.world, entry.triangles
         else:
             world, tris = _instance_arrays(inst, obj, source, top, cache)
+            if object_cache is not None:
+                for lo, hi in _boxes(world, tris):
+                    key = (f"{top.name}/{source.name}", lo.tobytes() + hi.tobytes())
+                    instances[key] = instances.get(key, 0) + 1
         if tris.shape[0] == 0:
             continue
         parts_v.append(world)
@@ -235,7 +257,18 @@ def gather(depsgraph, view_layer=None, collection=None, exclude=(),
         names.append(top.name if own else f"{top.name}/{source.name}")
         counts.append(int(tris.shape[0]))
     if object_cache is not None:  # deleted or hidden objects leave the cache
+        for name, entry in object_cache.entries.items():
+            if name not in seen:
+                changed.extend(_boxes(entry.world, entry.triangles))
+        before = object_cache.instances
+        for key in set(before) | set(instances):
+            if before.get(key, 0) != instances.get(key, 0):
+                box = np.frombuffer(key[1], np.float64).reshape(2, 3)
+                changed.append((box[0].copy(), box[1].copy()))
+        object_cache.changed = changed if object_cache.gathered else None
+        object_cache.gathered = True
         object_cache.entries = seen
+        object_cache.instances = instances
         object_cache.dirty.clear()
     if parts_t:
         vertices = np.concatenate(parts_v)
@@ -246,6 +279,14 @@ def gather(depsgraph, view_layer=None, collection=None, exclude=(),
         triangles = np.zeros((0, 3), np.int32)
         walkable = np.zeros(0, np.bool_)
     return GatherResult(vertices, triangles, walkable, names, counts, time.perf_counter() - t0)
+
+
+def _boxes(world: np.ndarray, tris: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The world box of an object's used vertices (none when it has no triangles)."""
+    if tris.shape[0] == 0:
+        return []
+    used = world[tris.reshape(-1)]
+    return [(used.min(axis=0), used.max(axis=0))]
 
 
 def _instance_arrays(inst, obj, source, top, cache):

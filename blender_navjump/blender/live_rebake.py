@@ -35,6 +35,7 @@ from typing import NamedTuple
 import bpy
 from bpy.app.handlers import persistent
 
+from ..core.tile_cache import TileCache
 from . import gather, ops_bake, overlay, props
 from .rebake_changes import Signature, make_signature, role_change, settings_change
 
@@ -66,6 +67,11 @@ class _State:
         self.running: _Running | None = None
         self.stage = ""
         self.objects = gather.ObjectCache()
+        # tiled bakes: each scene's tile cache, and the boxes edited since the last
+        # completed re-bake of ``tile_scene`` (None: unknown, the next bake does every tile)
+        self.tiles: dict[str, TileCache] = {}
+        self.tile_boxes: list | None = None
+        self.tile_scene = ""
         # Tests hold the worker at its first stage with this (cleared) event.
         self.gate: threading.Event | None = None
 
@@ -238,8 +244,10 @@ def start(scene, reason: str = "", changed_at: float | None = None) -> bool:
         _state.error = report.error or "The auto re-bake could not start"
         return False
     settings, gathered = prepared
+    tile_cache, changed = _tile_job(scene, settings)
     job = ops_bake.BakeJob(None, gathered, settings, on_progress=_on_progress,
-                           keep_debug=scene.navjump.keep_debug)
+                           keep_debug=scene.navjump.keep_debug, tile_cache=tile_cache,
+                           changed=changed)
     _state.running = _Running(job, scene.name, reason or "requested", _state.generation,
                               changed_at, t_start, (t_gathered - t_start) * 1000.0)
     ops_bake.start_beside_ui(job)
@@ -249,6 +257,29 @@ def start(scene, reason: str = "", changed_at: float | None = None) -> bool:
         bpy.app.timers.register(_on_poll, first_interval=POLL_SECONDS)
     overlay.tag_redraw()
     return True
+
+
+def _tile_job(scene, settings) -> tuple[TileCache | None, list | None]:
+    """The tile cache and the edited boxes for a re-bake of ``scene`` that was just
+    gathered: a tiled bake re-bakes only the tiles the boxes touch (``core.tiles``); None
+    boxes (first bake, another scene, a bounds object clipping the scene, edits not
+    watched) bake every tile and fill the cache."""
+    changed = _state.objects.changed
+    if _state.tile_scene != scene.name or changed is None or _state.tile_boxes is None:
+        _state.tile_boxes = None
+    else:
+        _state.tile_boxes.extend(changed)
+    if not settings.tile_size or scene.navjump.bounds_object is not None:
+        return None, None
+    cache = _state.tiles.setdefault(scene.name, TileCache())
+    return cache, None if _state.tile_boxes is None else list(_state.tile_boxes)
+
+
+def _forget_tiles() -> None:
+    """Edits were not watched (undo, file load, Auto re-bake switched on): the next tiled
+    re-bake bakes every tile."""
+    _state.tiles.clear()
+    _state.tile_boxes = None
 
 
 def _on_progress(stage, fraction):
@@ -291,6 +322,8 @@ def finish(wait: bool = True) -> dict | None:
     _state.error = report.error if not ok else ""
     if not ok:
         return None
+    # the tile cache now holds this bake: later edits are counted from here
+    _state.tile_scene, _state.tile_boxes = run.scene, []
     t_stored = time.perf_counter()
     overlay.bake_state(scene)  # rebuild the overlay geometry now, not at the next draw
     overlay.tag_redraw()
@@ -306,6 +339,8 @@ def finish(wait: bool = True) -> dict | None:
                    "wait_ms": (run.started_at - run.changed_at) * 1000.0,
                    "gather_ms": run.gather_ms,
                    "gather": _state.objects.stats(),
+                   # a tiled bake: tiles baked again (all of them for a full bake)
+                   "tiles_rebaked": stats.get("tiles_rebaked"),
                    "bake_ms": bake_ms,
                    # the core's time outside its stages: input validation, set-up
                    "validate_ms": max(core_total - stage_ms, 0.0),
@@ -386,6 +421,7 @@ def auto_toggled(scene, enabled: bool) -> None:
     if enabled:
         remember(scene)
         _state.objects.clear()  # edits made while it was off were not watched
+        _forget_tiles()
         _state.error = ""
     else:
         if _state.pending_scene == scene.name or (
@@ -439,6 +475,7 @@ def _on_restore(*_args):
     # Undo/redo/load restore an older state: adopt it, never bake over it.
     stop()
     _state.objects.clear()
+    _forget_tiles()
     _subscribe()  # a file load drops message bus subscriptions
     _state.signatures.clear()
     _state.roles.clear()

@@ -53,8 +53,12 @@ class BakeJob:
     """
 
     def __init__(self, pipeline, gathered: gather_mod.GatherResult, settings, on_progress=None,
-                 keep_debug: bool = False):
+                 keep_debug: bool = False, tile_cache=None, changed=None):
         self.pipeline = pipeline
+        # a tiled bake's cache and the boxes edited since its last bake (Auto re-bake:
+        # only the tiles they touch are baked again; ``core.tiles``)
+        self.tile_cache = tile_cache
+        self.changed = changed
         self.keep_debug = keep_debug
         self.debug: BakeDebug | None = None  # filled by the bake when keep_debug
         self.compiling = False
@@ -100,8 +104,12 @@ class BakeJob:
                 from ..core.debug import BakeDebug
 
                 debug = BakeDebug()
+            extra = {}
+            if self.tile_cache is not None:
+                extra = {"tile_cache": self.tile_cache, "changed": self.changed}
             self.result = self.pipeline.bake(g.vertices, g.triangles, self.settings,
-                                             self.progress, walkable=g.walkable, debug=debug)
+                                             self.progress, walkable=g.walkable, debug=debug,
+                                             **extra)
             self.debug = debug
             if self.compiling:
                 kernel_cache.mark_warm()

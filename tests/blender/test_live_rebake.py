@@ -324,3 +324,41 @@ def test_a_cached_gather_equals_a_full_gather(bpy, navjump, small_level):
         assert (getattr(cached, name) == getattr(full, name)).all(), name
     assert cached.object_names == full.object_names
     assert cached.walkable.all()
+
+
+def test_tiled_auto_rebake_bakes_only_the_tiles_an_edit_touches(bpy, navjump, mods, scene):
+    """With tile_size > 0, moving a crate re-gathers that crate only and re-bakes the tiles
+    its old and new bounds touch; the stored navmesh equals a bake of every tile."""
+    live = mods.live
+    _box(bpy, scene, "Floor", 0, 0, -0.2, 40, 8, 0)
+    _box(bpy, scene, "Box", 5, 3, 0, 7, 5, 1.5)
+    crate = _box(bpy, scene, "Crate", 33, 3, 0, 34, 4, 1.2)
+    scene.navjump.links_enabled = False
+    scene.navjump.tile_size = 32  # 7 x 2 tiles at the default cell size
+    scene.navjump_overlay.auto_rebake = True
+    try:
+        first = live.rebake(scene)
+        n_tiles = first["tiles_rebaked"]  # nothing cached yet: every tile
+        assert n_tiles == 14
+        crate.location.x -= 1.0
+        _update(bpy)
+        timings = live.rebake_pending()
+        assert timings["gather"] == {"objects": 3, "reads": 1, "hits": 2}
+        assert 1 <= timings["tiles_rebaked"] <= 4, timings  # the crate's end of the floor
+        stored = navjump.storage.load_navmesh(scene)
+        settings = navjump.props.to_bake_settings(scene.navjump)
+        g = navjump.gather.gather_from_context(bpy.context)
+        from importlib import import_module
+
+        core = import_module(f"{navjump.module}.core")
+        full = core.bake(g.vertices, g.triangles, settings, walkable=g.walkable)
+        assert stored.tiled and stored.equals(full)
+        # an edit far from the crate re-bakes other tiles
+        bpy.data.objects["Box"].location.x += 0.5
+        _update(bpy)
+        assert live.rebake_pending()["tiles_rebaked"] <= 4
+        g = navjump.gather.gather_from_context(bpy.context)
+        full = core.bake(g.vertices, g.triangles, settings, walkable=g.walkable)
+        assert navjump.storage.load_navmesh(scene).equals(full)
+    finally:
+        live.cancel()
