@@ -28,7 +28,9 @@ Prints JSON (``--out`` also writes it). Medians and minimums over the runs.
 stored navmesh blob of a synthetic N-polygon navmesh (``bench_overlay.grid_navmesh``),
 zlib-compressed (what a saved .blend holds) and stored (what a bake keeps in the session).
 ``--links`` bakes with jump links on (off by default: their search dominates and has its
-own benchmark, ``bench_links.py``).
+own benchmark, ``bench_links.py``). ``--tile-size N`` bakes in tiles of N cells: a moved
+crate re-bakes only the tiles its old and new bounds touch (``tiles_rebaked`` per edit;
+the slider changes re-bake every tile). ``--skip-demo``: the big level only.
 """
 
 from __future__ import annotations
@@ -137,6 +139,7 @@ def _one_edit(bpy, live, edit) -> dict:
             "store_ms": timings["store_ms"], "overlay_ms": timings["overlay_ms"],
             "depsgraph_ms": (t_done - t_stored) * 1000.0,
             "objects_read": timings["gather"]["reads"],
+            "tiles_rebaked": timings.get("tiles_rebaked") or 0,
             "ui_blocked_ms": handler + (t_started - t_handled) * 1000.0
             + (t_done - t_waited) * 1000.0,
             "total_ms": (t_done - t0) * 1000.0}
@@ -214,6 +217,8 @@ def main(argv=None) -> int:
     ap.add_argument("--links", action="store_true", help="bake with jump links on")
     ap.add_argument("--blob-polygons", type=int, default=100_000)
     ap.add_argument("--skip-big", action="store_true", help="the demo level only")
+    ap.add_argument("--skip-demo", action="store_true", help="the big level only")
+    ap.add_argument("--tile-size", type=int, default=0, help="tile_size (cells; 0: solo)")
     ap.add_argument("--out", help="also write the JSON here")
     args = ap.parse_args(argv)
 
@@ -230,19 +235,23 @@ def main(argv=None) -> int:
     live = importlib.import_module(f"{module}.blender.live_rebake")
     storage = importlib.import_module(f"{module}.blender.storage")
     gather = importlib.import_module(f"{module}.blender.gather")
-    result: dict = {"links": args.links, "runs": args.runs,
+    result: dict = {"links": args.links, "runs": args.runs, "tile_size": args.tile_size,
                     "asynchronous": hasattr(live, "finish")}
 
-    bpy.ops.wm.open_mainfile(filepath=str(DEMO_LEVEL))
-    scene = bpy.context.scene
-    scene.navjump.links_enabled = args.links
-    result["demo_level"] = bench_level(bpy, live, storage, scene,
-                                       bpy.data.objects["Crate (obstacle)"], args.runs, gather)
+    if not args.skip_demo:
+        bpy.ops.wm.open_mainfile(filepath=str(DEMO_LEVEL))
+        scene = bpy.context.scene
+        scene.navjump.links_enabled = args.links
+        scene.navjump.tile_size = args.tile_size
+        result["demo_level"] = bench_level(bpy, live, storage, scene,
+                                           bpy.data.objects["Crate (obstacle)"], args.runs,
+                                           gather)
     if not args.skip_big:
         bpy.ops.wm.read_homefile(use_empty=True)
         scene = bpy.context.scene
         crate = _big_level(bpy, scene, args.boxes, args.subdiv)
         scene.navjump.links_enabled = args.links
+        scene.navjump.tile_size = args.tile_size
         result["big_level"] = bench_level(bpy, live, storage, scene, crate, args.runs, gather)
     devload.disable_source_extension(REPO_MODULE)
     if args.blob_polygons:

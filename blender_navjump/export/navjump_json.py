@@ -109,8 +109,42 @@ def navmesh_to_json_dict(nm: NavMesh) -> dict:
         },
         "links": links,
         **({"climb": _climb_to_json(nm)} if _has_climb(nm) else {}),
+        **({"tiles": _tiles_to_json(nm)} if nm.tiled else {}),
         "stats": deterministic_stats(nm.stats),
     }
+
+
+def _tiles_to_json(nm: NavMesh) -> dict:
+    """The optional "tiles" object of a tiled bake: the grid and each polygon's tile."""
+    grid = nm.stats.get("tile_grid") if isinstance(nm.stats, dict) else None
+    out: dict = {}
+    if isinstance(grid, dict):
+        out = {"origin": [float(x) for x in grid["origin"]],
+               "tile_size": int(grid["tile_size"]), "cell_size": float(grid["cell_size"]),
+               "count": [int(x) for x in grid["tiles"]]}
+    out["polygon_tile"] = nm.polygon_tile.tolist()
+    return out
+
+
+def _tiles_from_json(r, doc, n_polys: int, stats: dict) -> dict:
+    """``polygon_tile`` from an optional "tiles" object; its grid goes back into
+    ``stats["tile_grid"]`` (the multi-tile Detour export reads it there)."""
+    if "tiles" not in doc:
+        return {}
+    tiles = doc["tiles"]
+    if not isinstance(tiles, dict) or "polygon_tile" not in tiles:
+        r.fail("'tiles' must be an object with 'polygon_tile'")
+    tile = r.array("tiles.polygon_tile", tiles["polygon_tile"], np.int32, ())
+    if tile.shape[0] != n_polys:
+        r.fail(f"'tiles.polygon_tile' has {tile.shape[0]} entries but there are {n_polys} "
+               f"polygons")
+    if "count" in tiles:
+        for key in ("origin", "tile_size", "cell_size"):
+            if key not in tiles:
+                r.fail(f"'tiles' is missing key '{key}'")
+        stats["tile_grid"] = {"origin": tiles["origin"], "tile_size": tiles["tile_size"],
+                              "cell_size": tiles["cell_size"], "tiles": tiles["count"]}
+    return {"polygon_tile": tile}
 
 
 def _cost_out(cost) -> float | None:
@@ -459,5 +493,6 @@ def read_json(path) -> NavMesh:
         vertices=vertices, polygons=polygons, neighbours=neighbours,
         detail_meshes=d_meshes, detail_vertices=d_verts, detail_triangles=d_tris,
         settings=doc["settings"], stats=stats, **per_poly, **link_arrays,
-        **_areas_from_json(r, doc), **_climb_from_json(r, doc))
+        **_areas_from_json(r, doc), **_climb_from_json(r, doc),
+        **_tiles_from_json(r, doc, n_polys, stats))
     return check_navmesh(nm, str(path))

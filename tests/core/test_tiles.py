@@ -347,3 +347,34 @@ def test_incremental_rebake_after_a_cancel_or_a_settings_change_bakes_every_tile
     other = s.with_values(agent_radius=0.4)
     changed = bake(v1, t1, other, tile_cache=cache, changed=[box1])
     assert changed.stats["tiles_rebaked"] == changed.stats["tiles"][0] * changed.stats["tiles"][1]
+
+
+def test_tiled_navmesh_json_carries_the_tile_grid(tmp_path):
+    """The JSON export writes the tile grid and each polygon's tile; reading it back gives
+    the same arrays (polygon_tile included) and the grid the multi-tile Detour export
+    places its tiles by."""
+    import json
+
+    from blender_navjump.export.navjump_json import read_json, write_json
+
+    v, t = terraces(n=2).arrays()
+    nm = bake(v, t, BakeSettings(cell_size=0.2, cell_height=0.05, tile_size=28))
+    path = tmp_path / "tiled.json"
+    write_json(nm, path)
+    doc = json.loads(path.read_text())
+    tiles = doc["tiles"]
+    assert tiles["count"] == nm.stats["tiles"] and tiles["tile_size"] == 28
+    assert tiles["cell_size"] == 0.2
+    assert tiles["origin"] == pytest.approx(v.min(axis=0)[:2].tolist())
+    assert tiles["polygon_tile"] == nm.polygon_tile.tolist()
+    back = read_json(path)
+    assert back.tiled and back.equals(nm)
+    assert back.stats["tile_grid"]["tiles"] == nm.stats["tiles"]
+    # a solo bake has no "tiles"; a wrong-length polygon_tile is refused naming the key
+    solo = bake(v, t, BakeSettings(cell_size=0.2, cell_height=0.05))
+    write_json(solo, tmp_path / "solo.json")
+    assert "tiles" not in json.loads((tmp_path / "solo.json").read_text())
+    tiles["polygon_tile"] = tiles["polygon_tile"][:-1]
+    path.write_text(json.dumps(doc))
+    with pytest.raises(ValueError, match="tiles.polygon_tile"):
+        read_json(path)
