@@ -111,18 +111,13 @@ def tile_config(settings: BakeSettings, grid: TileGrid, k: int, border: int, n_t
 def bin_triangles(grid: TileGrid, v: np.ndarray, t: np.ndarray, border: int):
     """Triangles per tile, CSR ``(start (tiles+1,), items)``: a triangle is listed for
     every tile whose grid (with ``border``) its bounding box touches."""
-    cs = grid.cs
     counts = np.zeros(grid.tile_count, np.int64)
     ranges = []
     for lo in range(0, t.shape[0], BIN_CHUNK):
-        tri = t[lo:lo + BIN_CHUNK]
-        xy = v[tri, :2]  # (m, 3, 2)
-        cmin = np.floor((xy.min(axis=1) - grid.bmin[:2]) / cs).astype(np.int64) - border - 1
-        cmax = np.floor((xy.max(axis=1) - grid.bmin[:2]) / cs).astype(np.int64) + border + 1
-        del xy
-        t0 = np.clip(np.floor_divide(cmin, grid.size), 0, [grid.tiles_x - 1, grid.tiles_y - 1])
-        t1 = np.clip(np.floor_divide(cmax, grid.size), 0, [grid.tiles_x - 1, grid.tiles_y - 1])
-        ranges.append((t0.astype(np.int32), t1.astype(np.int32)))
+        t0, t1 = _tile_ranges(v, t[lo:lo + BIN_CHUNK], float(grid.bmin[0]),
+                              float(grid.bmin[1]), float(grid.cs), int(border), int(grid.size),
+                              int(grid.tiles_x), int(grid.tiles_y))
+        ranges.append((t0, t1))
         _count_bins(t0, t1, grid.tiles_x, counts)
     start = np.zeros(grid.tile_count + 1, np.int64)
     np.cumsum(counts, out=start[1:])
@@ -131,6 +126,27 @@ def bin_triangles(grid: TileGrid, v: np.ndarray, t: np.ndarray, border: int):
     for c, (t0, t1) in enumerate(ranges):
         _fill_bins(t0, t1, grid.tiles_x, c * BIN_CHUNK, fill, items)
     return start, items
+
+
+@njit(cache=True, nogil=True)
+def _tile_ranges(v, t, bx, by, cs, border, size, tiles_x, tiles_y):
+    """First and last tile (x, y) whose grid (with ``border``, one cell more) each
+    triangle's bounding box touches, clipped to the level."""
+    m = t.shape[0]
+    t0 = np.empty((m, 2), np.int32)
+    t1 = np.empty((m, 2), np.int32)
+    for i in range(m):
+        a, b, c = t[i, 0], t[i, 1], t[i, 2]
+        for axis in range(2):
+            o = bx if axis == 0 else by
+            last = (tiles_x if axis == 0 else tiles_y) - 1
+            lo = min(v[a, axis], v[b, axis], v[c, axis])
+            hi = max(v[a, axis], v[b, axis], v[c, axis])
+            cmin = np.int64(math.floor((lo - o) / cs)) - border - 1
+            cmax = np.int64(math.floor((hi - o) / cs)) + border + 1
+            t0[i, axis] = min(max(cmin // size, 0), last)
+            t1[i, axis] = min(max(cmax // size, 0), last)
+    return t0, t1
 
 
 @njit(cache=True)
