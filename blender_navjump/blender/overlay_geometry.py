@@ -47,7 +47,10 @@ RIBBON_ALPHA = 0.3
 
 STANCE_LAYERS = tuple(f"stance_{s}" for s in STANCE_NAMES)
 LINK_LAYERS = tuple(f"links_{k}" for k in LINK_KINDS)
-LAYER_NAMES = ("navmesh",) + STANCE_LAYERS + LINK_LAYERS + ("path",)
+LAYER_NAMES = ("navmesh",) + STANCE_LAYERS + LINK_LAYERS + ("path", "tiles")
+# Tile borders of a tiled bake (``show_tiles``): each tile's square, at its lowest polygon.
+TILE_BORDER_COLOR = (1.0, 0.85, 0.0, 1.0)
+TILE_BORDER_WIDTH = 2.0
 
 # Line widths in pixels.
 OUTLINE_WIDTH = 1.0
@@ -487,7 +490,70 @@ def build_overlay(navmesh, lift: float = 0.05) -> OverlayGeometry:
         layers.update(build_stance_layers(navmesh, rows, issues, lift))
         layers["navmesh"] = build_outline_layer(navmesh, verts, polys, keep, issues, lift)
     layers.update(build_link_layers(navmesh, issues, lift))
+    if rows.size:
+        layers["tiles"] = build_tile_layer(navmesh, verts, polys, keep, issues, lift)
     return OverlayGeometry(layers, issues, navmesh_bounds(navmesh, (verts, polys, keep)))
+
+
+def build_tile_layer(navmesh, verts, polys, keep, issues, lift: float = 0.05) -> LayerGeometry:
+    """Tile borders of a tiled bake (empty for a solo bake): the square of every tile that
+    has polygons, drawn at the height of its lowest polygon vertex (``stats["tile_grid"]``
+    places the squares); without a grid, the polygon edges where two tiles meet."""
+    if getattr(navmesh, "polygon_tile", None) is None:
+        return LayerGeometry()
+    tile = _array(navmesh, "polygon_tile", np.int64, (), issues)
+    if tile is None or tile.shape[0] == 0:
+        return LayerGeometry()
+    if tile.shape[0] != polys.shape[0]:
+        issues.append(f"polygon_tile has {tile.shape[0]} entries for {polys.shape[0]} "
+                      f"polygons: tile borders not drawn")
+        return LayerGeometry()
+    stats = getattr(navmesh, "stats", None)
+    grid = stats.get("tile_grid") if isinstance(stats, dict) else None
+    rows = np.nonzero(keep)[0]
+    if isinstance(grid, dict):
+        try:
+            ox, oy = (float(x) for x in grid["origin"])
+            side = float(grid["tile_size"]) * float(grid["cell_size"])
+            tiles_x = int(grid["tiles"][0])
+        except (KeyError, TypeError, ValueError, IndexError):
+            issues.append("stats['tile_grid'] is not a tile grid: tile borders not drawn")
+            return LayerGeometry()
+        low: dict[int, float] = {}
+        for p in rows:
+            row = polys[p]
+            z = float(verts[row[row >= 0], 2].min())
+            k = int(tile[p])
+            low[k] = min(low.get(k, z), z)
+        a, b = [], []
+        for k, z in sorted(low.items()):
+            x0, y0 = ox + (k % tiles_x) * side, oy + (k // tiles_x) * side
+            c = np.array([[x0, y0, z], [x0 + side, y0, z], [x0 + side, y0 + side, z],
+                          [x0, y0 + side, z]]) + [0.0, 0.0, lift]
+            a.append(c)
+            b.append(np.roll(c, -1, axis=0))
+        layer = LayerGeometry()
+        layer.lines.append(_lineset(np.concatenate(a), np.concatenate(b), TILE_BORDER_COLOR,
+                                    TILE_BORDER_WIDTH))
+        return layer
+    nb = _array(navmesh, "neighbours", np.int64, (polys.shape[1],), issues)
+    if nb is None or nb.shape[0] != polys.shape[0]:
+        return LayerGeometry()
+    a, b = [], []
+    for p in rows:
+        row = polys[p]
+        n = int((row >= 0).sum())
+        for i in range(n):
+            o = nb[p, i]
+            if 0 <= o < tile.shape[0] and o > p and tile[o] != tile[p]:
+                a.append(verts[row[i]])
+                b.append(verts[row[(i + 1) % n]])
+    layer = LayerGeometry()
+    if a:
+        lifted = np.array([0.0, 0.0, lift])
+        layer.lines.append(_lineset(np.array(a) + lifted, np.array(b) + lifted,
+                                    TILE_BORDER_COLOR, TILE_BORDER_WIDTH))
+    return layer
 
 
 # ------------------------------------------------------------------ path
@@ -589,6 +655,8 @@ def visible_layers(pg) -> set[str]:
             out.add(layer)
     if pg.show_path and pg.path_test:
         out.add("path")
+    if getattr(pg, "show_tiles", False):
+        out.add("tiles")
     return out
 
 

@@ -71,6 +71,8 @@ class NAVJUMP_PG_overlay(PropertyGroup):
     show_jump_up: _layer("Jump Up", "Draw links up onto ledges")
     show_custom: _layer("Custom", "Draw hand-placed links")
     show_path: _layer("Path", "Draw the test path between the two path-test points")
+    show_tiles: _layer("Tile Borders", "Outline every tile of a tiled bake (Tile Size > 0)",
+                       default=False)
     xray: _layer("X-Ray", "Draw the overlay through scene geometry", default=False)
     # --- debug layers (overlay_debug.py; all but polygon ids need the bake's Debug Data) ---
     show_debug_voxels: _layer("Voxel Tops", "Every voxel top of the bake: walkable ones in "

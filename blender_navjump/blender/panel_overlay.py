@@ -66,6 +66,9 @@ class NAVJUMP_PT_overlay(_SubPanel, Panel):
         for name in ("stand", "crouch", "prone"):
             _toggle_row(col, pg, f"show_{name}", f"legend_{name}")
         col.prop(pg, "show_navmesh")
+        row = col.row(align=True)
+        row.active = state.navmesh is not None and state.navmesh.tiled
+        row.prop(pg, "show_tiles")
 
         col = layout.column(align=True)
         col.label(text="Links")

@@ -515,3 +515,32 @@ def test_panels_say_what_is_wrong(bpy, navjump, ext, scene, level):
     pg.path_goal = (2.5, 10.0, 0.0)
     text = " ".join(_draw_panels(bpy, navjump.module)["labels"])
     assert "Path found" in text and "Jumps: 1" in text and "Query:" in text
+
+
+def test_tile_borders_drawn_when_switched_on(bpy, ext, scene, gpu_on):
+    """A tiled bake's tile squares are drawn in the tile-border colour along the tile
+    lines when ``show_tiles`` is on, and not at all when it is off (the default)."""
+    core = importlib.import_module(f"{ext.navmesh_mod.__name__.rsplit('.', 2)[0]}.core")
+    verts = np.array([[0, 0, 0], [12, 0, 0], [12, 12, 0], [0, 12, 0]], np.float64)
+    tiled = core.bake(verts, np.array([[0, 1, 2], [0, 2, 3]], np.int32),
+                      core.BakeSettings(cell_size=0.2, tile_size=30))
+    assert tiled.tiled and tiled.stats["tiles"] == [3, 3]
+    ext.storage.write_result(scene, tiled)
+    pg = scene.navjump_overlay
+    assert not pg.show_tiles and "tiles" not in ext.geometry.visible_layers(pg)
+    size = (360, 360)
+    yellow = np.round(np.array(ext.geometry.TILE_BORDER_COLOR[:3]) * 255)
+    pixels, _v, _p = _render(ext, scene, size, layers=ext.geometry.visible_layers(pg))
+    assert _count(pixels, yellow) == 0
+    pg.show_tiles = True
+    layers = ext.geometry.visible_layers(pg)
+    assert "tiles" in layers
+    pixels, view, proj = _render(ext, scene, size, layers=layers)
+    side = 30 * 0.2  # 6 m: the tile line between the two tiles with polygons is at 6 m
+    on_x = _rect(ext, view, proj, size, side - 0.1, 1.0, side + 0.1, 11.0)
+    on_y = _rect(ext, view, proj, size, 1.0, side - 0.1, 11.0, side + 0.1)
+    assert _count(pixels, yellow, on_x) > 50
+    assert _count(pixels, yellow, on_y) > 50
+    for x0, y0 in ((1.0, 1.0), (7.0, 1.0), (1.0, 7.0), (7.0, 7.0)):  # lines only, no fill
+        inside = _rect(ext, view, proj, size, x0, y0, x0 + 4.0, y0 + 4.0)
+        assert _count(pixels, yellow, inside) == 0, (x0, y0)
