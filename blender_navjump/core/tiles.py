@@ -446,7 +446,6 @@ def bake_tiles(v, t, walk, settings: BakeSettings, bmin, bmax, progress, timings
     boxes: the old and new bounds of every object edited since the cached bake) only the
     tiles those boxes touch are baked again and the others come from the cache. The result
     is the same as a bake of every tile."""
-    from .stages import run_stages
 
     grid = tile_grid(settings, bmin, bmax)
     stats["grid"] = [grid.tiles_x * grid.size, grid.tiles_y * grid.size]
@@ -468,32 +467,22 @@ def bake_tiles(v, t, walk, settings: BakeSettings, bmin, bmax, progress, timings
     t0 = time.perf_counter()
     start, items = bin_triangles(grid, v, t, grid.border)
     timings["tiles_bin"] = (time.perf_counter() - t0) * 1000.0
-    raster = Raster(grid, grid.border)
-    for n_done, k in enumerate(todo):
-        stage = _tile_progress(progress, n_done, len(todo))
-        ids = items[start[k]:start[k + 1]]
+    job = _TileJob(v, t, walk, settings, grid, start, items, Raster(grid, grid.border),
+                   volumes, area_names)
+    todo = list(todo)
+    for k in todo:
         cache.parts.pop(k, None)
         cache.tile_stats.pop(k, None)
-        if ids.size == 0:
-            stage("empty", 0)
+    mode = tile_parallel_mode(len(todo))
+    stats["tiles_parallel"] = mode
+    for k, tile_stats, part, tile_ms in _run_tiles(job, todo, mode, progress):
+        for name, ms in tile_ms.items():
+            timings[name] = timings.get(name, 0.0) + ms
+        if tile_stats is None:
             continue
-        cfg = tile_config(settings, grid, k, grid.border, int(ids.size))
-        core = TileCore(grid.border, grid.size, cfg.min_region_area, raster,
-                        cfg.walkable_radius + 2)
-        cfg = dataclasses.replace(cfg, min_region_area=0)
-        tt = np.ascontiguousarray(t[ids])
-        tile_stats: dict = {}
-        res = run_stages(v, tt, np.ascontiguousarray(walk[ids]), cfg, settings, timings,
-                         tile_stats, stage, core, keep_hf=False, volumes=volumes,
-                         area_names=area_names)
-        del tt
         cache.tile_stats[k] = tile_stats
-        if res.pmesh.polys.shape[0] == 0:
-            continue
-        ox, oy = grid.origin(k, grid.border)
-        verts = res.pmesh.verts.astype(np.int64) + np.array([ox, oy, 0], np.int64)
-        cache.parts[k] = TilePart(k, verts, res.pmesh.polys, res.pmesh.regs,
-                                  res.pmesh.areas, res.dmeshes, res.dverts, res.dtris)
+        if part is not None:
+            cache.parts[k] = part
     cache.rebaked = list(todo)
     for tile_stats in cache.tile_stats.values():
         for name, value in tile_stats.items():
@@ -504,6 +493,119 @@ def bake_tiles(v, t, walk, settings: BakeSettings, bmin, bmax, progress, timings
     nm = merge_tiles([cache.parts[k] for k in sorted(cache.parts)], grid, settings)
     timings["tiles_merge"] = (time.perf_counter() - t0) * 1000.0
     return nm
+
+
+class _TileJob(NamedTuple):
+    """What every tile of one bake reads (shared by the threads, inherited by forked
+    worker processes)."""
+
+    v: np.ndarray
+    t: np.ndarray
+    walk: np.ndarray
+    settings: BakeSettings
+    grid: TileGrid
+    start: np.ndarray
+    items: np.ndarray
+    raster: Raster
+    volumes: tuple
+    area_names: list | None
+
+
+def _bake_tile(job: _TileJob, k: int, stage):
+    """Tile k alone: (k, its stage counts or None when it has no triangles, its TilePart or
+    None when it has no polygons, stage times in ms)."""
+    from .stages import run_stages
+
+    grid, settings = job.grid, job.settings
+    ids = job.items[job.start[k]:job.start[k + 1]]
+    tile_ms: dict = {}
+    if ids.size == 0:
+        stage("empty", 0)
+        return k, None, None, tile_ms
+    cfg = tile_config(settings, grid, k, grid.border, int(ids.size))
+    core = TileCore(grid.border, grid.size, cfg.min_region_area, job.raster,
+                    cfg.walkable_radius + 2)
+    cfg = dataclasses.replace(cfg, min_region_area=0)
+    tt = np.ascontiguousarray(job.t[ids])
+    tile_stats: dict = {}
+    res = run_stages(job.v, tt, np.ascontiguousarray(job.walk[ids]), cfg, settings, tile_ms,
+                     tile_stats, stage, core, keep_hf=False, volumes=job.volumes,
+                     area_names=job.area_names)
+    del tt
+    if res.pmesh.polys.shape[0] == 0:
+        return k, tile_stats, None, tile_ms
+    ox, oy = grid.origin(k, grid.border)
+    verts = res.pmesh.verts.astype(np.int64) + np.array([ox, oy, 0], np.int64)
+    part = TilePart(k, verts, res.pmesh.polys, res.pmesh.regs, res.pmesh.areas, res.dmeshes,
+                    res.dverts, res.dtris)
+    return k, tile_stats, part, tile_ms
+
+
+def tile_parallel_mode(n_tiles: int) -> str:
+    """How the tiles of a bake run: ``NAVJUMP_TILE_PARALLEL`` (serial, threads,
+    processes) if set, else serial.
+
+    The rule, from measurements on the shared 2-core machine (docs/tiles.md): threads
+    never beat serial beyond noise (the contour, polygon and detail kernels hold the GIL,
+    and the banded stages already use the second core on large grids); forked worker
+    processes lose on small levels (91 k triangles: 2.2-3.3 s against 1.35-1.75 s serial:
+    forking and sending the tiles back cost more than a tile) and won 1.6x once on 1 M
+    triangles (6.6 s against 10.4 s) but not in two more runs under the machine's load of
+    ~7 (10.4-11.0 s both). With no reliable win, serial is the default."""
+    import os
+
+    mode = os.environ.get("NAVJUMP_TILE_PARALLEL", "").strip().lower()
+    if mode in ("serial", "threads", "processes") and n_tiles > 1:
+        return mode
+    return "serial"
+
+
+# the job a forked worker process bakes tiles of (set before the pool forks)
+_FORK_JOB: _TileJob | None = None
+
+
+def _bake_tile_in_worker(k: int):
+    return _bake_tile(_FORK_JOB, k, lambda name, i: time.perf_counter())
+
+
+def _run_tiles(job: _TileJob, todo: list[int], mode: str, progress):
+    """Yield each tile's result in ``todo`` order; progress per tile (``tile 3/16: ...``)
+    and cancel between tiles (a BakeCancelled from ``progress`` stops the pool)."""
+    global _FORK_JOB
+    n = len(todo)
+    if mode == "serial":
+        for n_done, k in enumerate(todo):
+            yield _bake_tile(job, k, _tile_progress(progress, n_done, n))
+        return
+    from .parallel import worker_count
+
+    workers = max(1, min(worker_count(), n))
+    if mode == "threads":
+        from concurrent.futures import ThreadPoolExecutor
+
+        pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="navjump-tile")
+        # the stage callback reports from the worker threads; progress is also reported
+        # (and a cancel raised) here, between tiles
+        futures = [pool.submit(_bake_tile, job, k, lambda name, i: time.perf_counter())
+                   for k in todo]
+    else:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        _FORK_JOB = job
+        pool = ProcessPoolExecutor(max_workers=workers,
+                                   mp_context=multiprocessing.get_context("fork"))
+        futures = [pool.submit(_bake_tile_in_worker, k) for k in todo]
+    try:
+        for n_done, future in enumerate(futures):
+            if progress is not None:
+                progress(f"tile {n_done + 1}/{n}: baking", 0.9 * n_done / n)
+            yield future.result()
+    finally:
+        for future in futures:
+            future.cancel()
+        pool.shutdown(wait=True, cancel_futures=True)
+        _FORK_JOB = None
 
 
 def _weld(verts: np.ndarray, tol: int) -> tuple[np.ndarray, np.ndarray]:

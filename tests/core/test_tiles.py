@@ -378,3 +378,28 @@ def test_tiled_navmesh_json_carries_the_tile_grid(tmp_path):
     path.write_text(json.dumps(doc))
     with pytest.raises(ValueError, match="tiles.polygon_tile"):
         read_json(path)
+
+
+@pytest.mark.parametrize("mode", ["threads", "processes"])
+def test_parallel_tiles_give_the_serial_result_and_cancel_between_tiles(mode, monkeypatch):
+    """NAVJUMP_TILE_PARALLEL bakes the tiles on worker threads or forked processes: the
+    same navmesh as one after the other, progress per tile, a cancel stops the pool."""
+    v, t = terraces(n=2).arrays()
+    s = BakeSettings(cell_size=0.2, cell_height=0.05, tile_size=28)
+    serial = bake(v, t, s)
+    assert serial.stats["tiles_parallel"] == "serial"
+    monkeypatch.setenv("NAVJUMP_TILE_PARALLEL", mode)
+    seen = []
+    par = bake(v, t, s, progress=lambda stage, f: seen.append(stage))
+    assert par.stats["tiles_parallel"] == mode
+    assert par.equals(serial)
+    n = serial.stats["tiles"][0] * serial.stats["tiles"][1]
+    assert [st_ for st_ in seen if st_.endswith(": baking")] == [
+        f"tile {i + 1}/{n}: baking" for i in range(n)]
+
+    def cancel_at_second_tile(stage, f):
+        if stage.startswith("tile 2/"):
+            raise BakeCancelled()
+
+    with pytest.raises(BakeCancelled):
+        bake(v, t, s, progress=cancel_at_second_tile)
