@@ -197,7 +197,9 @@ def _watershed(span_con, span_area, span_dist, order):
     max_dist = np.int32(span_dist[order[0]])
     # at least one pass (level 0): a grid whose walkable spans all lie on a border (a
     # strip one cell wide, as at a tile's edge) still gets its regions
-    level = max((max_dist + 1) & ~1, 2)
+    level = (max_dist + 1) & ~1
+    if level < 2:
+        level = 2
     next_region = 1
     taken = 0  # order[:taken] have dist >= current level
     n_pending = 0

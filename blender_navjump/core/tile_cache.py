@@ -14,6 +14,9 @@ class TileCache:
     baked with; a bake under another key re-bakes every tile. Lives in memory only."""
 
     def __init__(self) -> None:
+        self._reset(None)
+
+    def _reset(self, pending: tuple | None) -> None:
         self.key: tuple | None = None
         self.parts: dict[int, Any] = {}
         self.tile_stats: dict[int, dict] = {}
@@ -24,11 +27,11 @@ class TileCache:
         self.relinked: list[int] = []
         # the key of the bake under way: it becomes ``key`` when the bake completes (a
         # cancelled bake leaves the cache unkeyed, so the next bake re-bakes everything)
-        self.pending: tuple | None = None
+        self.pending: tuple | None = pending
 
     def clear(self, key: tuple | None) -> None:
-        self.__init__()
-        self.pending = key
+        """Empty, for a bake under ``key`` that bakes every tile."""
+        self._reset(key)
 
     def commit(self) -> None:
         """The bake that used this cache completed (called by ``pipeline.bake``)."""

@@ -565,7 +565,9 @@ _FORK_JOB: _TileJob | None = None
 
 
 def _bake_tile_in_worker(k: int):
-    return _bake_tile(_FORK_JOB, k, lambda name, i: time.perf_counter())
+    job = _FORK_JOB
+    assert job is not None, "the tile job is set before the pool forks"
+    return _bake_tile(job, k, lambda name, i: time.perf_counter())
 
 
 def _run_tiles(job: _TileJob, todo: list[int], mode: str, progress):
@@ -712,9 +714,8 @@ def build_tile_links(nm: NavMesh, settings: BakeSettings, v, t, walk, bmin, bmax
     first = np.zeros(grid.tile_count + 1, np.int64)
     np.add.at(first, nm.polygon_tile.astype(np.int64) + 1, 1)
     first = np.cumsum(first)
-    start = items = None
-    if todo:
-        start, items = bin_triangles(grid, v, t, border)
+    start, items = bin_triangles(grid, v, t, border) if todo else (np.zeros(1, np.int64),
+                                                                  np.zeros(0, np.int32))
     # each polygon's box in level cells, to pick the polygons of a window
     pv = np.where(nm.polygons[..., None] >= 0, nm.vertices[np.maximum(nm.polygons, 0)],
                   np.nan)
