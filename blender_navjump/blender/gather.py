@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -28,6 +28,8 @@ class GatherResult:
     object_names: list[str] = field(default_factory=list)
     object_triangle_counts: list[int] = field(default_factory=list)
     seconds: float = 0.0
+    # modifier volumes, hand-placed links and agents (gather_nav.NavObjects), or None
+    nav: Any = None
 
     def object_slices(self) -> dict[str, slice]:
         """Name -> triangle range; repeated names (several instances of one source from
@@ -277,12 +279,17 @@ def gather_from_context(context, settings_pg=None,
             raise ValueError("Source is set to a collection, but no collection is chosen")
     bounds = getattr(settings_pg, "bounds_object", None)
     box = check_box(bounds_box(bounds), bounds.name) if bounds is not None else None
-    g = gather(depsgraph, context.view_layer, collection, exclude=(bounds,),
+    from .gather_nav import scene_nav_objects
+
+    nav = scene_nav_objects(context, collection, depsgraph)
+    g = gather(depsgraph, context.view_layer, collection, exclude=(bounds, *nav.not_geometry),
                object_cache=object_cache)
+    g.nav = nav
     if box is None:
         return g
     t0 = time.perf_counter()
     clipped = clip_gathered(g, box)
+    clipped.nav = nav
     clipped.seconds = g.seconds + time.perf_counter() - t0
     return clipped
 

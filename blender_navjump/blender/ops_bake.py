@@ -64,6 +64,7 @@ class BakeJob:
         self.stage = "starting"
         self.fraction = 0.0
         self.result: NavMesh | None = None
+        self.results: dict | None = None  # every agent's NavMesh (a bake of several)
         self.error: BaseException | None = None
         self.error_traceback = ""
         self.cancelled = False
@@ -100,8 +101,15 @@ class BakeJob:
                 from ..core.debug import BakeDebug
 
                 debug = BakeDebug()
-            self.result = self.pipeline.bake(g.vertices, g.triangles, self.settings,
-                                             self.progress, walkable=g.walkable, debug=debug)
+            nav = g.nav
+            if nav is not None and nav.any:  # agents, volumes or links (bake_nav.py)
+                from .bake_nav import bake_all
+
+                self.result, self.results = bake_all(g, self.settings, self.progress)
+            else:
+                self.result = self.pipeline.bake(g.vertices, g.triangles, self.settings,
+                                                 self.progress, walkable=g.walkable,
+                                                 debug=debug)
             self.debug = debug
             if self.compiling:
                 kernel_cache.mark_warm()
@@ -164,6 +172,16 @@ def prepare(context, report, gather=None):
         report({'ERROR'}, "Nothing to bake: no visible mesh, curve or text objects "
                           "(check the source and the objects' NavJump role)")
         return None
+    from .bake_nav import add_agents
+
+    try:
+        add_agents(context.scene, settings, gathered)
+    except core.SettingsError as exc:
+        report({'ERROR'}, summary.settings_error_message(exc, props.setting_label))
+        return None
+    except ValueError as exc:
+        report({'ERROR'}, str(exc))
+        return None
     return settings, gathered
 
 
@@ -197,7 +215,8 @@ def finish(scene, job: BakeJob, report) -> set[str]:
                    "objects": len(g.object_names), "seconds": g.seconds,
                    "bake_seconds": job.seconds}
     try:
-        storage.write_result(scene, navmesh, gather_info, warnings, debug=job.debug)
+        storage.write_result(scene, navmesh, gather_info, warnings, debug=job.debug,
+                             agents=job.results)
     except Exception as exc:
         log.exception("Storing the NavJump result failed")
         report({'ERROR'}, f"Storing the NavJump result failed: {exc}")
