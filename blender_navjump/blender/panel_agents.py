@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from bpy.types import Panel, UIList, UILayout
+from bpy.types import Panel, UILayout, UIList
 
 from .stub_gaps import register_classes_factory
 
@@ -14,21 +14,24 @@ if TYPE_CHECKING:
 
 
 class NAVJUMP_UL_agents(UIList):
-    def draw_item(self, _context, layout, _data, item, _icon, _active_data, _prop):
+    def draw_item(self, context, layout, data, item, icon, active_data, active_property,
+                  index=0, flt_flag=0):
         row = layout.row(align=True)
         row.prop(item, "name", text="", emboss=False, icon='OUTLINER_OB_ARMATURE')
         row.label(text=f"r {item.agent_radius:.2f}")
 
 
 class NAVJUMP_UL_areas(UIList):
-    def draw_item(self, _context, layout, _data, item, _icon, _active_data, _prop):
+    def draw_item(self, context, layout, data, item, icon, active_data, active_property,
+                  index=0, flt_flag=0):
         row = layout.row(align=True)
         row.prop(item, "name", text="", emboss=False, icon='MOD_MASK')
         row.prop(item, "cost", text="")
 
 
 class NAVJUMP_UL_area_costs(UIList):
-    def draw_item(self, context, layout, _data, item, _icon, _active_data, _prop):
+    def draw_item(self, context, layout, data, item, icon, active_data, active_property,
+                  index=0, flt_flag=0):
         row = layout.row(align=True)
         row.prop_search(item, "area", context.scene.navjump_agents, "areas", text="")
         sub = row.row(align=True)

@@ -284,13 +284,20 @@ def test_no_links_volume_removes_generated_links_for_good(bpy, navjump, scene):
     bake(bpy)
     nm = navjump.storage.load_navmesh(scene)
     assert nm.link_count > 0
-    ends = np.concatenate([nm.link_start.mean(axis=1), nm.link_end.mean(axis=1)])
-    assert (ends[:, 1] < 4).any() and (ends[:, 1] > 4).any()
-    vol = add_box(bpy, "Keep off", (4, -1, -1), (8, 4, 3))
+    lo, hi = np.array([4, -1, -1]), np.array([8, 4, 3])
+
+    def in_box(nm):
+        ends = np.stack([nm.link_start.mean(axis=1), nm.link_end.mean(axis=1)])
+        return (((ends > lo) & (ends < hi)).all(axis=2)).any(axis=0)
+
+    hit = in_box(nm)
+    assert hit.any() and (~hit).any()
+    kept = {tuple(np.round(nm.link_start[i].mean(axis=0), 3)) for i in np.nonzero(~hit)[0]}
+    vol = add_box(bpy, "Keep off", tuple(lo), tuple(hi))
     vol.navjump_nav.volume = 'NOLINKS'
     for _ in range(2):  # and after a re-bake
         bake(bpy)
-        nm = navjump.storage.load_navmesh(scene)
-        assert nm.link_count > 0
-        mids = np.concatenate([nm.link_start.mean(axis=1), nm.link_end.mean(axis=1)])
-        assert (mids[:, 1] > 4).all(), mids
+        after = navjump.storage.load_navmesh(scene)
+        assert not in_box(after).any()
+        assert after.stats["links_removed_by_volumes"] == int(hit.sum())
+        assert {tuple(np.round(s.mean(axis=0), 3)) for s in after.link_start} == kept
