@@ -103,6 +103,13 @@ def combined_role(*objects) -> str:
     return 'WALKABLE'
 
 
+def is_nav_object(obj) -> bool:
+    """A modifier volume or a hand-placed link (``object.navjump_nav``, gather_nav.py):
+    not walkable geometry."""
+    s = getattr(obj, "navjump_nav", None)
+    return s is not None and (s.volume != 'NONE' or s.is_link)
+
+
 def is_result_object(obj) -> bool:
     return obj is not None and obj.get(RESULT_TAG) is not None
 
@@ -200,7 +207,7 @@ def gather(depsgraph, view_layer=None, collection=None, exclude=(),
         top = inst.parent.original if inst.is_instance else source
         if not inst.is_instance and obj.type != 'MESH' and top.as_pointer() in self_meshed:
             continue
-        if is_result_object(top) or is_result_object(source):
+        if is_result_object(top) or is_result_object(source) or is_nav_object(top):
             continue
         if top.as_pointer() in excluded:
             continue
@@ -279,17 +286,12 @@ def gather_from_context(context, settings_pg=None,
             raise ValueError("Source is set to a collection, but no collection is chosen")
     bounds = getattr(settings_pg, "bounds_object", None)
     box = check_box(bounds_box(bounds), bounds.name) if bounds is not None else None
-    from .gather_nav import scene_nav_objects
-
-    nav = scene_nav_objects(context, collection, depsgraph)
-    g = gather(depsgraph, context.view_layer, collection, exclude=(bounds, *nav.not_geometry),
+    g = gather(depsgraph, context.view_layer, collection, exclude=(bounds,),
                object_cache=object_cache)
-    g.nav = nav
     if box is None:
         return g
     t0 = time.perf_counter()
     clipped = clip_gathered(g, box)
-    clipped.nav = nav
     clipped.seconds = g.seconds + time.perf_counter() - t0
     return clipped
 

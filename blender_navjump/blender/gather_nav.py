@@ -12,8 +12,8 @@ Objects marked in their NavJump settings (``object.navjump_nav``, :mod:`.props_a
 * **Link**: a mesh with exactly two vertices (first -> second) or an empty whose
   ``link_end`` is another empty; width, both ways, kind, cost from its settings.
 
-Volumes and links are not walkable geometry: :func:`nav_objects` lists them so the gather
-leaves them out.
+Volumes and links are not walkable geometry: the gather leaves them out
+(``gather.is_nav_object``).
 """
 
 from __future__ import annotations
@@ -45,12 +45,6 @@ class NavObjects(NamedTuple):
 
 def _settings(obj):
     return getattr(obj, "navjump_nav", None)
-
-
-def is_nav_object(obj) -> bool:
-    """A volume or a link object: not walkable geometry."""
-    s = _settings(obj)
-    return s is not None and (s.volume != 'NONE' or s.is_link)
 
 
 def box_mesh(lo, hi) -> tuple[np.ndarray, np.ndarray]:
