@@ -9,6 +9,9 @@ Objects marked in their NavJump settings (``object.navjump_nav``, :mod:`.props_a
   inside it are removed.
 * **No Generated Links** on any baked object: a no-links volume of its world bounding box,
   raised by :data:`NOLINKS_RAISE` metres so links starting on its top are inside.
+* **Object area** (``area`` on a walkable mesh object): its upward-facing faces, as a thin
+  layer (:data:`OBJECT_AREA_BELOW` below to :data:`OBJECT_AREA_ABOVE` above them), get that
+  area. Object areas apply first (in name order), area volumes over them.
 * **Link**: a mesh with exactly two vertices (first -> second) or an empty whose
   ``link_end`` is another empty; width, both ways, kind, cost from its settings.
 
@@ -28,6 +31,10 @@ from .gather import mesh_arrays, transform
 
 # How far above an object's bounding box a "No Generated Links" volume reaches (m).
 NOLINKS_RAISE = 2.0
+# An object's own area (``area`` on a walkable object) marks the navmesh from this far
+# below to this far above its upward-facing faces (m).
+OBJECT_AREA_BELOW = 0.3
+OBJECT_AREA_ABOVE = 0.6
 
 
 class NavObjects(NamedTuple):
@@ -82,6 +89,31 @@ def _volume(obj, depsgraph, area_types) -> Volume:
                                world, tris.astype(np.int64)))
 
 
+def _check_area(obj, area, area_types) -> None:
+    if area not in area_types:
+        known = ", ".join(area_types) or "none yet: add one in the Area Types panel"
+        raise ValueError(f"object {obj.name!r}: Area {area!r} is not an area type of the "
+                         f"scene (area types: {known})")
+
+
+def surface_layer(vertices, triangles, below=OBJECT_AREA_BELOW, above=OBJECT_AREA_ABOVE):
+    """A volume mesh holding the points from ``below`` under to ``above`` over the
+    upward-facing triangles: each triangle's copy shifted down and up (the vertical ray
+    test of ``core.areas.points_inside`` never crosses side faces, so none are needed;
+    the layer is not a closed mesh and skips ``check_volume``)."""
+    v = np.asarray(vertices, np.float64)
+    t = np.asarray(triangles, np.int64).reshape(-1, 3)
+    a, b, c = v[t[:, 0]], v[t[:, 1]], v[t[:, 2]]
+    nz = np.cross(b - a, c - a)[:, 2]
+    t = t[nz > 1e-12]
+    tv = v[t].reshape(-1, 3)
+    n = tv.shape[0]
+    lo, hi = tv - [0.0, 0.0, below], tv + [0.0, 0.0, above]
+    idx = np.arange(n).reshape(-1, 3)
+    tris = np.concatenate([idx[:, [0, 2, 1]], idx + n])
+    return np.concatenate([lo, hi]), tris
+
+
 def _link(obj, depsgraph) -> CustomLink:
     s = _settings(obj)
     if obj.type == 'EMPTY':
@@ -113,7 +145,7 @@ def nav_objects(objects, depsgraph=None, area_types=()) -> NavObjects:
     """Volumes and links of ``objects`` (the visible objects of the bake); ValueError
     naming the object and the setting for a bad one."""
     volumes, links, skip = [], [], []
-    nolinks = []
+    nolinks, object_areas = [], []
     for obj in sorted(objects, key=lambda o: o.name):
         s = _settings(obj)
         if s is None:
@@ -121,10 +153,18 @@ def nav_objects(objects, depsgraph=None, area_types=()) -> NavObjects:
         if s.volume != 'NONE':
             volumes.append(_volume(obj, depsgraph, list(area_types)))
             skip.append(obj)
-        elif s.is_link:
+            continue
+        if s.is_link:
             links.append(_link(obj, depsgraph))
             skip.append(obj)
-        elif s.no_links and obj.type in {'MESH', 'CURVE', 'SURFACE', 'FONT', 'META'}:
+            continue
+        if s.area and obj.type == 'MESH' and getattr(obj, "navjump_role", "") != 'IGNORED':
+            _check_area(obj, s.area, list(area_types))
+            world, tris = _world_mesh(obj, depsgraph)
+            v, t = surface_layer(world, tris)
+            if t.shape[0]:
+                object_areas.append(Volume(f"{obj.name} (object area)", "area", s.area, v, t))
+        if s.no_links and obj.type in {'MESH', 'CURVE', 'SURFACE', 'FONT', 'META'}:
             corners = np.array([tuple(obj.matrix_world @ _vec(c)) for c in obj.bound_box])
             lo, hi = corners.min(axis=0), corners.max(axis=0)
             lo = lo - 1e-3
@@ -132,7 +172,7 @@ def nav_objects(objects, depsgraph=None, area_types=()) -> NavObjects:
             v, t = box_mesh(lo, hi)
             nolinks.append(check_volume(Volume(f"{obj.name} (No Generated Links)", "nolinks",
                                                "", v, t)))
-    return NavObjects(volumes + nolinks, links, skip)
+    return NavObjects(object_areas + volumes + nolinks, links, skip)
 
 
 def scene_nav_objects(context, collection=None, depsgraph=None) -> NavObjects:

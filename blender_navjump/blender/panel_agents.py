@@ -145,6 +145,8 @@ class NAVJUMP_PT_object_nav(_Sidebar, Panel):
                 col.prop(s, "link_cost")
                 col.prop(s, "link_bidirectional")
             else:
+                if obj.type == 'MESH':
+                    layout.prop_search(s, "area", context.scene.navjump_agents, "areas")
                 layout.prop(s, "no_links")
 
 

@@ -114,7 +114,8 @@ class NAVJUMP_PG_object_nav(PropertyGroup):
     volume: EnumProperty(name="Volume", items=VOLUME_ITEMS, default='NONE',
                          description="Use this mesh as a modifier volume (it is not baked)")
     area: StringProperty(name="Area", default="",
-                         description="Area type the volume gives the navmesh inside it")
+                         description="Area type the volume gives the navmesh inside it; on a "
+                                     "walkable object, the area of the navmesh on its faces")
     is_link: BoolProperty(
         name="Link", default=False,
         description="A hand-placed link (not baked): a mesh with one edge (from its first "

@@ -301,3 +301,67 @@ def test_no_links_volume_removes_generated_links_for_good(bpy, navjump, scene):
         assert not in_box(after).any()
         assert after.stats["links_removed_by_volumes"] == int(hit.sum())
         assert {tuple(np.round(s.mean(axis=0), 3)) for s in after.link_start} == kept
+
+
+def test_object_area_and_overlapping_volumes(bpy, navjump, scene):
+    set_up(scene)
+    add_floor(bpy, "Floor", 0, 0, 6, 8)
+    ramp = add_floor(bpy, "Deck", 6, 0, 10, 8)  # a walkable object with its own area
+    add_area_type(bpy, scene, "wood")
+    add_area_type(bpy, scene, "water")
+    add_area_type(bpy, scene, "oil")
+    ramp.navjump_nav.area = "wood"
+    # two volumes overlapping in x 2..4: the name that sorts last ("b ...") wins there
+    make_volume(add_box(bpy, "a water", (0.5, 2, -0.5), (4, 5, 1)), "water")
+    make_volume(add_box(bpy, "b oil", (2, 2, -0.5), (5, 5, 1)), "oil")
+    bake(bpy)
+    nm = navjump.storage.load_navmesh(scene)
+    names = [str(n) for n in nm.area_names]
+    area = np.array([names[a] for a in nm.polygon_area])
+    c = polygon_centroids(nm)
+    on_deck = c[:, 0] > 6
+    in_y = (c[:, 1] > 2) & (c[:, 1] < 5)
+    assert on_deck.any() and (area[on_deck] == "wood").all()
+    assert not (area[~on_deck] == "wood").any()
+    oil = ~on_deck & in_y & (c[:, 0] > 2) & (c[:, 0] < 5)
+    water = ~on_deck & in_y & (c[:, 0] > 0.5) & (c[:, 0] < 2)
+    assert oil.any() and water.any()
+    assert (area[oil] == "oil").all() and (area[water] == "water").all()
+    assert set(area[~on_deck & ~oil & ~water]) <= {"stand"}
+
+
+def test_empty_pair_link_and_no_generated_links_switch(bpy, navjump, scene):
+    set_up(scene, links=True)
+    add_floor(bpy, "Low", 0, 0, 6, 8)
+    for name, y0, y1 in (("South", 0, 3), ("North", 5, 8)):
+        add_floor(bpy, name, 6, y0, 10, y1, z=1.0)
+        add_box(bpy, f"{name} step", (6, y0, 0), (10, y1, 1)).navjump_role = 'OBSTACLE'
+    bake(bpy)
+    before = navjump.storage.load_navmesh(scene)
+    assert before.link_count >= 2
+    south = bpy.data.objects["South"]
+    south.navjump_nav.no_links = True
+
+    a = bpy.data.objects.new("Tele", None)
+    b = bpy.data.objects.new("Tele end", None)
+    for obj, loc in ((a, (1.0, 1.0, 0.0)), (b, (9.0, 7.0, 1.0))):
+        obj.location = loc
+        scene.collection.objects.link(obj)
+    a.navjump_nav.is_link = True
+    a.navjump_nav.link_end = b
+    a.navjump_nav.link_bidirectional = False
+    a.navjump_nav.link_cost = 3.0
+    bake(bpy)
+    nm = navjump.storage.load_navmesh(scene)
+    custom = np.nonzero(nm.link_kind == 3)[0]
+    assert custom.size == 1
+    i = int(custom[0])
+    assert not nm.link_bidirectional[i] and nm.link_cost[i] == pytest.approx(3.0)
+    np.testing.assert_allclose(nm.link_start[i].mean(axis=0)[:2], [1, 1], atol=0.3)
+    np.testing.assert_allclose(nm.link_end[i].mean(axis=0)[:2], [9, 7], atol=0.3)
+    generated = np.nonzero(nm.link_kind != 3)[0]
+    ends = np.concatenate([nm.link_start[generated].mean(axis=1),
+                           nm.link_end[generated].mean(axis=1)])
+    on_south = (ends[:, 0] > 5.9) & (ends[:, 1] < 3.01) & (ends[:, 2] > 0.5)
+    assert not on_south.any()
+    assert generated.size > 0 and nm.stats["links_removed_by_volumes"] > 0
