@@ -11,6 +11,18 @@ from __future__ import annotations
 from .agents_model import core_agents, shown_agent
 
 
+def prepare_nav(context, settings, gathered) -> None:
+    """Collect the volumes and links of the bake's objects and the scene's agents into
+    ``gathered.nav``; SettingsError / ValueError naming the object or agent."""
+    from .gather_nav import scene_nav_objects
+
+    pg = context.scene.navjump
+    gathered.nav = scene_nav_objects(
+        context, pg.source_collection if pg.source == 'COLLECTION' else None,
+        context.evaluated_depsgraph_get())
+    add_agents(context.scene, settings, gathered)
+
+
 def add_agents(scene, settings, gathered) -> None:
     """Put the scene's checked agents (and the one to show) into ``gathered.nav``;
     SettingsError / ValueError naming the agent and setting when one is unusable."""

@@ -172,15 +172,10 @@ def prepare(context, report, gather=None):
         report({'ERROR'}, "Nothing to bake: no visible mesh, curve or text objects "
                           "(check the source and the objects' NavJump role)")
         return None
-    from .bake_nav import add_agents
-    from .gather_nav import scene_nav_objects
+    from .bake_nav import prepare_nav
 
     try:
-        pg = context.scene.navjump
-        gathered.nav = scene_nav_objects(
-            context, pg.source_collection if pg.source == 'COLLECTION' else None,
-            context.evaluated_depsgraph_get())
-        add_agents(context.scene, settings, gathered)
+        prepare_nav(context, settings, gathered)
     except core.SettingsError as exc:
         report({'ERROR'}, summary.settings_error_message(exc, props.setting_label))
         return None

@@ -365,3 +365,28 @@ def test_empty_pair_link_and_no_generated_links_switch(bpy, navjump, scene):
     on_south = (ends[:, 0] > 5.9) & (ends[:, 1] < 3.01) & (ends[:, 2] > 0.5)
     assert not on_south.any()
     assert generated.size > 0 and nm.stats["links_removed_by_volumes"] > 0
+
+
+def test_headless_batch_bakes_every_agent_with_volumes_and_links(bpy, navjump, scene,
+                                                                   tmp_path):
+    set_up(scene)
+    add_floor(bpy, "A", 0, 0, 5, 5)
+    add_floor(bpy, "B", 8, 0, 13, 5)
+    link = add_mesh(bpy, "Bridge", [(4.0, 2.5, 0.0), (9.0, 2.5, 0.0)], edges=[(0, 1)])
+    link.navjump_nav.is_link = True
+    add_area_type(bpy, scene, "water")
+    make_volume(add_box(bpy, "Pool", (1, 1, -0.5), (3, 3, 1)), "water")
+    add_agent(bpy, scene, "small", 0.2)
+    add_agent(bpy, scene, "big", 0.6)
+    blend = tmp_path / "level.blend"
+    bpy.ops.wm.save_as_mainfile(filepath=str(blend))
+    headless = importlib_sub(navjump, "blender.headless")
+    result = headless.bake_file(str(blend), {"out": str(tmp_path / "out"),
+                                             "formats": ["json"], "save": True},
+                                reuse_open=True)
+    assert result["ok"], result
+    for name, r in (("small", 0.2), ("big", 0.6)):
+        data = json.loads((tmp_path / "out" / f"level.navjump.{name}.json").read_text())
+        assert data["settings"]["agent_radius"] == pytest.approx(r)
+        nm = navjump.storage.load_navmesh(bpy.context.scene, name)
+        assert nm.link_count == 1 and "water" in [str(n) for n in nm.area_names]
