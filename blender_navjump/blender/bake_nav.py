@@ -41,6 +41,7 @@ def add_agents(scene, settings, gathered) -> None:
     names = [a.name for a in agents]
     # an area type no volume uses is not in the navmesh's area table: its cost is moot
     used = {v.area for v in nav.volumes if v.kind == "area"}
+    used |= {k.area for k in nav.links if k.area}
     agents = [a._replace(area_cost={k: c for k, c in a.area_cost.items() if k in used})
               for a in agents]
     if not agents and pg is not None:  # no agent list: the area types' default costs

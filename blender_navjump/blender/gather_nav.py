@@ -114,8 +114,12 @@ def surface_layer(vertices, triangles, below=OBJECT_AREA_BELOW, above=OBJECT_ARE
     return np.concatenate([lo, hi]), tris
 
 
-def _link(obj, depsgraph) -> CustomLink:
+def _link(obj, depsgraph, area_types=()) -> CustomLink:
     s = _settings(obj)
+    if s.link_area and s.link_area not in area_types:
+        known = ", ".join(area_types) or "none yet: add one in the Area Types panel"
+        raise ValueError(f"link {obj.name!r}: Link Area {s.link_area!r} is not an area type "
+                         f"of the scene (area types: {known})")
     if obj.type == 'EMPTY':
         if s.link_end is None:
             raise ValueError(f"link {obj.name!r}: Link End is not set; choose the empty "
@@ -138,7 +142,7 @@ def _link(obj, depsgraph) -> CustomLink:
                          f"not {obj.type.lower()}")
     return CustomLink(obj.name, start, end, bidirectional=bool(s.link_bidirectional),
                       width=float(s.link_width), cost=float(s.link_cost),
-                      kind=str(s.link_kind))
+                      kind=str(s.link_kind), area=str(s.link_area))
 
 
 def nav_objects(objects, depsgraph=None, area_types=()) -> NavObjects:
@@ -155,7 +159,7 @@ def nav_objects(objects, depsgraph=None, area_types=()) -> NavObjects:
             skip.append(obj)
             continue
         if s.is_link:
-            links.append(_link(obj, depsgraph))
+            links.append(_link(obj, depsgraph, list(area_types)))
             skip.append(obj)
             continue
         if s.area and obj.type == 'MESH' and getattr(obj, "navjump_role", "") != 'IGNORED':

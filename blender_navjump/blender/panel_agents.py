@@ -144,6 +144,8 @@ class NAVJUMP_PT_object_nav(_Sidebar, Panel):
                 col.prop(s, "link_width")
                 col.prop(s, "link_cost")
                 col.prop(s, "link_bidirectional")
+                col.prop_search(s, "link_area", context.scene.navjump_agents, "areas",
+                                text="Area")
             else:
                 if obj.type == 'MESH':
                     layout.prop_search(s, "area", context.scene.navjump_agents, "areas")

@@ -127,6 +127,10 @@ class NAVJUMP_PG_object_nav(PropertyGroup):
     link_kind: EnumProperty(name="Kind", items=LINK_KIND_ITEMS, default="custom")
     link_cost: FloatProperty(name="Cost", default=-1.0, min=-1.0, max=1.0e6,
                              description="Cost of taking the link (-1: its length)")
+    link_area: StringProperty(
+        name="Link Area", default="",
+        description="Area type of the link: each agent's cost of it multiplies the link's "
+                    "cost; agents for which it is not walkable do not get the link")
     no_links: BoolProperty(
         name="No Generated Links", default=False,
         description="Remove generated links with an end on this object (its bounding box, "

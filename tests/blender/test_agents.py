@@ -267,6 +267,21 @@ def test_hand_placed_link_joins_two_islands_and_the_path_uses_it(bpy, navjump, s
     assert (np.asarray(path.result.point_links) >= 0).any()
     del kinds
 
+    # the link's area: an agent for which it is not walkable gets no link
+    add_area_type(bpy, scene, "door")
+    link.navjump_nav.link_area = "door"
+    navjump_agent_with_cost(bpy, scene, "door", not_walkable=True).name = "ghost"
+    navjump_agent_with_cost(bpy, scene, "door", cost=3.0).name = "slow"
+    bake(bpy)
+    assert navjump.storage.load_navmesh(scene, "ghost").link_count == 0
+    slow = navjump.storage.load_navmesh(scene, "slow")
+    assert slow.link_count == 1
+    assert slow.link_cost[0] == pytest.approx(3.0 * nm.link_cost[0])
+    link.navjump_nav.link_area = "nope"
+    with pytest.raises(RuntimeError, match=r"link 'Door': Link Area 'nope' is not"):
+        bpy.ops.navjump.bake()
+    link.navjump_nav.link_area = ""
+
     # an end nowhere near the navmesh: refused naming the object, the result kept
     before = navjump.storage.result_object(scene, "navmesh").data["navjump_bake_id"]
     link.location.z = 30.0
