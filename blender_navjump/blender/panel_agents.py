@@ -51,6 +51,22 @@ class _Sidebar:
     bl_parent_id = "NAVJUMP_PT_main"
 
 
+def _baked_note(layout, scene) -> None:
+    """Which agents the stored result holds and which one the result objects show."""
+    from . import storage, storage_agents
+
+    obj = storage.result_object(scene, storage.KIND_NAVMESH)
+    mesh = obj.data if obj is not None and obj.type == 'MESH' else None
+    names = storage_agents.baked_names(mesh)
+    if not names:
+        return
+    shown = storage_agents.shown_name(scene, mesh)
+    drawn = storage_agents.drawn_name(mesh)
+    layout.label(text=f"Baked: {', '.join(names)}", icon='INFO')
+    if drawn and drawn != shown:
+        layout.label(text=f"Overlay: {shown}; result objects: {drawn} (bake to update)")
+
+
 class NAVJUMP_PT_agent_types(_Sidebar, Panel):
     bl_label = "Agent Types"
     bl_options = {'DEFAULT_CLOSED'}
@@ -67,6 +83,7 @@ class NAVJUMP_PT_agent_types(_Sidebar, Panel):
         col.operator("navjump.agent_remove", text="", icon='REMOVE')
         if len(pg.agents):
             layout.prop_search(pg, "shown", pg, "agents", text="Show")
+            _baked_note(layout, context.scene)
         if not 0 <= pg.active_agent < len(pg.agents):
             return
         agent = pg.agents[pg.active_agent]

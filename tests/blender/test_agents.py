@@ -405,3 +405,67 @@ def test_headless_batch_bakes_every_agent_with_volumes_and_links(bpy, navjump, s
         assert data["settings"]["agent_radius"] == pytest.approx(r)
         nm = navjump.storage.load_navmesh(bpy.context.scene, name)
         assert nm.link_count == 1 and "water" in [str(n) for n in nm.area_names]
+
+
+class _Layout:
+    """Records what a panel draws (UILayout exists only while Blender draws a region) and
+    checks every property, list and operator it names exists."""
+
+    def __init__(self, bpy, log=None):
+        self._bpy = bpy
+        self.log = log if log is not None else {"labels": [], "props": [], "ops": []}
+
+    def _child(self, *_a, **_k):
+        return _Layout(self._bpy, self.log)
+
+    row = column = box = split = _child
+
+    def label(self, text="", icon='NONE'):
+        self.log["labels"].append(text)
+
+    def prop(self, data, name, **_k):
+        assert name in data.bl_rna.properties, name
+        self.log["props"].append(name)
+
+    def prop_search(self, data, name, search_data, search_name, **_k):
+        assert name in data.bl_rna.properties, name
+        assert search_name in search_data.bl_rna.properties, search_name
+        self.log["props"].append(name)
+
+    def template_list(self, list_id, _list_name, data, name, active_data, active_name,
+                      **_k):
+        assert name in data.bl_rna.properties and active_name in active_data.bl_rna.properties
+        assert list_id in dir(self._bpy.types), list_id
+        self.log["props"].append(name)
+
+    def operator(self, idname, **_k):
+        group, _, name = idname.partition(".")
+        assert hasattr(getattr(self._bpy.ops, group), name), idname
+        self.log["ops"].append(idname)
+        return type("Props", (), {})()
+
+
+def test_agent_and_object_panels_draw(bpy, navjump, scene):
+    set_up(scene)
+    add_floor(bpy, "Floor", 0, 0, 10, 8)
+    add_agent(bpy, scene, "small", 0.2)
+    add_agent(bpy, scene, "big", 0.8)
+    add_area_type(bpy, scene, "water")
+    bake(bpy)  # the result objects show the first agent
+    scene.navjump_agents.shown = "big"
+    link = add_mesh(bpy, "Door", [(1, 1, 0), (2, 1, 0)], edges=[(0, 1)])
+    link.navjump_nav.is_link = True
+    bpy.context.view_layer.objects.active = link
+    panels = importlib_sub(navjump, "blender.panel_agents")
+    layout = _Layout(bpy)
+    for cls in panels.classes:
+        if issubclass(cls, bpy.types.Panel):
+            assert cls.is_registered and cls.bl_parent_id == "NAVJUMP_PT_main"
+            cls.draw(type("P", (), {"layout": layout})(), bpy.context)
+    text = " ".join(layout.log["labels"])
+    assert "Baked: small, big" in text
+    assert "Overlay: big; result objects: small" in text
+    assert {"agents", "shown", "agent_radius", "area_costs", "areas", "is_link",
+            "link_kind", "link_area"} <= set(layout.log["props"])
+    assert {"navjump.agent_add", "navjump.area_add", "navjump.agent_cost_add"} <= \
+        set(layout.log["ops"])
