@@ -8,8 +8,9 @@ by ``kernel_preload``'s background thread after start-up.
 
 # Registration order matters: preferences and properties first (panels and operators use
 # them), handlers last; unregister runs in reverse.
-_MODULE_NAMES = ("prefs", "props", "storage", "ops_bake", "ops_clear", "ops_presets",
-                 "ops_export", "panel", "overlay_props", "overlay", "gizmo", "live_rebake",
+_MODULE_NAMES = ("prefs", "props", "props_agents", "storage", "ops_bake", "ops_clear",
+                 "ops_presets", "ops_export", "ops_agents", "panel", "panel_agents",
+                 "overlay_props", "overlay", "gizmo", "live_rebake",
                  "panel_overlay", "cli_command", "kernel_preload")
 
 

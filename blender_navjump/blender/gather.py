@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -28,6 +28,8 @@ class GatherResult:
     object_names: list[str] = field(default_factory=list)
     object_triangle_counts: list[int] = field(default_factory=list)
     seconds: float = 0.0
+    # modifier volumes, hand-placed links and agents (gather_nav.NavObjects), or None
+    nav: Any = None
 
     def object_slices(self) -> dict[str, slice]:
         """Name -> triangle range; repeated names (several instances of one source from
@@ -99,6 +101,13 @@ def combined_role(*objects) -> str:
     if 'OBSTACLE' in roles:
         return 'OBSTACLE'
     return 'WALKABLE'
+
+
+def is_nav_object(obj) -> bool:
+    """A modifier volume or a hand-placed link (``object.navjump_nav``, gather_nav.py):
+    not walkable geometry."""
+    s = getattr(obj, "navjump_nav", None)
+    return s is not None and (s.volume != 'NONE' or s.is_link)
 
 
 def is_result_object(obj) -> bool:
@@ -213,7 +222,7 @@ def gather(depsgraph, view_layer=None, collection=None, exclude=(),
         top = inst.parent.original if inst.is_instance else source
         if not inst.is_instance and obj.type != 'MESH' and top.as_pointer() in self_meshed:
             continue
-        if is_result_object(top) or is_result_object(source):
+        if is_result_object(top) or is_result_object(source) or is_nav_object(top):
             continue
         if top.as_pointer() in excluded:
             continue

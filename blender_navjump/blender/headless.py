@@ -157,14 +157,27 @@ def _bake_into(result: dict, path: Path, opts: BakeOptions, reuse_open: bool):
     if gathered.triangle_count == 0:
         raise BatchError("nothing to bake: no visible mesh, curve or text objects (check "
                          "the NavJump source and the objects' roles)")
+    from .bake_nav import bake_all, prepare_nav
+
+    try:  # the scene's agents, modifier volumes and hand-placed links (issue 14)
+        prepare_nav(bpy.context, settings, gathered)
+    except SettingsError as exc:
+        raise BatchError(summary.settings_error_message(exc, props.setting_label)) from None
+    except ValueError as exc:
+        raise BatchError(str(exc)) from None
 
     t = time.perf_counter()
     from ..core import pipeline
 
     try:
         # off the main thread: Ctrl-C must not land inside a numba kernel (see cli.py)
-        navmesh = run_interruptibly(pipeline.bake, gathered.vertices, gathered.triangles,
-                                    settings, walkable=gathered.walkable)
+        agents = None
+        if gathered.nav.any:
+            navmesh, agents = run_interruptibly(bake_all, gathered, settings, None)
+        else:
+            navmesh = run_interruptibly(pipeline.bake, gathered.vertices,
+                                        gathered.triangles, settings,
+                                        walkable=gathered.walkable)
     except SettingsError as exc:
         raise BatchError(summary.settings_error_message(exc, props.setting_label)) from None
     except ValueError as exc:
@@ -192,11 +205,19 @@ def _bake_into(result: dict, path: Path, opts: BakeOptions, reuse_open: bool):
 
     t = time.perf_counter()
     with all_or_nothing() as staged:
-        outputs = export_navmesh(navmesh, target, opts.formats, inputs=[path])
+        if agents:  # one set of files per agent, as the command line's --agent
+            from ..core.agents import agent_out_path
+
+            outputs = []
+            for name, agent_nm in agents.items():
+                outputs += export_navmesh(agent_nm, agent_out_path(target, name),
+                                          opts.formats, inputs=[path])
+        else:
+            outputs = export_navmesh(navmesh, target, opts.formats, inputs=[path])
         phases["write"] = time.perf_counter() - t
         if opts.save:
             t = time.perf_counter()
-            storage.write_result(scene, navmesh, gather_info, warnings)
+            storage.write_result(scene, navmesh, gather_info, warnings, agents=agents)
             _write_back(settings_pg, settings, opts.overrides)
             staged.add(save_blend_copy(path), path, keep_old_as=backup_blend_path(path))
     if opts.save:

@@ -68,6 +68,7 @@ class BakeJob:
         self.stage = "starting"
         self.fraction = 0.0
         self.result: NavMesh | None = None
+        self.results: dict | None = None  # every agent's NavMesh (a bake of several)
         self.error: BaseException | None = None
         self.error_traceback = ""
         self.cancelled = False
@@ -104,12 +105,20 @@ class BakeJob:
                 from ..core.debug import BakeDebug
 
                 debug = BakeDebug()
-            extra = {}
-            if self.tile_cache is not None:
-                extra = {"tile_cache": self.tile_cache, "changed": self.changed}
-            self.result = self.pipeline.bake(g.vertices, g.triangles, self.settings,
-                                             self.progress, walkable=g.walkable, debug=debug,
-                                             **extra)
+            nav = g.nav
+            if nav is not None and nav.any:  # agents, volumes or links (bake_nav.py)
+                from .bake_nav import bake_all
+
+                if self.tile_cache is not None:  # this bake does not keep the tile parts
+                    self.tile_cache.clear(None)
+                self.result, self.results = bake_all(g, self.settings, self.progress)
+            else:
+                extra = {}
+                if self.tile_cache is not None:
+                    extra = {"tile_cache": self.tile_cache, "changed": self.changed}
+                self.result = self.pipeline.bake(g.vertices, g.triangles, self.settings,
+                                                 self.progress, walkable=g.walkable,
+                                                 debug=debug, **extra)
             self.debug = debug
             if self.compiling:
                 kernel_cache.mark_warm()
@@ -172,6 +181,16 @@ def prepare(context, report, gather=None):
         report({'ERROR'}, "Nothing to bake: no visible mesh, curve or text objects "
                           "(check the source and the objects' NavJump role)")
         return None
+    from .bake_nav import prepare_nav
+
+    try:
+        prepare_nav(context, settings, gathered)
+    except core.SettingsError as exc:
+        report({'ERROR'}, summary.settings_error_message(exc, props.setting_label))
+        return None
+    except ValueError as exc:
+        report({'ERROR'}, str(exc))
+        return None
     return settings, gathered
 
 
@@ -205,7 +224,8 @@ def finish(scene, job: BakeJob, report) -> set[str]:
                    "objects": len(g.object_names), "seconds": g.seconds,
                    "bake_seconds": job.seconds}
     try:
-        storage.write_result(scene, navmesh, gather_info, warnings, debug=job.debug)
+        storage.write_result(scene, navmesh, gather_info, warnings, debug=job.debug,
+                             agents=job.results)
     except Exception as exc:
         log.exception("Storing the NavJump result failed")
         report({'ERROR'}, f"Storing the NavJump result failed: {exc}")

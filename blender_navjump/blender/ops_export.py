@@ -13,11 +13,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import bpy
-from bpy.props import BoolProperty, StringProperty
+from bpy.props import BoolProperty, EnumProperty, StringProperty
 from bpy.types import Operator, UILayout
 
 from ..export import FORMATS
-from . import storage
+from . import storage, storage_agents
 from .props import DEFAULT_EXPORT_FORMATS, export_formats_property
 from .stub_gaps import register_classes_factory
 
@@ -50,6 +50,12 @@ class NAVJUMP_OT_export(Operator):
     filter_glob: StringProperty(default="*.json", options={'HIDDEN'})
     check_existing: BoolProperty(default=True, options={'HIDDEN'})
     formats: export_formats_property()
+    agents: EnumProperty(
+        name="Agents", default='SHOWN',
+        items=(('SHOWN', "Shown Agent", "The agent the overlay shows, to the path given"),
+               ('ALL', "Every Agent", "One set of files per agent: <name>.<AGENT>.json ... "
+                                      "(as the command line's --agent)")),
+        description="Which agent of a bake of several agents to export")
 
     @classmethod
     def poll(cls, context):
@@ -71,6 +77,7 @@ class NAVJUMP_OT_export(Operator):
         layout = self.layout
         col = layout.column(heading="Formats", align=True)
         col.prop(self, "formats")
+        layout.prop(self, "agents")
 
     def execute(self, context):
         from ..export import export_navmesh
@@ -84,18 +91,28 @@ class NAVJUMP_OT_export(Operator):
             self.report({'ERROR'}, "NavJump export: no file path given")
             return {'CANCELLED'}
         path = bpy.path.abspath(self.filepath)
+        names = storage_agents.baked_names(storage.result_object(
+            scene, storage.KIND_NAVMESH).data) if self.agents == 'ALL' else []
         try:
-            navmesh = storage.load_navmesh(scene)
+            navmeshes = ({name: storage.load_navmesh(scene, name) for name in names}
+                         if names else {"": storage.load_navmesh(scene)})
         except ValueError as exc:
             self.report({'ERROR'}, f"NavJump export: the stored bake cannot be read ({exc}); "
                                    f"bake again")
             return {'CANCELLED'}
-        if navmesh is None:
+        if any(nm is None for nm in navmeshes.values()):
             self.report({'ERROR'}, "NavJump export: nothing baked in this scene; bake first")
             return {'CANCELLED'}
         inputs = [bpy.data.filepath] if bpy.data.filepath else []
         try:
-            written = export_navmesh(navmesh, path, formats, inputs=inputs)
+            from ..core.agents import agent_out_path
+            from ..export._common import all_or_nothing
+
+            written = []
+            with all_or_nothing():  # every agent's files, or none
+                for name, navmesh in navmeshes.items():
+                    out = agent_out_path(path, name) if name else path
+                    written += export_navmesh(navmesh, out, formats, inputs=inputs)
         except (ValueError, OSError) as exc:
             text = str(exc) or type(exc).__name__
             self.report({'ERROR'}, f"NavJump export to {path} failed, no file was changed: "

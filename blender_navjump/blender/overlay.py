@@ -29,7 +29,7 @@ from bpy.app.handlers import persistent
 
 from . import overlay_debug as od
 from . import overlay_geometry as ob
-from . import storage
+from . import storage, storage_agents
 from .stub_gaps import builtin_shader, gpu_state_get
 
 if TYPE_CHECKING:  # the core is imported lazily: its first import compiles kernels
@@ -132,7 +132,7 @@ def bake_key(scene) -> tuple:
     links = storage.result_object(scene, storage.KIND_LINKS)
     return ("mesh", mesh.as_pointer(), mesh.get("navjump_bake_id"),
             mesh.get("navjump_npz_size"), len(mesh.vertices), len(mesh.polygons),
-            links is not None)
+            storage_agents.shown_name(scene, mesh), links is not None)
 
 
 def _load_state(scene, key: tuple) -> BakeState:
@@ -171,8 +171,9 @@ def _load_state(scene, key: tuple) -> BakeState:
     state.navmesh = navmesh
     state.geometry = geometry
     mesh = obj.data
-    if len(mesh.polygons) != navmesh.polygon_count or \
-            len(mesh.vertices) != navmesh.vertices.shape[0]:
+    if storage_agents.drawn_name(mesh) == key[-2] and (
+            len(mesh.polygons) != navmesh.polygon_count
+            or len(mesh.vertices) != navmesh.vertices.shape[0]):
         state.warnings.append(f"'{obj.name}' was edited by hand: the overlay and the path "
                               f"test show the baked result; bake again to update it")
     if not key[-1] and navmesh.link_count:

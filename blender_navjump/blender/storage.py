@@ -31,7 +31,7 @@ from bpy.app.handlers import persistent
 
 from ..core.debug import BakeDebug
 from ..core.navmesh import NavMesh
-from . import result_mesh
+from . import result_mesh, storage_agents
 from .gather import RESULT_TAG
 from .summary import (
     bytes_to_words,
@@ -97,11 +97,14 @@ def _navmesh_data(scene):
     return obj.data
 
 
-def load_navmesh(scene) -> NavMesh | None:
-    """The NavMesh stored by the last bake of this scene, or None."""
+def load_navmesh(scene, agent: str | None = None) -> NavMesh | None:
+    """The NavMesh stored by the last bake of this scene, or None. A bake of several
+    agents: the agent ``agent`` (default: the shown one, :mod:`.storage_agents`)."""
     mesh = _navmesh_data(scene)
     if mesh is None:
         return None
+    if storage_agents.baked_names(mesh):
+        return storage_agents.load(mesh, agent or storage_agents.shown_name(scene, mesh))
     words = mesh.get("navjump_npz")
     size = mesh.get("navjump_npz_size")
     if words is None or size is None:
@@ -223,8 +226,10 @@ def _store_blob(mesh, navmesh: NavMesh, gather_info: dict, warnings: list[str]) 
 
 # ---------------------------------------------------------------- write / clear
 def write_result(scene, navmesh: NavMesh, gather_info: dict | None = None,
-                 warnings: list[str] | None = None, debug: BakeDebug | None = None):
+                 warnings: list[str] | None = None, debug: BakeDebug | None = None,
+                 agents: dict | None = None):
     """Store a bake (and its debug data, if any) in the scene, replacing the previous one.
+    ``agents``: every agent's NavMesh of a bake of several (``navmesh`` is the shown one).
     Returns the collection."""
     gather_info = dict(gather_info or {})
     warnings = list(warnings or [])
@@ -235,6 +240,9 @@ def write_result(scene, navmesh: NavMesh, gather_info: dict | None = None,
         summary = _store_blob(new_meshes[KIND_NAVMESH], navmesh, gather_info, warnings)
         if debug is not None:
             _store_debug(new_meshes[KIND_NAVMESH], debug)
+        if agents:
+            storage_agents.store(new_meshes[KIND_NAVMESH], agents,
+                                 str(navmesh.stats.get("agent", "")))
         new_meshes[KIND_LINKS] = build_links_mesh(navmesh)
         text_body = report_text(summary, gather_info, warnings)
     except Exception:

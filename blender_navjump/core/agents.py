@@ -131,6 +131,7 @@ def bake_agents(vertices, triangles, agents: Sequence[Agent], progress=None, *,
     for rkey in first_ckeys.values():
         uses[rkey] = uses.get(rkey, -1) + 1
     shared: dict = {"uses": uses}
+    link_areas = {k.area for k in custom_links if getattr(k, "area", "")}
     out = {}
     for i, agent in enumerate(agents):
         def sub(stage, f, i=i):
@@ -138,8 +139,12 @@ def bake_agents(vertices, triangles, agents: Sequence[Agent], progress=None, *,
                 progress(f"{agents[i].name}: {stage}", (i + f) / len(agents))
         nm = bake(vertices, triangles, agent.settings, sub, walkable=walkable,
                   volumes=volumes, shared=shared)
-        nm = add_custom_links(nm, custom_links, agent.settings)
-        apply_area_costs(nm, agent.area_cost, f"agent {agent.name!r}: ")
+        nm = add_custom_links(nm, custom_links, agent.settings, agent.area_cost)
+        # an area only hand-placed links use is not in the polygons' table
+        table = {str(n) for n in nm.area_names}
+        apply_area_costs(nm, {a: c for a, c in agent.area_cost.items()
+                              if a in table or a not in link_areas},
+                         f"agent {agent.name!r}: ")
         if agent.name:
             nm.stats["agent"] = agent.name
         out[agent.name] = nm

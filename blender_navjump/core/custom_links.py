@@ -11,11 +11,12 @@ object.
 
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
 import numpy as np
 
-from .kinds import LINK_KINDS
+from .kinds import BUILTIN_AREAS, LINK_KINDS
 
 # Half-extents (x, y, z; metres) of the box searched around each end for a polygon.
 SNAP_EXTENTS = (1.0, 1.0, 2.0)
@@ -24,7 +25,9 @@ SNAP_EXTENTS = (1.0, 1.0, 2.0)
 class CustomLink(NamedTuple):
     """A hand-placed link. ``width``: the width of its start and end segments (0: a point
     link); ``cost``: the cost of taking it (< 0: its straight length; a cost below the
-    distance it covers counts as that distance, see docs/path-queries.md)."""
+    distance it covers counts as that distance, see docs/path-queries.md); ``area``: an
+    area name ("" none): each agent's cost of that area multiplies the link's cost, and an
+    agent for which the area is not walkable gets no such link (applied at bake time)."""
 
     name: str
     start: np.ndarray  # (3,) world, Z up
@@ -33,6 +36,7 @@ class CustomLink(NamedTuple):
     width: float = 0.0
     cost: float = -1.0
     kind: str = "custom"
+    area: str = ""
 
 
 def check_link(link: CustomLink) -> CustomLink:
@@ -49,6 +53,9 @@ def check_link(link: CustomLink) -> CustomLink:
         raise ValueError(f"link {link.name!r}: width must be >= 0 m, got {link.width!r}")
     if not np.isfinite(link.cost):
         raise ValueError(f"link {link.name!r}: cost must be finite, got {link.cost!r}")
+    if link.area in BUILTIN_AREAS:
+        raise ValueError(f"link {link.name!r}: area {link.area!r} is reserved; give it a "
+                         f"name of your own (reserved: {', '.join(BUILTIN_AREAS[1:])})")
     if np.allclose(start, end):
         raise ValueError(f"link {link.name!r}: its two ends are at the same place")
     return link._replace(start=start, end=end)
@@ -63,11 +70,18 @@ def _segment(point: np.ndarray, direction: np.ndarray, width: float) -> np.ndarr
     return np.stack([point - 0.5 * width * side, point + 0.5 * width * side])
 
 
-def add_custom_links(nm, links, settings=None):
+def add_custom_links(nm, links, settings=None, area_cost=None):
     """A copy of ``nm`` with the hand-placed ``links`` snapped and appended (``nm`` itself
-    when there are none). ValueError naming the object when an end is off the navmesh."""
+    when there are none). ValueError naming the object when an end is off the navmesh.
+    ``area_cost``: the agent's cost per area name (missing: 1) for links with an area."""
     links = [check_link(k) for k in links]
+    area_cost = dict(area_cost or {})
+    off = [bool(k.area) and math.isinf(area_cost.get(k.area, 1.0)) for k in links]
+    excluded = [k for k, o in zip(links, off, strict=True) if o]
+    links = [k for k, o in zip(links, off, strict=True) if not o]
     if not links:
+        if excluded:
+            nm.stats = dict(nm.stats, custom_links_excluded=len(excluded))
         return nm
     if nm.polygon_count == 0:
         raise ValueError(f"link {links[0].name!r}: the navmesh has no polygons to place it "
@@ -99,12 +113,14 @@ def add_custom_links(nm, links, settings=None):
         ep.append(p1)
     starts_a, ends_a = np.array(starts), np.array(ends)
     length = np.linalg.norm(ends_a.mean(axis=1) - starts_a.mean(axis=1), axis=1)
-    costs = np.array([k.cost if k.cost >= 0 else ln for k, ln in zip(links, length,
-                                                                     strict=True)])
+    costs = np.array([(k.cost if k.cost >= 0 else ln) * area_cost.get(k.area, 1.0)
+                      for k, ln in zip(links, length, strict=True)])
     kinds = [LINK_KINDS.index(k.kind) for k in links]
     out = append_links(nm, kinds, starts_a, ends_a, [k.bidirectional for k in links], sp, ep,
                        costs)
     out.stats = dict(nm.stats)
     out.stats["custom_links"] = len(links)
+    if excluded:
+        out.stats["custom_links_excluded"] = len(excluded)
     out.stats["links_total"] = out.link_count
     return out

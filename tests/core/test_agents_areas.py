@@ -317,3 +317,21 @@ def test_obj_links_volumes_and_climb_objects_are_kept_apart(tmp_path):
     with pytest.raises(ValueError, match=r"bad.obj: link 'door-link': a link object holds "
                                          r"exactly one line element"):
         read_obj_scene(bad)
+
+
+def test_custom_link_area_scales_its_cost_per_agent_or_leaves_it_out():
+    from blender_navjump.core.agents import Agent, bake_agents
+
+    v = np.array([(0, 0, 0), (6, 0, 0), (6, 6, 0), (0, 6, 0),
+                  (9, 0, 0), (15, 0, 0), (15, 6, 0), (9, 6, 0)], float)
+    t = np.array([(0, 1, 2), (0, 2, 3), (4, 5, 6), (4, 6, 7)])
+    s = BakeSettings(cell_size=0.3, cell_height=0.2, agent_radius=0.3)
+    link = CustomLink("ferry", (5.0, 3.0, 0.0), (10.0, 3.0, 0.0), cost=4.0, area="boat")
+    out = bake_agents(v, t, [Agent("walker", s), Agent("rich", s, {"boat": 2.5}),
+                             Agent("cat", s, {"boat": math.inf})], custom_links=[link])
+    assert out["walker"].link_cost.tolist() == [4.0]
+    assert out["rich"].link_cost.tolist() == [10.0]
+    assert out["cat"].link_count == 0
+    assert out["cat"].stats["custom_links_excluded"] == 1
+    with pytest.raises(ValueError, match="link 'x': area 'stand' is reserved"):
+        add_custom_links(out["walker"], [link._replace(name="x", area="stand")])
