@@ -28,6 +28,10 @@ class GatherResult:
     object_names: list[str] = field(default_factory=list)
     object_triangle_counts: list[int] = field(default_factory=list)
     seconds: float = 0.0
+    # climb objects (climb_items.py): never triangles; items for core.climb.add_climbing
+    # and per-object settings by object name
+    climb: list = field(default_factory=list)
+    climb_settings: dict = field(default_factory=dict)
 
     def object_slices(self) -> dict[str, slice]:
         """Name -> triangle range; repeated names (several instances of one source from
@@ -99,6 +103,13 @@ def combined_role(*objects) -> str:
     if 'OBSTACLE' in roles:
         return 'OBSTACLE'
     return 'WALKABLE'
+
+
+def is_climb_object(obj) -> bool:
+    """A ledge, ladder or pipe (role or name suffix; see climb_items.py)."""
+    from .climb_items import climb_kind
+
+    return obj is not None and climb_kind(object_role(obj), obj.name) is not None
 
 
 def is_result_object(obj) -> bool:
@@ -208,8 +219,8 @@ def gather(depsgraph, view_layer=None, collection=None, exclude=(),
         elif view_layer is not None and not top.visible_get(view_layer=view_layer):
             continue
         role = combined_role(top, source) if inst.is_instance else object_role(top)
-        if role == 'IGNORED':
-            continue
+        if role == 'IGNORED' or is_climb_object(top) or is_climb_object(source):
+            continue  # climb objects are never walkable geometry (gathered below)
         if object_cache is not None and not inst.is_instance:
             entry_key = (source.as_pointer(), source.data.as_pointer() if source.data else 0,
                          _matrix_key(inst.matrix_world), role)
@@ -237,6 +248,9 @@ def gather(depsgraph, view_layer=None, collection=None, exclude=(),
     if object_cache is not None:  # deleted or hidden objects leave the cache
         object_cache.entries = seen
         object_cache.dirty.clear()
+    from .gather_climb import gather_climb
+
+    climb, climb_settings = gather_climb(depsgraph, view_layer, scope, excluded)
     if parts_t:
         vertices = np.concatenate(parts_v)
         triangles = np.concatenate(parts_t).astype(np.int32, copy=False)
@@ -245,7 +259,8 @@ def gather(depsgraph, view_layer=None, collection=None, exclude=(),
         vertices = np.zeros((0, 3), np.float64)
         triangles = np.zeros((0, 3), np.int32)
         walkable = np.zeros(0, np.bool_)
-    return GatherResult(vertices, triangles, walkable, names, counts, time.perf_counter() - t0)
+    return GatherResult(vertices, triangles, walkable, names, counts, time.perf_counter() - t0,
+                        climb, climb_settings)
 
 
 def _instance_arrays(inst, obj, source, top, cache):
@@ -431,4 +446,4 @@ def clip_gathered(g: GatherResult, box) -> GatherResult:
     order = np.argsort(owner[clipped.source], kind="stable")
     return GatherResult(clipped.vertices, clipped.triangles[order],
                         g.walkable[clipped.source][order], list(g.object_names),
-                        [int(c) for c in counts], g.seconds)
+                        [int(c) for c in counts], g.seconds, g.climb, g.climb_settings)

@@ -165,13 +165,17 @@ def _bake_into(result: dict, path: Path, opts: BakeOptions, reuse_open: bool):
         # off the main thread: Ctrl-C must not land inside a numba kernel (see cli.py)
         navmesh = run_interruptibly(pipeline.bake, gathered.vertices, gathered.triangles,
                                     settings, walkable=gathered.walkable)
+        from .climb_items import add_gathered_climbing
+
+        navmesh, climb_warnings = run_interruptibly(add_gathered_climbing, navmesh, gathered,
+                                                    settings)
     except SettingsError as exc:
         raise BatchError(summary.settings_error_message(exc, props.setting_label)) from None
     except ValueError as exc:
         raise BatchError(f"bake failed: {exc}") from None
     phases["bake"] = time.perf_counter() - t
 
-    warnings = summary.result_warnings(navmesh, settings)
+    warnings = summary.result_warnings(navmesh, settings) + climb_warnings
     gather_info = {"triangles": gathered.triangle_count,
                    "obstacle_triangles": gathered.obstacle_count,
                    "objects": len(gathered.object_names), "seconds": phases["gather"],

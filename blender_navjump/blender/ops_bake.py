@@ -64,6 +64,7 @@ class BakeJob:
         self.stage = "starting"
         self.fraction = 0.0
         self.result: NavMesh | None = None
+        self.climb_warnings: list[str] = []  # climb objects left out, each named
         self.error: BaseException | None = None
         self.error_traceback = ""
         self.cancelled = False
@@ -102,6 +103,12 @@ class BakeJob:
                 debug = BakeDebug()
             self.result = self.pipeline.bake(g.vertices, g.triangles, self.settings,
                                              self.progress, walkable=g.walkable, debug=debug)
+            if g.climb and self.settings.climbing_enabled:
+                from .climb_items import add_gathered_climbing
+
+                self.progress("climbing", 1.0)
+                self.result, self.climb_warnings = add_gathered_climbing(
+                    self.result, g, self.settings)
             self.debug = debug
             if self.compiling:
                 kernel_cache.mark_warm()
@@ -192,7 +199,7 @@ def finish(scene, job: BakeJob, report) -> set[str]:
     g = job.gathered
     navmesh = job.result
     assert navmesh is not None  # neither cancelled nor failed: the bake returned one
-    warnings = summary.result_warnings(navmesh, job.settings)
+    warnings = summary.result_warnings(navmesh, job.settings) + job.climb_warnings
     gather_info = {"triangles": g.triangle_count, "obstacle_triangles": g.obstacle_count,
                    "objects": len(g.object_names), "seconds": g.seconds,
                    "bake_seconds": job.seconds}
