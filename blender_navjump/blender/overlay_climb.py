@@ -213,3 +213,29 @@ def visible_climb_layers(pg) -> set[str]:
     if pg is None:
         return set()
     return {name for name, toggle in LAYER_TOGGLES.items() if getattr(pg, toggle, False)}
+
+
+def legend_entries(visible, geometry) -> list[tuple[str, tuple]]:
+    """(label, colour) of each climbing kind drawn in ``geometry``'s visible layers."""
+    def drawn(layer, rgba):
+        if layer not in visible or layer not in geometry.layers:
+            return False
+        want = np.array(rgba, np.float32)
+        return any(np.isclose(s.colors, want).all(axis=1).any()
+                   for s in geometry.layers[layer].lines if s.count)
+
+    out = []
+    for name in CLIMB_ELEMENT_KINDS:
+        if drawn("climb_elements", CLIMB_ELEMENT_COLORS[name]):
+            out.append((name.title(), CLIMB_ELEMENT_COLORS[name]))
+    if drawn("climb_nodes", CLIMB_NODE_COLOR):
+        out.append(("Climb node", CLIMB_NODE_COLOR))
+    for name in CLIMB_EDGE_KINDS[1:]:
+        if drawn("climb_edges", CLIMB_EDGE_COLORS[name]):
+            out.append(("Climb " + name.replace("_", " "), CLIMB_EDGE_COLORS[name]))
+    for name in CLIMB_LINK_KINDS:
+        if drawn("climb_links", CLIMB_LINK_COLORS[name]):
+            out.append((name.replace("_", " ").capitalize() + " link", CLIMB_LINK_COLORS[name]))
+    if drawn("path", PATH_CLIMB_COLOR):
+        out.append(("Path climbing", PATH_CLIMB_COLOR))
+    return out
