@@ -124,10 +124,13 @@ def straight_runs(points: np.ndarray, edges: np.ndarray,
     first = np.nonzero((sv[:-1] == sv[1:]) & (degree[sv[:-1]] == 2))[0]
     cos_max = np.cos(np.radians(bend_deg))
     for k in first.tolist():  # joints are few (a handful of edges per ledge object)
-        a, b = int(so[k]), int(so[k + 1])
+        a, b, v = int(so[k]), int(so[k + 1]), int(sv[k])
         if length[a] <= 0.0 or length[b] <= 0.0:
             continue
-        if abs(float(unit[a] @ unit[b])) >= cos_max:
+        # each edge's direction away from the shared vertex: straight when opposite
+        away_a = unit[a] if e[a, 0] == v else -unit[a]
+        away_b = unit[b] if e[b, 0] == v else -unit[b]
+        if float(away_a @ away_b) <= -cos_max:
             ra, rb = find(a), find(b)
             if ra != rb:
                 parent[max(ra, rb)] = min(ra, rb)
