@@ -126,14 +126,23 @@ def _camera_matrices(scene, camera, bounds, size):
 
 
 def auto_path(navmesh):
-    """A long path that uses links if the navmesh has any (for pictures)."""
+    """A long path that uses links if the navmesh has any (for pictures); on a navmesh with
+    a climb graph, one that climbs when the long one does not (see
+    :func:`.overlay_climb.climbing_goals`)."""
     from ..core.query import far_apart_points, find_path
 
     try:
         pair = far_apart_points(navmesh)
         if pair is None:
             return None
-        return find_path(navmesh, pair[0], pair[1])
+        path = find_path(navmesh, pair[0], pair[1])
+        if path.climbing:
+            return path
+        for goal in oc.climbing_goals(navmesh):
+            climbing = find_path(navmesh, pair[0], goal)
+            if climbing.found and climbing.climbing:
+                return climbing
+        return path
     except ValueError:  # data the path queries refuse (core/navmesh_check): no path drawn
         return None
 

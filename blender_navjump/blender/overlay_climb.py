@@ -239,3 +239,18 @@ def legend_entries(visible, geometry) -> list[tuple[str, tuple]]:
     if drawn("path", PATH_CLIMB_COLOR):
         out.append(("Path climbing", PATH_CLIMB_COLOR))
     return out
+
+
+def climbing_goals(navmesh, limit: int = 8) -> np.ndarray:
+    """Up to ``limit`` ground points where a climb ends on the floor above (mount links),
+    highest first: goals a path from the ground reaches by climbing (for pictures)."""
+    kind = np.asarray(getattr(navmesh, "climb_link_kind", np.zeros(0)), np.int64).reshape(-1)
+    point = np.asarray(getattr(navmesh, "climb_link_point", np.zeros((0, 3))),
+                       np.float64).reshape(-1, 3)
+    if kind.shape[0] != point.shape[0]:
+        return np.zeros((0, 3))
+    from ..core.kinds import CLIMB_LINK_MOUNT
+
+    mount = point[kind == CLIMB_LINK_MOUNT]
+    order = np.argsort(-mount[:, 2], kind="stable")
+    return mount[order[:limit]]

@@ -97,7 +97,7 @@ CLIMB_LINK_COLORS = {
     "ladder_foot": (0.1, 0.7, 0.5, 1.0),  # sea green
     "hang": (1.0, 0.3, 0.25, 1.0),      # coral
 }
-PATH_CLIMB_COLOR = (1.0, 0.6, 0.0, 1.0)    # amber: a test path's climbing moves
+PATH_CLIMB_COLOR = (0.75, 1.0, 0.0, 1.0)   # lime: a test path's climbing moves
 
 
 def srgb_to_linear(c: float) -> float:

@@ -306,3 +306,22 @@ def test_overlay_path_climbing_colour_and_legend(bpy, ext, scene, gpu_on):
     labels = [label for label, _c in ext.offscreen.legend_entries(
         set(ext.climb_overlay.CLIMB_LAYERS), geometry)]
     assert {"Ledge", "Ladder", "Pipe", "Climb node"} <= set(labels)
+
+
+def test_demo_level_climbing_wall_is_climbed_to_its_top(bpy, ext, demo_scene):
+    """The bundled level: its tower top is reached only by climbing, and the picture's
+    automatic path (bake_demo.py) climbs."""
+    assert demo_scene.navjump.climbing_enabled
+    roles = {o.name: o.navjump_role for o in bpy.data.objects}
+    assert roles["Tower ladder"] == 'LADDER' and roles["Wall top ledge"] == 'LEDGE'
+    _bake(bpy, demo_scene)
+    nm = ext.storage.load_navmesh(demo_scene)
+    assert ext.storage.read_report(demo_scene)["warnings"] == []
+    top = np.array([23.0, 12.0, 4.5])
+    result = ext.query.find_path(nm, np.array([30.0, 2.0, 0.0]), top)
+    assert result.found and result.climbing
+    no_climb = ext.query.find_path(nm, np.array([30.0, 2.0, 0.0]), top,
+                                   ext.query.AgentFilter(abilities=()))
+    assert not no_climb.found
+    picture = ext.offscreen.auto_path(nm)
+    assert picture is not None and picture.found and picture.climbing
