@@ -34,7 +34,16 @@ from ..core.kinds import (
     CLIMB_SUFFIXES,
 )
 
-# navjump_role values that make a climb element (props.ROLE_ITEMS)
+# (identifier, label, description): the role items props.ROLE_ITEMS appends
+CLIMB_ROLE_ITEMS = (
+    ('LEDGE', "Ledge", "A climb element: its edges' straight runs (a wire mesh or curve) or "
+                       "its top line (a mesh with faces) become ledges; not walkable"),
+    ('LADDER', "Ladder", "A climb element: the vertical axis of its bounds is a ladder; "
+                         "not walkable"),
+    ('PIPE', "Pipe", "A climb element: the vertical axis of its bounds is a pipe; "
+                     "not walkable"),
+)
+# navjump_role values that make a climb element
 ROLE_KINDS = {'LEDGE': CLIMB_LEDGE, 'LADDER': CLIMB_LADDER, 'PIPE': CLIMB_PIPE}
 # Two edges of a wire ledge meeting at a bend sharper than this (degrees) start a new ledge.
 BEND_DEG = 10.0

@@ -291,7 +291,8 @@ def _compute_path(scene, state: BakeState, key: tuple) -> PathState:
             path.message = ". ".join(notes)
             path.counts = ob.path_summary(result.flags, result.stances, result.point_links,
                                           state.navmesh)
-            path.counts.update(oc.path_climb_summary(result.flags))
+            if result.climbing:
+                path.counts.update(oc.path_climb_summary(result.flags))
         except ValueError as exc:  # an end off the navmesh, no stance allowed, ...
             path.message = str(exc)[:1].upper() + str(exc)[1:]
         except Exception as exc:

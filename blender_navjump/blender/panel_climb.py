@@ -37,6 +37,8 @@ class NAVJUMP_PT_object_climb(Panel):
         layout = self.layout
         obj = context.object
         kind = climb_kind(obj.navjump_role, obj.name)
+        if kind is None:  # poll() let only climb objects through
+            return
         how = "role" if obj.navjump_role not in ('WALKABLE', 'OBSTACLE') else "name"
         layout.label(text=f"{CLIMB_ELEMENT_KINDS[kind].title()} (from its {how}); "
                           f"not walkable", icon='INFO')

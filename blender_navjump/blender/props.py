@@ -21,14 +21,14 @@ from bpy.types import PropertyGroup
 
 from ..core.settings import BakeSettings
 from ..export import FORMAT_SUFFIXES, FORMATS
-from .props_climb import CLIMB_ROLE_ITEMS
+from .climb_items import CLIMB_ROLE_ITEMS
 from .stub_gaps import register_classes_factory
 
 ROLE_ITEMS = (
     ('WALKABLE', "Walkable", "Agents walk on this object and it blocks them"),
     ('OBSTACLE', "Obstacle", "Blocks agents but is never walked on"),
     ('IGNORED', "Ignored", "Left out of the bake"),
-) + CLIMB_ROLE_ITEMS  # ledge, ladder, pipe (props_climb.py)
+) + CLIMB_ROLE_ITEMS  # ledge, ladder, pipe (climb_items.py)
 
 SOURCE_ITEMS = (
     ('SCENE', "Visible Objects", "Bake every visible object of the view layer"),

@@ -24,16 +24,6 @@ from ..core.kinds import (
 )
 from .stub_gaps import register_classes_factory
 
-# (identifier, label, description): the role items props.ROLE_ITEMS appends
-CLIMB_ROLE_ITEMS = (
-    ('LEDGE', "Ledge", "A climb element: its edges' straight runs (a wire mesh or curve) or "
-                       "its top line (a mesh with faces) become ledges; not walkable"),
-    ('LADDER', "Ladder", "A climb element: the vertical axis of its bounds is a ladder; "
-                         "not walkable"),
-    ('PIPE', "Pipe", "A climb element: the vertical axis of its bounds is a pipe; "
-                     "not walkable"),
-)
-
 ABILITY_DESCRIPTIONS = {
     "climb": "Hang from ledges and jump or drop between climb elements",
     "ladder": "Climb ladders",
