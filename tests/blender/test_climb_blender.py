@@ -325,3 +325,40 @@ def test_demo_level_climbing_wall_is_climbed_to_its_top(bpy, ext, demo_scene):
     assert not no_climb.found
     picture = ext.offscreen.auto_path(nm)
     assert picture is not None and picture.found and picture.climbing
+
+
+def test_auto_rebake_follows_climb_roles_and_per_object_settings(bpy, navjump, ext, scene):
+    live = importlib.import_module(f"{navjump.module}.blender.live_rebake")
+    _climbing_wall(bpy)
+    scene.navjump.links_enabled = False
+    _bake(bpy, scene)
+    live.cancel()
+    try:
+        scene.navjump_overlay.auto_rebake = True
+        top = bpy.data.objects["Top"]
+        top.navjump_climb_links = {"hang"}
+        assert live.pending() and "Top climbing settings" in live.status()["reason"]
+        live.rebake_pending()
+        nm = ext.storage.load_navmesh(scene)
+        names = [str(n) for n in nm.climb_element_name]
+        ledge_nodes = set()
+        for i, n in enumerate(names):
+            if n.startswith("Top"):
+                ledge_nodes |= set(nm.climb_edge_nodes[nm.climb_edge_element == i].ravel()
+                                   .tolist())
+        lad = names.index("Ladder")
+        only_ledge = ledge_nodes - set(nm.climb_edge_nodes[nm.climb_edge_element == lad]
+                                       .ravel().tolist())
+        at = np.isin(nm.climb_link_node, list(only_ledge))
+        assert at.any() and (nm.climb_link_kind[at] == ext.kinds.CLIMB_LINK_HANG).all()
+        # a role change makes the ladder walkable geometry again: no ladder element
+        bpy.data.objects["Ladder"].navjump_role = 'WALKABLE'
+        bpy.context.view_layer.update()
+        live._on_settings_message()
+        assert live.pending()
+        live.rebake_pending()
+        assert "Ladder" not in [str(n) for n in ext.storage.load_navmesh(scene)
+                                .climb_element_name]
+    finally:
+        scene.navjump_overlay.auto_rebake = False
+        live.cancel()
