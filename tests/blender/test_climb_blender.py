@@ -362,3 +362,35 @@ def test_auto_rebake_follows_climb_roles_and_per_object_settings(bpy, navjump, e
     finally:
         scene.navjump_overlay.auto_rebake = False
         live.cancel()
+
+
+def test_curves_become_ledges_and_ladders(bpy, ext, scene):
+    """A poly curve bent at a right angle is two ledges; a vertical curve (moved by its
+    object transform) a ladder from its points' bounds."""
+    def curve(name, points, location=(0, 0, 0), role=None):
+        data = bpy.data.curves.new(name, 'CURVE')
+        data.dimensions = '3D'
+        spline = data.splines.new('POLY')
+        spline.points.add(len(points) - 1)
+        for p, co in zip(spline.points, points, strict=True):
+            p.co = (*co, 1.0)
+        obj = bpy.data.objects.new(name, data)
+        obj.location = location
+        scene.collection.objects.link(obj)
+        if role:
+            obj.navjump_role = role
+        return obj
+
+    _box(bpy, "Floor", (0, 0, -0.2), (20, 10, 0))
+    curve("Rim", [(10, 2, 3), (10, 6, 3), (13, 6, 3)], role='LEDGE')
+    curve("Rope-ladder", [(0, 0, 0), (0, 0, 2.5)], location=(4, 4, 0))
+    g = ext.gather.gather_from_context(bpy.context)
+    assert g.object_names == ["Floor"]
+    items = {i.name: i for i in g.climb}
+    assert set(items) == {"Rim[0]", "Rim[1]", "Rope-ladder"}
+    assert items["Rope-ladder"].kind == ext.kinds.CLIMB_LADDER
+    np.testing.assert_allclose(items["Rope-ladder"].points[:, :2], [[4, 4]] * 2, atol=1e-6)
+    np.testing.assert_allclose(np.sort(items["Rope-ladder"].points[:, 2]), [0, 2.5], atol=1e-6)
+    for name in ("Rim[0]", "Rim[1]"):
+        assert items[name].kind == ext.kinds.CLIMB_LEDGE
+        assert np.allclose(items[name].points[:, 2], 3.0)
