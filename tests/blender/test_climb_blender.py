@@ -394,3 +394,60 @@ def test_curves_become_ledges_and_ladders(bpy, ext, scene):
     for name in ("Rim[0]", "Rim[1]"):
         assert items[name].kind == ext.kinds.CLIMB_LEDGE
         assert np.allclose(items[name].points[:, 2], 3.0)
+
+
+class _Layout:
+    """Stands in for UILayout (it exists only while Blender draws): records labels and
+    checks that every property a panel draws exists."""
+
+    def __init__(self, log=None):
+        self.log = log if log is not None else {"labels": [], "props": []}
+        self.active = True
+        self.use_property_split = False
+
+    def _child(self, *_a, **_k):
+        return _Layout(self.log)
+
+    row = column = box = _child
+
+    def label(self, text="", icon='NONE'):
+        self.log["labels"].append(text)
+
+    def prop(self, data, name, **_k):
+        assert name in data.bl_rna.properties, name
+        self.log["props"].append(name)
+
+
+def _draw(bpy, navjump, name):
+    panels = importlib.import_module(f"{navjump.module}.blender.panel_climb")
+    cls = getattr(panels, name)
+    assert cls.is_registered
+    if hasattr(cls, "poll") and not cls.poll(bpy.context):
+        return None
+    fake = type("P", (), {"layout": _Layout()})()
+    cls.draw(fake, bpy.context)
+    return fake.layout.log
+
+
+def test_climbing_panels_draw_settings_counts_and_legend(bpy, navjump, ext, scene):
+    _climbing_wall(bpy)
+    floor = bpy.data.objects["Floor"]
+    bpy.context.view_layer.objects.active = floor
+    assert _draw(bpy, navjump, "NAVJUMP_PT_object_climb") is None  # not a climb object
+    bpy.context.view_layer.objects.active = bpy.data.objects["Drain-pipe.001"]
+    log = _draw(bpy, navjump, "NAVJUMP_PT_object_climb")
+    assert any("Pipe (from its name)" in t for t in log["labels"])
+    assert any("Climbing is off" in t for t in log["labels"])
+    assert {"navjump_climb_custom", "navjump_climb_abilities",
+            "navjump_climb_links"} <= set(log["props"])
+    assert _draw(bpy, navjump, "NAVJUMP_PT_result_climb") is None  # nothing baked yet
+    _bake(bpy, scene)
+    log = _draw(bpy, navjump, "NAVJUMP_PT_result_climb")
+    assert "Elements: 4" in log["labels"]
+    log = _draw(bpy, navjump, "NAVJUMP_PT_overlay_climb")
+    assert {"show_climb_elements", "show_climb_links", "legend_ladder", "legend_hang",
+            "test_abilities"} <= set(log["props"])
+    # the swatches show the overlay's own colours
+    pg = scene.navjump_climb
+    assert tuple(pg.legend_ladder) == pytest.approx(ext.kinds.CLIMB_ELEMENT_COLORS["ladder"][:3])
+    assert tuple(pg.legend_path_climb) == pytest.approx(ext.kinds.PATH_CLIMB_COLOR[:3])
