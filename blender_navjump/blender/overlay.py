@@ -48,6 +48,9 @@ PATH_LIFT = 0.1
 SNAP_EXTENTS = (3.0, 3.0, 6.0)
 # The readout mentions an end placed farther than this from where it was put (m).
 MOVED_END = 0.25
+# A path-test end dragged this close to a climb node (m) snaps onto it (a start mid-climb;
+# the query takes an end within core.query.climb.ON_CLIMB_NODE of a node as on it).
+CLIMB_SNAP = 0.3
 
 
 # ====================================================================== CPU state
@@ -334,11 +337,15 @@ def refresh_path(scene) -> PathState | None:
 
 def snap_to_navmesh(scene, point) -> tuple[np.ndarray, bool]:
     """``point`` moved onto the nearest polygon the test agent may use (within
-    ``SNAP_EXTENTS``); unchanged and False when there is none."""
+    ``SNAP_EXTENTS``), or onto a climb node within ``CLIMB_SNAP`` when the test agent
+    climbs; unchanged and False when there is none."""
     p = np.array(point, np.float64).reshape(3)
     state = bake_state(scene)
     if state.navmesh is None or not np.isfinite(p).all():  # not state.ok, or no point
         return p, False
+    node = oc.snap_to_climb_node(state.navmesh, p, CLIMB_SNAP)
+    if node is not None and _test_abilities(scene.navjump_overlay):
+        return node, True  # an agent already hanging or climbing there
     try:
         from ..core.query import query_for
 

@@ -254,3 +254,16 @@ def climbing_goals(navmesh, limit: int = 8) -> np.ndarray:
     mount = point[kind == CLIMB_LINK_MOUNT]
     order = np.argsort(-mount[:, 2], kind="stable")
     return mount[order[:limit]]
+
+
+def snap_to_climb_node(navmesh, point, within: float) -> np.ndarray | None:
+    """The climb node nearest ``point`` when it is within ``within`` metres (a path-test
+    end dragged onto a ledge, ladder or pipe: an agent already climbing), else None."""
+    nodes = np.asarray(getattr(navmesh, "climb_node_position", np.zeros((0, 3))),
+                       np.float64).reshape(-1, 3)
+    p = np.asarray(point, np.float64).reshape(3)
+    if nodes.shape[0] == 0 or not np.isfinite(p).all():
+        return None
+    d = np.linalg.norm(nodes - p, axis=1)
+    i = int(np.argmin(d))
+    return nodes[i].copy() if d[i] <= within else None

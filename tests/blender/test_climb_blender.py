@@ -451,3 +451,28 @@ def test_climbing_panels_draw_settings_counts_and_legend(bpy, navjump, ext, scen
     pg = scene.navjump_climb
     assert tuple(pg.legend_ladder) == pytest.approx(ext.kinds.CLIMB_ELEMENT_COLORS["ladder"][:3])
     assert tuple(pg.legend_path_climb) == pytest.approx(ext.kinds.PATH_CLIMB_COLOR[:3])
+
+
+def test_a_path_test_end_dragged_onto_a_ladder_starts_mid_climb(bpy, navjump, ext, scene):
+    gizmo = importlib.import_module(f"{navjump.module}.blender.gizmo")
+    _climbing_wall(bpy)
+    _bake(bpy, scene)
+    nm = ext.storage.load_navmesh(scene)
+    pg = scene.navjump_overlay
+    pg.path_test = True
+    pg.path_goal = (12.0, 2.5, TOWER_H)
+    # dragged next to the ladder, half-way up: snapped onto its nearest node
+    assert gizmo.set_end(scene, "path_start", (9.7, 2.35, 1.9))
+    start = np.array(pg.path_start)
+    assert np.min(np.linalg.norm(nm.climb_node_position - start, axis=1)) < 1e-5
+    assert 1.0 < start[2] < 3.0
+    up = ext.overlay.path_state(scene)
+    assert up.result.found and up.result.climbing
+    np.testing.assert_allclose(up.result.points[0], start, atol=1e-5)
+    pg.path_goal = (5.0, 2.5, 0.0)  # and down to the floor
+    down = ext.overlay.path_state(scene)
+    assert down.result.found and down.result.climbing
+    # a test agent that cannot climb is placed on the navmesh instead
+    scene.navjump_climb.test_abilities = set()
+    gizmo.set_end(scene, "path_start", (9.7, 2.35, 1.9))
+    assert pg.path_start[2] < 0.5
