@@ -50,6 +50,9 @@ def _format_summary(blend, summary: dict, gather: dict, seconds: float) -> str:
         "  area      " + ", ".join(f"{k} {v:.1f} m2" for k, v in areas.items()),
         f"  links     {summary['links']} ("
         + ", ".join(f"{k} {v}" for k, v in kinds.items()) + ")",
+        *([f"  climbing  {climb['elements']} elements, {climb['nodes']} nodes, "
+           f"{climb['edges']} edges, {climb['links']} links to the navmesh"]
+          if (climb := summary.get("climb") or {}).get("elements") else []),
         f"  time      {seconds:.2f} s for bpy.ops.navjump.bake() (core "
         f"{timings.get('total', 0.0) / 1000:.2f} s; the first bake in a process also "
         f"loads or compiles the kernels)",

@@ -13,6 +13,10 @@ procedural terraced level of ``scripts/bench_links.py`` (``--boxes``, 3,000: ~1 
 triangles) or an OBJ (Z up). It times each layer's build (numpy, once per bake) and,
 with bpy's GPU (offscreen, as the overlay tests draw), the upload (once per bake) and the
 draw of one frame with every debug layer on (``--frames``, median).
+
+``--climb N`` benchmarks the climbing layers (overlay_climb.py) instead: the climbing
+level of ``scripts/bench_climb.py`` with N elements (towers with ledges, ladders and
+pipes) is baked with climbing, then ``build_climb_layers`` is timed (numpy, once per bake).
 """
 
 from __future__ import annotations
@@ -202,6 +206,33 @@ def bench_draw(layers, frames: int, base=None) -> dict:
     return result
 
 
+def bench_climb_layers(n_elements: int, repeat: int) -> dict:
+    """Build times of the climbing overlay layers of bench_climb.py's level."""
+    sys.path.insert(0, str(ROOT / "scripts"))
+    from bench_climb import level
+
+    from blender_navjump.blender import overlay_climb as oc
+    from blender_navjump.core import bake
+    from blender_navjump.core.climb import add_climbing
+    from blender_navjump.core.settings import BakeSettings
+
+    v, t, items = level(n_elements)
+    settings = BakeSettings(climbing_enabled=True)
+    nm, _warnings = add_climbing(bake(v, t, settings), items, v, t, settings)
+    oc.build_climb_layers(nm)  # warm-up
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        layers = oc.build_climb_layers(nm)
+        times.append(time.perf_counter() - t0)
+    return {"climb_elements": nm.climb_element_count,
+            "climb_nodes": int(nm.climb_node_position.shape[0]),
+            "climb_edges": int(nm.climb_edge_kind.shape[0]),
+            "climb_links": int(nm.climb_link_kind.shape[0]),
+            "vertices": int(sum(g.vertex_count for g in layers.values())),
+            "median_ms": 1000 * statistics.median(times), "min_ms": 1000 * min(times)}
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--polygons", type=int, default=100_000)
@@ -212,9 +243,14 @@ def main(argv=None) -> int:
     ap.add_argument("--boxes", type=int, default=3000,
                     help="boxes of the terraced level (3,000: ~1 M triangles)")
     ap.add_argument("--frames", type=int, default=10)
+    ap.add_argument("--climb", type=int, default=0, metavar="N",
+                    help="benchmark the climbing layers on a level with N climb elements")
     args = ap.parse_args(argv)
     if args.debug_scene:
         print(json.dumps(bench_debug(args), indent=2))
+        return 0
+    if args.climb:
+        print(json.dumps(bench_climb_layers(args.climb, args.repeat), indent=2))
         return 0
     ny = max(1, int(round((args.polygons / 1.6) ** 0.5)))
     nx = max(1, args.polygons // ny)

@@ -16,6 +16,11 @@ jump 1 m up and 3 m across, drop 4 m):
 * A second floor (top at z = 3) reached by stairs (an Array modifier) and a ramp.
 * Barrels placed as collection instances, an obstacle crate (role Obstacle) and a lamp
   post that the bake ignores (role Ignored).
+* A climbing wall (docs/climbing.md): a 4.5 m tower (x 21..25, y 10..14) too tall to jump
+  up, with a ladder on its west face (role Ladder), a pipe on its north face (an object
+  named ``Drain-pipe``), and on its south face a hand-hold ledge 2 m up (a thin box, role
+  Ledge) below a ledge along the wall's top edge (a wire of two edges, role Ledge). Its top
+  is reached only by climbing; climbing is on in the level's bake settings.
 """
 
 from __future__ import annotations
@@ -33,6 +38,9 @@ LEDGE_HEIGHTS = (0.5, 1.0, 1.5, 3.0)
 TUNNEL_CEILING = 1.4
 VENT_CEILING = 0.8
 SECOND_FLOOR = 3.0
+CLIMB_TOWER = (21.0, 10.0, 25.0, 14.0)  # x0, y0, x1, y1
+CLIMB_TOWER_HEIGHT = 4.5
+HOLD_LEDGE_HEIGHT = 2.0
 
 
 def _box_mesh(bpy, name, x0, y0, z0, x1, y1, z1):
@@ -129,6 +137,27 @@ def build_level(bpy, scene) -> None:
     lamp.location = (10, 17, 0)
     lamp.navjump_role = 'IGNORED'
     level.objects.link(lamp)
+    build_climbing_wall(bpy, level, box)
+
+
+def build_climbing_wall(bpy, level, box) -> None:
+    """The climbing tower with its ladder, pipe and ledges (see the module doc)."""
+    x0, y0, x1, y1 = CLIMB_TOWER
+    h = CLIMB_TOWER_HEIGHT
+    box("Climbing tower", x0, y0, 0, x1, y1, h)
+    ladder = box("Tower ladder", x0 - 0.3, y0 + 0.8, 0, x0 - 0.05, y0 + 1.4, h)
+    ladder.navjump_role = 'LADDER'
+    box("Drain-pipe", x1 - 1.5, y1 + 0.05, 0.2, x1 - 1.35, y1 + 0.2, h - 0.1)
+    hold = box("Hand-hold ledge", x0 + 0.5, y0 - 0.3, HOLD_LEDGE_HEIGHT - 0.1, x1 - 0.5, y0,
+               HOLD_LEDGE_HEIGHT)
+    hold.navjump_role = 'LEDGE'
+    mesh = bpy.data.meshes.new("Wall top ledge")
+    mesh.from_pydata([(x0 + 0.2, y0, h), ((x0 + x1) / 2, y0, h), (x1 - 0.2, y0, h)],
+                     [(0, 1), (1, 2)], [])
+    mesh.update()
+    top = bpy.data.objects.new("Wall top ledge", mesh)
+    top.navjump_role = 'LEDGE'
+    level.objects.link(top)
 
 
 def main(argv=None) -> int:
@@ -152,6 +181,7 @@ def main(argv=None) -> int:
             filepath=str(ROOT / "blender_navjump" / "presets" / "navjump" / "agent"
                          / "Human.py"),
             menu_idname="NAVJUMP_MT_agent_presets")
+        scene.navjump.climbing_enabled = True
         args.out.parent.mkdir(parents=True, exist_ok=True)
         bpy.ops.wm.save_as_mainfile(filepath=str(args.out), compress=True,
                                     relative_remap=False)

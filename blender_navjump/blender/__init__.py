@@ -8,10 +8,10 @@ by ``kernel_preload``'s background thread after start-up.
 
 # Registration order matters: preferences and properties first (panels and operators use
 # them), handlers last; unregister runs in reverse.
-_MODULE_NAMES = ("prefs", "props", "props_agents", "storage", "ops_bake", "ops_clear",
-                 "ops_presets", "ops_export", "ops_agents", "panel", "panel_agents",
-                 "overlay_props", "overlay", "gizmo", "live_rebake",
-                 "panel_overlay", "cli_command", "kernel_preload")
+_MODULE_NAMES = ("prefs", "props", "props_agents", "props_climb", "storage", "ops_bake",
+                 "ops_clear", "ops_presets", "ops_export", "ops_agents", "panel", "panel_agents",
+                 "overlay_props", "overlay", "gizmo", "live_rebake", "panel_overlay",
+                 "panel_climb", "cli_command", "kernel_preload")
 
 
 def _modules():

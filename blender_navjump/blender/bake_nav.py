@@ -64,3 +64,21 @@ def bake_all(gathered, settings, progress):
                           custom_links=nav.links)
     several = bool(nav.agents) and nav.agents[0].name != ""
     return results[nav.shown if several else ""], (results if several else None)
+
+
+def climb_all(result, results, gathered, settings):
+    """Add the gathered climb objects' graph to the shown NavMesh and to every agent's
+    (each with its own agent's settings): (result, results, warnings naming objects)."""
+    from .climb_items import add_gathered_climbing
+
+    if not results:
+        result, warnings = add_gathered_climbing(result, gathered, settings)
+        return result, results, warnings
+    by_name = {a.name: a.settings for a in (gathered.nav.agents or [])}
+    out, warnings = {}, []
+    for name, navmesh in results.items():
+        out[name], found = add_gathered_climbing(navmesh, gathered,
+                                                 by_name.get(name, settings))
+        warnings.extend(w for w in found if w not in warnings)
+    shown = next((n for n, m in results.items() if m is result), None)
+    return (out[shown] if shown is not None else result), out, warnings

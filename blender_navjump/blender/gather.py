@@ -28,6 +28,10 @@ class GatherResult:
     object_names: list[str] = field(default_factory=list)
     object_triangle_counts: list[int] = field(default_factory=list)
     seconds: float = 0.0
+    # climb objects (climb_items.py): never triangles; items for core.climb.add_climbing
+    # and per-object settings by object name
+    climb: list = field(default_factory=list)
+    climb_settings: dict = field(default_factory=dict)
     # modifier volumes, hand-placed links and agents (gather_nav.NavObjects), or None
     nav: Any = None
 
@@ -108,6 +112,13 @@ def is_nav_object(obj) -> bool:
     not walkable geometry."""
     s = getattr(obj, "navjump_nav", None)
     return s is not None and (s.volume != 'NONE' or s.is_link)
+
+
+def is_climb_object(obj) -> bool:
+    """A ledge, ladder or pipe (role or name suffix; see climb_items.py)."""
+    from .climb_items import climb_kind
+
+    return obj is not None and climb_kind(object_role(obj), obj.name) is not None
 
 
 def is_result_object(obj) -> bool:
@@ -232,8 +243,8 @@ def gather(depsgraph, view_layer=None, collection=None, exclude=(),
         elif view_layer is not None and not top.visible_get(view_layer=view_layer):
             continue
         role = combined_role(top, source) if inst.is_instance else object_role(top)
-        if role == 'IGNORED':
-            continue
+        if role == 'IGNORED' or is_climb_object(top) or is_climb_object(source):
+            continue  # climb objects are never walkable geometry (gathered below)
         if object_cache is not None and not inst.is_instance:
             entry_key = (source.as_pointer(), source.data.as_pointer() if source.data else 0,
                          _matrix_key(inst.matrix_world), role)
@@ -279,6 +290,9 @@ def gather(depsgraph, view_layer=None, collection=None, exclude=(),
         object_cache.entries = seen
         object_cache.instances = instances
         object_cache.dirty.clear()
+    from .gather_climb import gather_climb
+
+    climb, climb_settings = gather_climb(depsgraph, view_layer, scope, excluded)
     if parts_t:
         vertices = np.concatenate(parts_v)
         triangles = np.concatenate(parts_t).astype(np.int32, copy=False)
@@ -287,7 +301,8 @@ def gather(depsgraph, view_layer=None, collection=None, exclude=(),
         vertices = np.zeros((0, 3), np.float64)
         triangles = np.zeros((0, 3), np.int32)
         walkable = np.zeros(0, np.bool_)
-    return GatherResult(vertices, triangles, walkable, names, counts, time.perf_counter() - t0)
+    return GatherResult(vertices, triangles, walkable, names, counts, time.perf_counter() - t0,
+                        climb, climb_settings)
 
 
 def _boxes(world: np.ndarray, tris: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -481,4 +496,4 @@ def clip_gathered(g: GatherResult, box) -> GatherResult:
     order = np.argsort(owner[clipped.source], kind="stable")
     return GatherResult(clipped.vertices, clipped.triangles[order],
                         g.walkable[clipped.source][order], list(g.object_names),
-                        [int(c) for c in counts], g.seconds)
+                        [int(c) for c in counts], g.seconds, g.climb, g.climb_settings)

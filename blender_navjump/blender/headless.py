@@ -178,13 +178,17 @@ def _bake_into(result: dict, path: Path, opts: BakeOptions, reuse_open: bool):
             navmesh = run_interruptibly(pipeline.bake, gathered.vertices,
                                         gathered.triangles, settings,
                                         walkable=gathered.walkable)
+        from .bake_nav import climb_all
+
+        navmesh, agents, climb_warnings = run_interruptibly(climb_all, navmesh, agents,
+                                                            gathered, settings)
     except SettingsError as exc:
         raise BatchError(summary.settings_error_message(exc, props.setting_label)) from None
     except ValueError as exc:
         raise BatchError(f"bake failed: {exc}") from None
     phases["bake"] = time.perf_counter() - t
 
-    warnings = summary.result_warnings(navmesh, settings)
+    warnings = summary.result_warnings(navmesh, settings) + climb_warnings
     gather_info = {"triangles": gathered.triangle_count,
                    "obstacle_triangles": gathered.obstacle_count,
                    "objects": len(gathered.object_names), "seconds": phases["gather"],

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
+from . import overlay_climb as oc
 from . import overlay_debug as od
 from . import overlay_geometry as ob
 from .camera import fit_camera, orthographic
@@ -125,14 +126,23 @@ def _camera_matrices(scene, camera, bounds, size):
 
 
 def auto_path(navmesh):
-    """A long path that uses links if the navmesh has any (for pictures)."""
+    """A long path that uses links if the navmesh has any (for pictures); on a navmesh with
+    a climb graph, one that climbs when the long one does not (see
+    :func:`.overlay_climb.climbing_goals`)."""
     from ..core.query import far_apart_points, find_path
 
     try:
         pair = far_apart_points(navmesh)
         if pair is None:
             return None
-        return find_path(navmesh, pair[0], pair[1])
+        path = find_path(navmesh, pair[0], pair[1])
+        if path.climbing:
+            return path
+        for goal in oc.climbing_goals(navmesh):
+            climbing = find_path(navmesh, pair[0], goal)
+            if climbing.found and climbing.climbing:
+                return climbing
+        return path
     except ValueError:  # data the path queries refuse (core/navmesh_check): no path drawn
         return None
 
@@ -146,10 +156,12 @@ def _path_layer(navmesh, path):
         path = auto_path(navmesh)
         if path is None:
             return None
-    return ob.build_path_layer(path.points, path.flags, path.stances, path.point_links,
-                               navmesh, start=path.points[0] if len(path.points) else None,
-                               goal=path.points[-1] if len(path.points) else None,
-                               lift=0.1)
+    layer = ob.build_path_layer(path.points, path.flags, path.stances, path.point_links,
+                                navmesh, start=path.points[0] if len(path.points) else None,
+                                goal=path.points[-1] if len(path.points) else None,
+                                lift=0.1)
+    layer.lines.extend(oc.path_climb_lines(path.points, path.flags, 0.1))
+    return layer
 
 
 def render_overlay_pixels(scene=None, navmesh=None, path=None, size=(960, 540),
@@ -176,6 +188,8 @@ def render_overlay_pixels(scene=None, navmesh=None, path=None, size=(960, 540),
     if navmesh is None and scene is not None:
         navmesh = overlay.bake_state(scene).navmesh  # None (nothing drawn) when unreadable
     geometry = ob.build_overlay(navmesh, lift=overlay.LIFT)
+    if navmesh is not None:
+        geometry.layers.update(oc.build_climb_layers(navmesh, lift=overlay.LIFT))
     wanted_debug = [name for name in od.DEBUG_LAYERS if layers is not None and name in layers]
     if wanted_debug and debug is None and scene is not None:
         debug = overlay.bake_state(scene).debug
@@ -184,7 +198,7 @@ def render_overlay_pixels(scene=None, navmesh=None, path=None, size=(960, 540),
     path_layer = _path_layer(navmesh, path) if navmesh is not None else None
     if path_layer is not None:
         geometry.layers["path"] = path_layer
-    visible = set(ob.LAYER_NAMES if layers is None else layers)
+    visible = set(ob.LAYER_NAMES + oc.CLIMB_LAYERS if layers is None else layers)
     scene_geo = scene_triangles(scene) if (draw_scene and scene is not None) else None
     bounds = geometry.bounds
     if not geometry.bounds.any() and scene_geo is not None and scene_geo[0].shape[0]:
@@ -242,6 +256,7 @@ def legend_entries(visible, geometry) -> list[tuple[str, tuple]]:
         out.append(("Path", ob.PATH_COLOR))
     if uses(("path",), ob.PATH_JUMP_COLOR):
         out.append(("Path in the air", ob.PATH_JUMP_COLOR))
+    out += oc.legend_entries(visible, geometry)
     return out
 
 

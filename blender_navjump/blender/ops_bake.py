@@ -69,6 +69,7 @@ class BakeJob:
         self.fraction = 0.0
         self.result: NavMesh | None = None
         self.results: dict | None = None  # every agent's NavMesh (a bake of several)
+        self.climb_warnings: list[str] = []  # climb objects left out, each named
         self.error: BaseException | None = None
         self.error_traceback = ""
         self.cancelled = False
@@ -119,6 +120,12 @@ class BakeJob:
                 self.result = self.pipeline.bake(g.vertices, g.triangles, self.settings,
                                                  self.progress, walkable=g.walkable,
                                                  debug=debug, **extra)
+            if g.climb and self.settings.climbing_enabled:
+                from .bake_nav import climb_all
+
+                self.progress("climbing", 1.0)
+                self.result, self.results, self.climb_warnings = climb_all(
+                    self.result, self.results, g, self.settings)
             self.debug = debug
             if self.compiling:
                 kernel_cache.mark_warm()
@@ -219,7 +226,7 @@ def finish(scene, job: BakeJob, report) -> set[str]:
     g = job.gathered
     navmesh = job.result
     assert navmesh is not None  # neither cancelled nor failed: the bake returned one
-    warnings = summary.result_warnings(navmesh, job.settings)
+    warnings = summary.result_warnings(navmesh, job.settings) + job.climb_warnings
     gather_info = {"triangles": g.triangle_count, "obstacle_triangles": g.obstacle_count,
                    "objects": len(g.object_names), "seconds": g.seconds,
                    "bake_seconds": job.seconds}

@@ -27,6 +27,7 @@ import bpy
 import numpy as np
 from bpy.app.handlers import persistent
 
+from . import overlay_climb as oc
 from . import overlay_debug as od
 from . import overlay_geometry as ob
 from . import storage, storage_agents
@@ -47,6 +48,9 @@ PATH_LIFT = 0.1
 SNAP_EXTENTS = (3.0, 3.0, 6.0)
 # The readout mentions an end placed farther than this from where it was put (m).
 MOVED_END = 0.25
+# A path-test end dragged this close to a climb node (m) snaps onto it (a start mid-climb;
+# the query takes an end within core.query.climb.ON_CLIMB_NODE of a node as on it).
+CLIMB_SNAP = 0.3
 
 
 # ====================================================================== CPU state
@@ -167,6 +171,10 @@ def _load_state(scene, key: tuple) -> BakeState:
         _log_once(f"building the overlay failed: {exc!r}")
         state.errors.append(f"The stored bake could not be drawn ({exc}): bake again")
         return state
+    try:
+        geometry.layers.update(oc.build_climb_layers(navmesh, geometry.issues, lift=LIFT))
+    except Exception as exc:
+        _log_once(f"building the climbing overlay failed: {exc!r}")
     state.build_ms = (time.perf_counter() - t0) * 1000.0
     state.navmesh = navmesh
     state.geometry = geometry
@@ -227,14 +235,24 @@ def _agent(pg):
     stances, links = ob.test_agent_names(pg)
     if not stances:
         raise ValueError("Pick at least one stance for the test agent")
-    return AgentFilter(stances=stances, links=links)
+    return AgentFilter(stances=stances, links=links, abilities=_test_abilities(pg))
+
+
+def _test_abilities(pg) -> tuple[str, ...]:
+    """The path-test agent's climbing abilities (scene.navjump_climb, all by default)."""
+    from ..core.kinds import CLIMB_ABILITIES
+
+    climb = getattr(pg.id_data, "navjump_climb", None)
+    if climb is None:
+        return CLIMB_ABILITIES
+    return tuple(a for a in CLIMB_ABILITIES if a in climb.test_abilities)
 
 
 def path_key(scene, state: BakeState) -> tuple:
     pg = scene.navjump_overlay
     return (state.key, state.version, tuple(round(v, 6) for v in pg.path_start),
             tuple(round(v, 6) for v in pg.path_goal), ob.test_agent_names(pg),
-            bool(pg.path_test))
+            _test_abilities(pg), bool(pg.path_test))
 
 
 def _describe(result) -> str:
@@ -277,6 +295,8 @@ def _compute_path(scene, state: BakeState, key: tuple) -> PathState:
             path.message = ". ".join(notes)
             path.counts = ob.path_summary(result.flags, result.stances, result.point_links,
                                           state.navmesh)
+            if result.climbing:
+                path.counts.update(oc.path_climb_summary(result.flags))
         except ValueError as exc:  # an end off the navmesh, no stance allowed, ...
             path.message = str(exc)[:1].upper() + str(exc)[1:]
         except Exception as exc:
@@ -288,6 +308,8 @@ def _compute_path(scene, state: BakeState, key: tuple) -> PathState:
             None if r is None else r.points, [] if r is None else r.flags,
             None if r is None else r.stances, None if r is None else r.point_links,
             state.navmesh, start=start, goal=goal, lift=PATH_LIFT)
+        if r is not None and path.layer is not None:  # climbing moves drawn over it
+            path.layer.lines.extend(oc.path_climb_lines(r.points, r.flags, PATH_LIFT))
     except Exception as exc:
         _log_once(f"building the path layer failed: {exc!r}")
     return path
@@ -316,11 +338,15 @@ def refresh_path(scene) -> PathState | None:
 
 def snap_to_navmesh(scene, point) -> tuple[np.ndarray, bool]:
     """``point`` moved onto the nearest polygon the test agent may use (within
-    ``SNAP_EXTENTS``); unchanged and False when there is none."""
+    ``SNAP_EXTENTS``), or onto a climb node within ``CLIMB_SNAP`` when the test agent
+    climbs; unchanged and False when there is none."""
     p = np.array(point, np.float64).reshape(3)
     state = bake_state(scene)
     if state.navmesh is None or not np.isfinite(p).all():  # not state.ok, or no point
         return p, False
+    node = oc.snap_to_climb_node(state.navmesh, p, CLIMB_SNAP)
+    if node is not None and _test_abilities(scene.navjump_overlay):
+        return node, True  # an agent already hanging or climbing there
     try:
         from ..core.query import query_for
 
@@ -381,7 +407,7 @@ def draw_batches(batches: list[tuple], viewport_size) -> None:
 
 # Drawing order: debug fills and fills first, then outlines, links and the path on top.
 DRAW_ORDER = ("debug_voxels", "debug_regions", "debug_polygons") + ob.STANCE_LAYERS \
-    + ("navmesh", "tiles", "debug_contours") + ob.LINK_LAYERS + ("path",)
+    + ("navmesh", "tiles", "debug_contours") + ob.LINK_LAYERS + oc.CLIMB_LAYERS + ("path",)
 
 
 class GpuState:
@@ -468,6 +494,8 @@ def draw_scene_overlay(scene, viewport_size) -> None:
     """Draw the scene's overlay with the current matrices (viewport or offscreen)."""
     pg = scene.navjump_overlay
     visible = ob.visible_layers(pg) | od.visible_debug_layers(pg)
+    if pg.show_overlay:
+        visible |= oc.visible_climb_layers(getattr(scene, "navjump_climb", None))
     if not visible:
         return
     draw_layers(scene_batches(scene, visible), visible, viewport_size, xray=pg.xray)

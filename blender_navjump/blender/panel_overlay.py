@@ -128,6 +128,10 @@ def _readout(layout, path):
         c = path.counts
         col.label(text=f"Jumps: {c.get('jumps', 0)}   Drops: {c.get('drops', 0)}   "
                        f"Stance changes: {c.get('stance_changes', 0)}")
+        if c.get("climb_moves"):
+            col.label(text=f"Climbing: {c['climb_moves']} moves ("
+                           + ", ".join(f"{k.replace('_', ' ')} {v}"
+                                       for k, v in c.get("climb_by_move", {}).items()) + ")")
         col.label(text=f"Query: {path.query_ms:.2f} ms")
     if path.message:
         for line in _wrap(path.message):

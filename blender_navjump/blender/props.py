@@ -21,13 +21,14 @@ from bpy.types import PropertyGroup
 
 from ..core.settings import BakeSettings
 from ..export import FORMAT_SUFFIXES, FORMATS
+from .climb_items import CLIMB_ROLE_ITEMS
 from .stub_gaps import register_classes_factory
 
 ROLE_ITEMS = (
     ('WALKABLE', "Walkable", "Agents walk on this object and it blocks them"),
     ('OBSTACLE', "Obstacle", "Blocks agents but is never walked on"),
     ('IGNORED', "Ignored", "Left out of the bake"),
-)
+) + CLIMB_ROLE_ITEMS  # ledge, ladder, pipe (climb_items.py)
 
 SOURCE_ITEMS = (
     ('SCENE', "Visible Objects", "Bake every visible object of the view layer"),
@@ -208,11 +209,11 @@ class NAVJUMP_PG_settings(PropertyGroup):
     filter_low_height_spans: BoolProperty(
         name="Low Height Spans", default=True,
         description="Remove cells without enough clearance above them")
-    # --- climbing (docs/climbing.md; the Blender bake does not build it yet) ---
+    # --- climbing (docs/climbing.md) ---
     climbing_enabled: BoolProperty(
         name="Climbing", default=_DEFAULTS.climbing_enabled,
-        description="Build the climb graph of -ledge/-ladder/-pipe objects (command-line "
-                    "bake for now)")
+        description="Build the climb graph of the ledge, ladder and pipe objects (role, or "
+                    "a name ending in -ledge, -ladder or -pipe)")
     max_climb_height: _length("Max Climb Height", _DEFAULTS.max_climb_height,
                               "Highest hanging point an agent jumps up to from the ground",
                               soft_max=10.0, hard_max=100.0, hard_min=0.01)

@@ -71,6 +71,10 @@ def summarize(navmesh: NavMesh) -> dict:
         "links": navmesh.link_count,
         "links_by_kind": {name: int((kinds == i).sum()) for i, name in enumerate(LINK_KINDS)},
         "timings_ms": dict(stats.get("timings_ms", {})),
+        "climb": {"elements": navmesh.climb_element_count,
+                  "nodes": int(np.asarray(navmesh.climb_node_position).shape[0]),
+                  "edges": int(np.asarray(navmesh.climb_edge_kind).shape[0]),
+                  "links": int(np.asarray(navmesh.climb_link_kind).shape[0])},
     }
 
 

@@ -781,8 +781,9 @@ def preload(stop=None) -> dict:
 def warm_up(progress=None) -> float:
     """Compile (or load) every kernel a bake and the path queries use; seconds taken.
 
-    Bakes a small scene with stances, links and detail for both partitions, then answers
-    path queries on it. ``progress(fraction)`` is called between steps.
+    Bakes a small scene with stances, links and detail for both partitions, builds a climb
+    graph on it, then answers path queries (with and without climbing) on it.
+    ``progress(fraction)`` is called between steps.
     """
     from . import bake
     from .query import AgentFilter, find_path, find_paths, query_for, random_navmesh_points
@@ -801,10 +802,17 @@ def warm_up(progress=None) -> float:
         if progress is not None:
             progress((i + 1) / (len(steps) + 1))
     assert navmesh is not None
+    # climbing: the climb graph's kernels, then queries that plan through it
+    from .climb import add_climbing
+    from .warmup_scene import warmup_climb_items
+
+    navmesh, _warnings = add_climbing(navmesh, warmup_climb_items(), vertices, triangles,
+                                      BakeSettings(climbing_enabled=True))
     query = query_for(navmesh)
     pts = random_navmesh_points(navmesh, 8, rng=0)
     find_paths(query, pts[:4], pts[4:], on_error="status")
     find_paths(query, pts[:4], pts[4:], AgentFilter(), on_error="status")
+    find_paths(query, pts[:4], pts[4:], AgentFilter(abilities=()), on_error="status")
     with contextlib.suppress(ValueError):
         find_path(query, pts[0], pts[-1])
     mark_warm()

@@ -77,6 +77,27 @@ LINK_COLORS = {
     "custom": (1.0, 0.2, 0.6, 1.0),        # pink
 }
 UNKNOWN_COLOR = (0.5, 0.5, 0.5, 1.0)       # a stance or kind outside these tables
+# Climbing (overlay layers of blender/overlay_climb.py and its legend): elements by kind,
+# the graph's nodes, its implicit edges by kind (an "along" edge is drawn as its element),
+# the links joining it to the navmesh by kind, and a path's climbing moves.
+CLIMB_ELEMENT_COLORS = {
+    "ledge": (0.9, 0.55, 0.25, 1.0),    # tan
+    "ladder": (0.35, 1.0, 0.75, 1.0),   # mint
+    "pipe": (0.7, 0.72, 0.85, 1.0),     # steel
+}
+CLIMB_NODE_COLOR = (0.95, 0.95, 0.95, 1.0)  # near white
+CLIMB_EDGE_COLORS = {
+    "along": CLIMB_ELEMENT_COLORS["ledge"],  # drawn by the element layer
+    "jump": (1.0, 1.0, 0.55, 1.0),      # pale yellow
+    "drop": (0.55, 0.85, 1.0, 1.0),     # sky
+    "back_jump": (1.0, 0.55, 0.55, 1.0),  # salmon
+}
+CLIMB_LINK_COLORS = {
+    "mount": (1.0, 0.8, 0.55, 1.0),     # peach
+    "ladder_foot": (0.1, 0.7, 0.5, 1.0),  # sea green
+    "hang": (1.0, 0.3, 0.25, 1.0),      # coral
+}
+PATH_CLIMB_COLOR = (0.75, 1.0, 0.0, 1.0)   # lime: a test path's climbing moves
 
 
 def srgb_to_linear(c: float) -> float:

@@ -1,6 +1,7 @@
 """A small scene that makes a bake run every kernel: floors at three heights (jump up,
 drop), a gap (jump across), a low slab (crouch and prone layers), a ramp, stairs and a
-pillar (a hole, so contours have an inner ring). Z up, metres; numpy only."""
+pillar (a hole, so contours have an inner ring), and climb elements on the high block (a
+ladder, a pipe and a ledge: :func:`warmup_climb_items`). Z up, metres; numpy only."""
 
 from __future__ import annotations
 
@@ -35,3 +36,12 @@ def warmup_scene() -> tuple[np.ndarray, np.ndarray]:
     verts += [(17, 5, 0.0), (20, 5, 1.2), (20, 8, 1.2), (17, 8, 0.0)]
     tris += [(base, base + 1, base + 2), (base, base + 2, base + 3)]
     return np.array(verts, np.float64), np.array(tris, np.int32)
+
+
+def warmup_climb_items() -> list:
+    """Climb items ``(name, kind, points)`` on the scene's 3 m block (x 8..12, y 0..3): a
+    ladder on its west face, and on its north face a pipe and a ledge along the top edge
+    (kinds as in ``core.kinds``: 0 ledge, 1 ladder, 2 pipe)."""
+    return [("warmup-ladder", 1, np.array([[7.7, 1.0, 0.0], [7.95, 1.5, 3.0]])),
+            ("warmup-pipe", 2, np.array([[9.5, 3.05, 0.2], [9.65, 3.2, 2.9]])),
+            ("warmup-ledge", 0, np.array([[8.5, 3.0, 3.0], [11.5, 3.0, 3.0]]))]

@@ -1,5 +1,6 @@
 """Baking through ``bpy.ops.navjump.bake`` and the results stored in the .blend."""
 
+import importlib
 import io
 import zipfile
 
@@ -36,7 +37,14 @@ def test_operator_bake_matches_core_bake_on_the_same_triangles(bpy, navjump, dem
     settings = navjump.props.to_bake_settings(demo_scene.navjump)
     direct = navjump.pipeline.bake(gathered.vertices, gathered.triangles, settings,
                                    walkable=gathered.walkable)
+    climb_items = importlib.import_module(f"{navjump.module}.blender.climb_items")
+    direct, climb_warnings = climb_items.add_gathered_climbing(direct, gathered, settings)
+    assert climb_warnings == []
     assert stored.equals(direct)
+    # the climbing wall: a ladder, a pipe and two ledges, joined to the navmesh
+    assert sorted(str(n) for n in stored.climb_element_name) == \
+        ["Drain-pipe", "Hand-hold ledge", "Tower ladder", "Wall top ledge"]
+    assert stored.climb_link_kind.shape[0] > 0
     assert stored.settings == settings.to_dict()
     np.testing.assert_array_equal(stored.polygon_stance, direct.polygon_stance)
     np.testing.assert_array_equal(stored.link_kind, direct.link_kind)
@@ -230,7 +238,9 @@ def test_background_thread_job_and_cancel(bpy, navjump, demo_scene):
     assert job.error is None and not job.cancelled
     sync = navjump.pipeline.bake(gathered.vertices, gathered.triangles, settings,
                                  walkable=gathered.walkable)
-    assert job.result.equals(sync)
+    climb_items = importlib.import_module(f"{navjump.module}.blender.climb_items")
+    sync, _warnings = climb_items.add_gathered_climbing(sync, gathered, settings)
+    assert job.result.equals(sync) and job.result.climb_element_count == 4
 
     stages = []
 
