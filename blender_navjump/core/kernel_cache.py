@@ -31,7 +31,8 @@ so importing the core stays cheap for code that needs only ``NavMesh`` or the se
 
 Loading cheaply: beside each of numba's ``.nbc`` files a ``.nbc.sym`` lists the names the
 kernel defines, so a load does not parse the kernel's LLVM bitcode (parsed only when a
-kernel compiled later in the process links it in; see "lazy linking modules" below).
+kernel compiled later in the process links it in; see "lazy linking modules" below), and
+a load does not import numba's compiler registries (see "loading without a refresh").
 :func:`preload` loads every cached entry kernel without compiling (the extension runs it
 in a background thread after an interactive Blender starts).
 
@@ -355,6 +356,8 @@ def _cache_class(caching):
 
         navjump_kernels = True
 
+        navjump_light = False
+
         def __init__(self, py_func):
             super().__init__(py_func)
             locator = self._impl.locator
@@ -364,8 +367,35 @@ def _cache_class(caching):
                 self._cache_file.__class__ = index_class
                 self._cache_file.navjump_package = locator.package
                 self._cache_file.navjump_portable = portable_magic()
+                self.navjump_light = True  # (numba extensions' kernels keep numba's path)
+
+        def load_overload(self, sig, target_context):
+            if not (self.navjump_light and _state["light_load"]):
+                return super().load_overload(sig, target_context)
+            _ready_for_cached_code(target_context)
+            with self._guard_against_spurious_io_errors():
+                return self._load_overload(sig, target_context)
 
     return KernelFunctionCache
+
+
+# ---------------------------------------------------------------- loading without a refresh
+# numba refreshes its target context before every cache load: the first refresh imports
+# some hundred lowering modules (typed containers, linalg, random, polynomials...) and
+# installs their registries, a third of a warm bake's kernel loading, although running
+# machine code needs none of them. What the loaded code does need is the symbols it links
+# against: numba's helper library, the math and exception symbols (registered when the
+# target context is created), the runtime (NRT) and the hash secrets (registered when
+# numba.cpython.hashing is imported). Audited for these numba versions; any other one takes
+# numba's own path. A compile refreshes the context itself, so later compiles are unchanged.
+LIGHT_LOAD_NUMBA = ("0.68.",)
+
+
+def _ready_for_cached_code(target_context) -> None:
+    from numba.core.runtime import rtsys
+
+    rtsys.initialize(target_context)
+    import numba.cpython.hashing  # noqa: F401 - registers the hash secrets' symbols
 
 
 # ---------------------------------------------------------------- lazy linking modules
@@ -580,7 +610,7 @@ def write_shipped(source: str, dest: str, magic) -> dict:
 
 # ---------------------------------------------------------------- set-up
 _state: dict[str, Any] = {"configured": False, "installed": False, "dir": None,
-                          "portable": None, "lazy": False}
+                          "portable": None, "lazy": False, "light_load": False}
 
 
 def _active_dir() -> str:
@@ -650,6 +680,7 @@ def _install():
         return
     classes.insert(0, KernelLocator)
     _state["lazy"] = _install_lazy_linking(codegen)
+    _state["light_load"] = _light_load_fits(caching)
     if not getattr(dispatcher.FunctionCache, "navjump_kernels", False) or \
             dispatcher.FunctionCache.__module__ != __name__:
         dispatcher.FunctionCache = _cache_class(caching)
@@ -661,6 +692,19 @@ def _install():
         with open(os.path.join(folder, LAST_USED), "w") as fh:
             fh.write(time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
         prune(os.path.dirname(folder), PRUNE_AFTER_DAYS, keep=folder)
+
+
+def _light_load_fits(caching) -> bool:
+    import numba
+
+    try:
+        from numba.core.runtime import rtsys
+    except ImportError:
+        return False
+    return numba.__version__.startswith(LIGHT_LOAD_NUMBA) and \
+        hasattr(rtsys, "initialize") and \
+        hasattr(caching.Cache, "_guard_against_spurious_io_errors") and \
+        hasattr(caching.Cache, "_load_overload")
 
 
 # ---------------------------------------------------------------- warm or cold
