@@ -610,7 +610,8 @@ def write_shipped(source: str, dest: str, magic) -> dict:
 
 # ---------------------------------------------------------------- set-up
 _state: dict[str, Any] = {"configured": False, "installed": False, "dir": None,
-                          "portable": None, "lazy": False, "light_load": False}
+                          "portable": None, "lazy": False, "light_load": False,
+                          "compiling": False}
 
 
 def _active_dir() -> str:
@@ -720,11 +721,95 @@ def mark_warm(folder: str | None = None):
 
 
 def compile_notice() -> str | None:
-    """The one line to show before a bake that will compile the kernels, else None."""
+    """The one line to show before a bake that will compile the kernels, else None. When
+    another process is compiling them (:func:`compiling`), waits for it first (saying so
+    on stderr): the bake then loads them instead of compiling them a second time."""
     if is_warm() or install_shipped(_active_dir()):
+        return None
+    if wait_for_compiler() and is_warm():
         return None
     return (f"compiling NavJump kernels, first run only, ~{COMPILE_SECONDS_ESTIMATE} s "
             f"(cache: {_active_dir()})")
+
+
+# ---------------------------------------------------------------- one compiler at a time
+# A process compiling every kernel (warm_up: `cache --warm`, the demo's background job)
+# holds an exclusive lock on <folder>/compiling.lock; a bake in another process that would
+# compile waits for it and then loads. POSIX only (elsewhere nobody waits: both compile,
+# as before). The lock goes with its process, even a killed one.
+COMPILE_LOCK = "compiling.lock"
+WAIT_SECONDS = 900  # a compiler that takes longer is not waited for: the bake compiles
+
+
+@contextlib.contextmanager
+def compiling(folder: str | None = None):
+    """Hold the folder's compile lock while compiling (waits while another process holds
+    it). Re-entrant within a process."""
+    if _state["compiling"]:
+        yield
+        return
+    try:
+        import fcntl
+    except ImportError:
+        fcntl = None
+    fh = None
+    if fcntl is not None:
+        with contextlib.suppress(OSError):
+            path = os.path.join(folder or _active_dir(), COMPILE_LOCK)
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            fh = open(path, "a+")
+            fcntl.flock(fh, fcntl.LOCK_EX)
+            fh.seek(0)
+            fh.truncate()
+            fh.write(str(os.getpid()))
+            fh.flush()
+    _state["compiling"] = True
+    try:
+        yield
+    finally:
+        _state["compiling"] = False
+        if fh is not None:
+            fh.close()  # releases the lock
+
+
+def wait_for_compiler(folder: str | None = None, timeout: float = WAIT_SECONDS,
+                      log=None) -> bool:
+    """When another process holds the folder's compile lock, wait until it lets go (at
+    most ``timeout`` s); True if it waited. ``log(line)``: default one line on stderr."""
+    if _state["compiling"]:
+        return False
+    try:
+        import fcntl
+    except ImportError:
+        return False
+    path = os.path.join(folder or _active_dir(), COMPILE_LOCK)
+    try:
+        fh = open(path, "a+")
+    except OSError:
+        return False
+    with fh:
+        try:
+            fcntl.flock(fh, fcntl.LOCK_SH | fcntl.LOCK_NB)
+            return False  # nobody compiling
+        except OSError:
+            pass
+        fh.seek(0)
+        pid = fh.read().strip()
+        line = (f"waiting for the NavJump kernels that another process (pid {pid or '?'}) "
+                f"is compiling (cache: {os.path.dirname(path)})")
+        if log is None:
+            print(line, file=sys.stderr, flush=True)
+        else:
+            log(line)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            time.sleep(0.2)
+            try:
+                fcntl.flock(fh, fcntl.LOCK_SH | fcntl.LOCK_NB)
+                return True
+            except OSError:
+                continue
+        return True
 
 
 def _cached_kernels(folder: str) -> list[tuple[str, str]]:
@@ -826,8 +911,14 @@ def warm_up(progress=None) -> float:
     """Compile (or load) every kernel a bake and the path queries use; seconds taken.
 
     Bakes a small scene with stances, links and detail for both partitions, then answers
-    path queries on it. ``progress(fraction)`` is called between steps.
+    path queries on it. ``progress(fraction)`` is called between steps. Holds the compile
+    lock (:func:`compiling`): a bake in another process waits for it and then loads.
     """
+    with compiling():
+        return _warm_up(progress)
+
+
+def _warm_up(progress=None) -> float:
     from . import bake
     from .query import AgentFilter, find_path, find_paths, query_for, random_navmesh_points
     from .settings import BakeSettings
