@@ -726,8 +726,8 @@ def compile_notice() -> str | None:
     on stderr): the bake then loads them instead of compiling them a second time."""
     if is_warm() or install_shipped(_active_dir()):
         return None
-    if wait_for_compiler() and is_warm():
-        return None
+    if wait_for_compiler():
+        return None  # what a bake uses is compiled now (see warm_up)
     return (f"compiling NavJump kernels, first run only, ~{COMPILE_SECONDS_ESTIMATE} s "
             f"(cache: {_active_dir()})")
 
@@ -775,7 +775,8 @@ def compiling(folder: str | None = None):
 def wait_for_compiler(folder: str | None = None, timeout: float = WAIT_SECONDS,
                       log=None) -> bool:
     """When another process holds the folder's compile lock, wait until it lets go (at
-    most ``timeout`` s); True if it waited. ``log(line)``: default one line on stderr."""
+    most ``timeout`` s); True if it waited and the lock was let go. ``log(line)``: default
+    one line on stderr."""
     if _state["compiling"]:
         return False
     try:
@@ -809,7 +810,7 @@ def wait_for_compiler(folder: str | None = None, timeout: float = WAIT_SECONDS,
                 return True
             except OSError:
                 continue
-        return True
+        return False
 
 
 def _cached_kernels(folder: str) -> list[tuple[str, str]]:
@@ -910,15 +911,13 @@ def preload(stop=None) -> dict:
 def warm_up(progress=None) -> float:
     """Compile (or load) every kernel a bake and the path queries use; seconds taken.
 
-    Bakes a small scene with stances, links and detail for both partitions, then answers
-    path queries on it. ``progress(fraction)`` is called between steps. Holds the compile
-    lock (:func:`compiling`): a bake in another process waits for it and then loads.
+    Bakes a small scene with stances, links and detail (the default watershed partition),
+    answers path queries on it, then bakes it again with the monotone partition.
+    ``progress(fraction)`` is called between steps. Holds the compile lock
+    (:func:`compiling`) until the queries are compiled: a bake in another process waits
+    for what a default bake and a path query use, then loads it, while this one goes on
+    with the monotone partition's few kernels.
     """
-    with compiling():
-        return _warm_up(progress)
-
-
-def _warm_up(progress=None) -> float:
     from . import bake
     from .query import AgentFilter, find_path, find_paths, query_for, random_navmesh_points
     from .settings import BakeSettings
@@ -926,25 +925,29 @@ def _warm_up(progress=None) -> float:
 
     t0 = time.perf_counter()
     vertices, triangles = warmup_scene()
-    steps = ("watershed", "monotone")
-    navmesh = None
-    for i, partition in enumerate(steps):
-        settings = BakeSettings(partition=partition, multi_stance=True, links_enabled=True,
-                                cell_size=0.25, cell_height=0.1).validate()
-        nm = bake(vertices, triangles, settings)
-        navmesh = navmesh if navmesh is not None else nm
+
+    def bake_with(partition: str):
+        return bake(vertices, triangles, BakeSettings(
+            partition=partition, multi_stance=True, links_enabled=True, cell_size=0.25,
+            cell_height=0.1).validate())
+
+    def report(fraction: float):
         if progress is not None:
-            progress((i + 1) / (len(steps) + 1))
-    assert navmesh is not None
-    query = query_for(navmesh)
-    pts = random_navmesh_points(navmesh, 8, rng=0)
-    find_paths(query, pts[:4], pts[4:], on_error="status")
-    find_paths(query, pts[:4], pts[4:], AgentFilter(), on_error="status")
-    with contextlib.suppress(ValueError):
-        find_path(query, pts[0], pts[-1])
+            progress(fraction)
+
+    with compiling():
+        navmesh = bake_with("watershed")
+        report(1 / 3)
+        query = query_for(navmesh)
+        pts = random_navmesh_points(navmesh, 8, rng=0)
+        find_paths(query, pts[:4], pts[4:], on_error="status")
+        find_paths(query, pts[:4], pts[4:], AgentFilter(), on_error="status")
+        with contextlib.suppress(ValueError):
+            find_path(query, pts[0], pts[-1])
+        report(2 / 3)
+    bake_with("monotone")
     mark_warm()
-    if progress is not None:
-        progress(1.0)
+    report(1.0)
     return time.perf_counter() - t0
 
 
