@@ -7,8 +7,8 @@
 #   setup_env.sh --demo     those and bpy: what scripts/run_demo.sh needs (the demo runs the
 #                           package from the checkout, not installed)
 # Versions come from pyproject.toml. Safe to run again: it only installs what is missing.
-# The venv gets no pip of its own when this Python's pip can install into it (--python):
-# seeding one costs seconds on every clean clone.
+# For --runtime and --demo the venv gets no pip of its own when this Python's pip can install
+# into it (--python): seeding one costs seconds on every clean clone; the full set-up adds it.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 MODE="${1:-full}"
@@ -69,6 +69,9 @@ case "$MODE" in
     touch "$VENV/.navjump-runtime"
     ;;
   full)
+    # the tests' venv has its own pip (scripts/build_extension.py downloads wheels with it)
+    "$VENV/bin/python" -c "import pip" >/dev/null 2>&1 || \
+      "$VENV/bin/python" -m ensurepip --default-pip >/dev/null
     pip_install -e "$ROOT[test,farm]"
     touch "$VENV/.navjump-runtime" "$VENV/.navjump-demo"
     ;;
