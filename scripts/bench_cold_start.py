@@ -13,7 +13,8 @@ Scenarios, each a new Python process with bpy and a fresh Blender user folder:
 - ``checkout_warm``: the same again, the cache now filled;
 - ``zip_new_machine``: the Linux zip (built with its shipped kernels) installed into the
   fresh user folder, an empty kernel cache, numba only from the zip's wheels;
-- ``zip_warm``: that installation started again.
+- ``zip_warm``: that installation started again (its preferences saved, as Blender does on
+  quit: the extension's wheels stay unpacked).
 
 - ``clean_clone`` (only when asked for): ``git clone`` of this checkout's HEAD, then the
   README's demo command, ``bash scripts/run_demo.sh``, with an empty kernel cache and a fresh
@@ -60,7 +61,7 @@ if args["zip"]:
     if prefs.extensions.repos.get(repo) is None:
         prefs.extensions.repos.new(name=repo, module=repo, custom_directory=args["repo_dir"],
                                    source='USER')
-    bpy.ops.extensions.repo_refresh_all()
+        bpy.ops.extensions.repo_refresh_all()
     module = f"bl_ext.{repo}.blender_navjump"
     if module not in prefs.addons:
         if os.listdir(args["repo_dir"]):
@@ -68,6 +69,9 @@ if args["zip"]:
         else:
             bpy.ops.extensions.package_install_files(filepath=args["zip"], repo=repo,
                                                      enable_on_install=True)
+    # Blender keeps the repository and the enabled extension in the saved preferences (it
+    # saves them on quit); without them the next start would unpack the wheels again.
+    bpy.ops.wm.save_userpref()
 else:
     sys.path.insert(0, args["root"])
     from blender_navjump.blender import devload
