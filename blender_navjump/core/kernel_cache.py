@@ -748,21 +748,18 @@ def compiling(folder: str | None = None):
     if _state["compiling"]:
         yield
         return
-    try:
-        import fcntl
-    except ImportError:
-        fcntl = None
     fh = None
-    if fcntl is not None:
-        with contextlib.suppress(OSError):
-            path = os.path.join(folder or _active_dir(), COMPILE_LOCK)
-            os.makedirs(os.path.dirname(path), exist_ok=True)
-            fh = open(path, "a+")
-            fcntl.flock(fh, fcntl.LOCK_EX)
-            fh.seek(0)
-            fh.truncate()
-            fh.write(str(os.getpid()))
-            fh.flush()
+    with contextlib.suppress(ImportError, OSError):  # no fcntl (Windows): nobody waits
+        import fcntl
+
+        path = os.path.join(folder or _active_dir(), COMPILE_LOCK)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        fh = open(path, "a+")
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        fh.seek(0)
+        fh.truncate()
+        fh.write(str(os.getpid()))
+        fh.flush()
     _state["compiling"] = True
     try:
         yield
