@@ -381,7 +381,7 @@ def _cache_class(caching):
 
 # ---------------------------------------------------------------- loading without a refresh
 # numba refreshes its target context before every cache load: the first refresh imports
-# some hundred lowering modules (typed containers, linalg, random, polynomials...) and
+# some fifty lowering modules (typed containers, linalg, random, polynomials...) and
 # installs their registries, a third of a warm bake's kernel loading, although running
 # machine code needs none of them. What the loaded code does need is the symbols it links
 # against: numba's helper library, the math and exception symbols (registered when the
