@@ -3,6 +3,7 @@
 
     python scripts/bench_cold_start.py [--zip dist/blender_navjump-0.1.0-linux_x64.zip]
         [--obj ../shared/data/recast/dungeon.obj] [--only checkout_empty,zip_new_machine,...]
+        [--only clean_clone]
         [--out cold_start.json]
 
 Scenarios, each a new Python process with bpy and a fresh Blender user folder:
@@ -12,9 +13,16 @@ Scenarios, each a new Python process with bpy and a fresh Blender user folder:
 - ``checkout_warm``: the same again, the cache now filled;
 - ``zip_new_machine``: the Linux zip (built with its shipped kernels) installed into the
   fresh user folder, an empty kernel cache, numba only from the zip's wheels;
-- ``zip_warm``: that installation started again.
+- ``zip_warm``: that installation started again (its preferences saved, as Blender does on
+  quit: the extension's wheels stay unpacked).
 
-In each: ``start_s`` (import bpy, install/enable the extension), ``demo_bake_s`` (first bake
+- ``clean_clone`` (only when asked for): ``git clone`` of this checkout's HEAD, then the
+  README's demo command, ``bash scripts/run_demo.sh``, with an empty kernel cache and a fresh
+  Blender user folder; the wheels it installs are downloaded first into a folder that pip
+  then installs from without an index (``download_s``, apart: pip's download cache), and
+  ``demo_s`` is the command's wall time (``demo_cpu_s``: the CPU of it and its children).
+
+In each other: ``start_s`` (import bpy, install/enable the extension), ``demo_bake_s`` (first bake
 of assets/demo_level.blend with jump links, through the extension's command line),
 ``demo_bake_cpu_s`` (the CPU seconds of the process during it: on a shared machine the wall
 time follows the load), ``demo_phases_s`` (its open, gather, bake and write phases),
@@ -40,6 +48,7 @@ ROOT = Path(__file__).resolve().parents[1]
 DEMO = ROOT / "assets" / "demo_level.blend"
 DEFAULT_OBJ = ROOT.parent / "shared" / "data" / "recast" / "dungeon.obj"
 SCENARIOS = ("checkout_empty", "checkout_warm", "zip_new_machine", "zip_warm")
+EXTRA_SCENARIOS = ("clean_clone",)
 
 CHILD = r"""
 import importlib, json, os, sys, time
@@ -52,7 +61,7 @@ if args["zip"]:
     if prefs.extensions.repos.get(repo) is None:
         prefs.extensions.repos.new(name=repo, module=repo, custom_directory=args["repo_dir"],
                                    source='USER')
-    bpy.ops.extensions.repo_refresh_all()
+        bpy.ops.extensions.repo_refresh_all()
     module = f"bl_ext.{repo}.blender_navjump"
     if module not in prefs.addons:
         if os.listdir(args["repo_dir"]):
@@ -60,6 +69,9 @@ if args["zip"]:
         else:
             bpy.ops.extensions.package_install_files(filepath=args["zip"], repo=repo,
                                                      enable_on_install=True)
+    # Blender keeps the repository and the enabled extension in the saved preferences (it
+    # saves them on quit); without them the next start would unpack the wheels again.
+    bpy.ops.wm.save_userpref()
 else:
     sys.path.insert(0, args["root"])
     from blender_navjump.blender import devload
@@ -164,6 +176,47 @@ def run(scenario: str, work: Path, zip_path: Path | None, obj: Path | None) -> d
     return result
 
 
+def demo_requirements() -> list[str]:
+    """The pins the demo installs (scripts/setup_env.sh --demo): the bake's and bpy's."""
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    return [*project["dependencies"],
+            *[r for r in project["optional-dependencies"]["test"] if r.startswith("bpy==")]]
+
+
+def run_clean_clone(work: Path) -> dict:
+    import resource
+    import time
+
+    clone, wheels = work / "clone", work / "wheels"
+    for folder in (clone, wheels, work / "clone_kernels", work / "clone_user"):
+        shutil.rmtree(folder, ignore_errors=True)
+    subprocess.run(["git", "clone", "--quiet", str(ROOT), str(clone)], check=True)
+    t = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "-d", str(wheels),
+                    *demo_requirements()], check=True)
+    download_s = time.perf_counter() - t
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("NUMBA_CACHE_DIR", "PYTHONHOME", "PYTHONPATH", "VIRTUAL_ENV",
+                        "PYTHONDONTWRITEBYTECODE", "NUMBA_CPU_NAME", "NUMBA_CPU_FEATURES")}
+    env.update(NAVJUMP_KERNEL_CACHE=str(work / "clone_kernels"),
+               BLENDER_USER_RESOURCES=str(work / "clone_user"), PIP_NO_INDEX="1",
+               PIP_FIND_LINKS=str(wheels))
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t = time.perf_counter()
+    proc = subprocess.run(["bash", "scripts/run_demo.sh", str(work / "clone_out")], cwd=clone,
+                          env=env, capture_output=True, text=True, timeout=3600)
+    demo_s = time.perf_counter() - t
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if proc.returncode != 0:
+        raise SystemExit(f"clean_clone failed:\n{proc.stdout[-2000:]}\n{proc.stderr[-3000:]}")
+    return {"download_s": download_s, "demo_s": demo_s,
+            "demo_cpu_s": (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime),
+            "waited_for_background_compile": "waiting for the NavJump kernels" in proc.stderr,
+            "summary": [ln for ln in proc.stdout.splitlines() if ln.strip()][-8:]}
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--zip", type=Path, default=None,
@@ -171,13 +224,15 @@ def main(argv=None) -> int:
     parser.add_argument("--obj", type=Path, default=DEFAULT_OBJ,
                         help="an OBJ (Y up) baked after the demo level (default: dungeon.obj)")
     parser.add_argument("--only", default=",".join(SCENARIOS),
-                        help=f"comma-separated scenarios from {', '.join(SCENARIOS)}")
+                        help="comma-separated scenarios from "
+                             f"{', '.join(SCENARIOS + EXTRA_SCENARIOS)} "
+                             f"(default: all but {', '.join(EXTRA_SCENARIOS)})")
     parser.add_argument("--work", type=Path, default=None,
                         help="scratch folder (default: a temporary one)")
     parser.add_argument("--out", type=Path, default=None, help="also write the JSON here")
     args = parser.parse_args(argv)
     scenarios = [s.strip() for s in args.only.split(",") if s.strip()]
-    unknown = [s for s in scenarios if s not in SCENARIOS]
+    unknown = [s for s in scenarios if s not in SCENARIOS + EXTRA_SCENARIOS]
     if unknown:
         parser.error(f"unknown scenario {unknown[0]!r}")
     obj = args.obj if args.obj and args.obj.is_file() else None
@@ -189,7 +244,8 @@ def main(argv=None) -> int:
               "zip": str(zip_path) if zip_path else None, "scenarios": {}}
     for scenario in scenarios:
         print(f"running {scenario}", file=sys.stderr, flush=True)
-        report["scenarios"][scenario] = run(scenario, work, zip_path, obj)
+        report["scenarios"][scenario] = (run_clean_clone(work) if scenario == "clean_clone"
+                                         else run(scenario, work, zip_path, obj))
     text = json.dumps(report, indent=1)
     print(text)
     if args.out:

@@ -5,6 +5,7 @@
         [--python 3.11,3.13] [--out dist] [--wheels-cache build/wheels_cache]
         [--stage build/extension] [--blender-ext PATH] [--no-kernels]
         [--kernels-cache build/kernels_cache]
+    python scripts/build_extension.py --checkout-kernels [--kernels-cache ...]
 
 Steps:
 
@@ -23,6 +24,11 @@ Steps:
    (``bpy/<ver>/scripts/addons_core/bl_pkg/cli/``), with this Python: ``validate`` the
    staged folder, then ``build --split-platforms`` into ``--out``:
    ``<id>-<version>-linux_x64.zip`` and so on, each holding only its platform's wheels.
+
+``--checkout-kernels`` does step 3 alone, into this checkout's ``blender_navjump/kernels/``:
+committed with the sources they were compiled from, they spare a clean clone (the README's
+demo, the tests) the first compile; once a core source changes they no longer match its
+fingerprint and are ignored (everything compiles as without them), never used wrongly.
 
 Blender 4.2-5.0 run Python 3.11 and 5.1+ Python 3.13: with both wheel sets in a zip,
 Blender installs the ones matching its own Python. Defaults: all three platforms, both
@@ -205,7 +211,13 @@ def stage(stage_root: Path, platforms, wheels, manifest: Path = MANIFEST,
     ext_dir = stage_root / data["id"]
     if ext_dir.exists():
         shutil.rmtree(ext_dir)
-    shutil.copytree(package_dir, ext_dir, ignore=STAGE_IGNORE)
+    top = os.path.abspath(package_dir)
+
+    def ignore(folder, names):  # and a checkout's own kernel pack (--checkout-kernels)
+        skip = set(STAGE_IGNORE(folder, names))
+        return skip | {"kernels"} if os.path.abspath(folder) == top else skip
+
+    shutil.copytree(package_dir, ext_dir, ignore=ignore)
     (ext_dir / "wheels").mkdir()
     for w in wheels:
         shutil.copy2(w, ext_dir / "wheels" / w.name)
@@ -338,7 +350,18 @@ def main(argv=None) -> int:
     parser.add_argument("--kernels-cache", type=Path, default=DEFAULT_KERNELS_CACHE,
                         help="compiled kernels are kept here between builds (default: "
                              "build/kernels_cache)")
+    parser.add_argument("--checkout-kernels", action="store_true",
+                        help="only compile the portable kernels into this checkout's "
+                             "blender_navjump/kernels/ (a clone with the same core sources "
+                             "then loads them instead of compiling), build no zip")
     args = parser.parse_args(argv)
+    if args.checkout_kernels:
+        try:
+            build_kernels(ROOT / "blender_navjump", args.kernels_cache)
+        except BuildError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 1
+        return 0
     try:
         zips = build(_csv(args.platforms), _csv(args.python), args.out, args.wheels_cache,
                      args.stage, args.blender_ext, kernels=not args.no_kernels,

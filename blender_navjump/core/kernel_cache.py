@@ -31,7 +31,8 @@ so importing the core stays cheap for code that needs only ``NavMesh`` or the se
 
 Loading cheaply: beside each of numba's ``.nbc`` files a ``.nbc.sym`` lists the names the
 kernel defines, so a load does not parse the kernel's LLVM bitcode (parsed only when a
-kernel compiled later in the process links it in; see "lazy linking modules" below).
+kernel compiled later in the process links it in; see "lazy linking modules" below), and
+a load does not import numba's compiler registries (see "loading without a refresh").
 :func:`preload` loads every cached entry kernel without compiling (the extension runs it
 in a background thread after an interactive Blender starts).
 
@@ -355,6 +356,8 @@ def _cache_class(caching):
 
         navjump_kernels = True
 
+        navjump_light = False
+
         def __init__(self, py_func):
             super().__init__(py_func)
             locator = self._impl.locator
@@ -364,8 +367,35 @@ def _cache_class(caching):
                 self._cache_file.__class__ = index_class
                 self._cache_file.navjump_package = locator.package
                 self._cache_file.navjump_portable = portable_magic()
+                self.navjump_light = True  # (numba extensions' kernels keep numba's path)
+
+        def load_overload(self, sig, target_context):
+            if not (self.navjump_light and _state["light_load"]):
+                return super().load_overload(sig, target_context)
+            _ready_for_cached_code(target_context)
+            with self._guard_against_spurious_io_errors():
+                return self._load_overload(sig, target_context)
 
     return KernelFunctionCache
+
+
+# ---------------------------------------------------------------- loading without a refresh
+# numba refreshes its target context before every cache load: the first refresh imports
+# some fifty lowering modules (typed containers, linalg, random, polynomials...) and
+# installs their registries, a third of a warm bake's kernel loading, although running
+# machine code needs none of them. What the loaded code does need is the symbols it links
+# against: numba's helper library, the math and exception symbols (registered when the
+# target context is created), the runtime (NRT) and the hash secrets (registered when
+# numba.cpython.hashing is imported). Audited for these numba versions; any other one takes
+# numba's own path. A compile refreshes the context itself, so later compiles are unchanged.
+LIGHT_LOAD_NUMBA = ("0.68.",)
+
+
+def _ready_for_cached_code(target_context) -> None:
+    from numba.core.runtime import rtsys
+
+    rtsys.initialize(target_context)
+    import numba.cpython.hashing  # noqa: F401 - registers the hash secrets' symbols
 
 
 # ---------------------------------------------------------------- lazy linking modules
@@ -580,7 +610,8 @@ def write_shipped(source: str, dest: str, magic) -> dict:
 
 # ---------------------------------------------------------------- set-up
 _state: dict[str, Any] = {"configured": False, "installed": False, "dir": None,
-                          "portable": None, "lazy": False}
+                          "portable": None, "lazy": False, "light_load": False,
+                          "compiling": False}
 
 
 def _active_dir() -> str:
@@ -650,6 +681,7 @@ def _install():
         return
     classes.insert(0, KernelLocator)
     _state["lazy"] = _install_lazy_linking(codegen)
+    _state["light_load"] = _light_load_fits(caching)
     if not getattr(dispatcher.FunctionCache, "navjump_kernels", False) or \
             dispatcher.FunctionCache.__module__ != __name__:
         dispatcher.FunctionCache = _cache_class(caching)
@@ -661,6 +693,19 @@ def _install():
         with open(os.path.join(folder, LAST_USED), "w") as fh:
             fh.write(time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
         prune(os.path.dirname(folder), PRUNE_AFTER_DAYS, keep=folder)
+
+
+def _light_load_fits(caching) -> bool:
+    import numba
+
+    try:
+        from numba.core.runtime import rtsys
+    except ImportError:
+        return False
+    return numba.__version__.startswith(LIGHT_LOAD_NUMBA) and \
+        hasattr(rtsys, "initialize") and \
+        hasattr(caching.Cache, "_guard_against_spurious_io_errors") and \
+        hasattr(caching.Cache, "_load_overload")
 
 
 # ---------------------------------------------------------------- warm or cold
@@ -676,11 +721,93 @@ def mark_warm(folder: str | None = None):
 
 
 def compile_notice() -> str | None:
-    """The one line to show before a bake that will compile the kernels, else None."""
+    """The one line to show before a bake that will compile the kernels, else None. When
+    another process is compiling them (:func:`compiling`), waits for it first (saying so
+    on stderr): the bake then loads them instead of compiling them a second time."""
     if is_warm() or install_shipped(_active_dir()):
         return None
+    if wait_for_compiler():
+        return None  # what a bake uses is compiled now (see warm_up)
     return (f"compiling NavJump kernels, first run only, ~{COMPILE_SECONDS_ESTIMATE} s "
             f"(cache: {_active_dir()})")
+
+
+# ---------------------------------------------------------------- one compiler at a time
+# A process compiling every kernel (warm_up: `cache --warm`, the demo's background job)
+# holds an exclusive lock on <folder>/compiling.lock; a bake in another process that would
+# compile waits for it and then loads. POSIX only (elsewhere nobody waits: both compile,
+# as before). The lock goes with its process, even a killed one.
+COMPILE_LOCK = "compiling.lock"
+WAIT_SECONDS = 900  # a compiler that takes longer is not waited for: the bake compiles
+
+
+@contextlib.contextmanager
+def compiling(folder: str | None = None):
+    """Hold the folder's compile lock while compiling (waits while another process holds
+    it). Re-entrant within a process."""
+    if _state["compiling"]:
+        yield
+        return
+    fh = None
+    with contextlib.suppress(ImportError, OSError):  # no fcntl (Windows): nobody waits
+        import fcntl
+
+        path = os.path.join(folder or _active_dir(), COMPILE_LOCK)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        fh = open(path, "a+")
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        fh.seek(0)
+        fh.truncate()
+        fh.write(str(os.getpid()))
+        fh.flush()
+    _state["compiling"] = True
+    try:
+        yield
+    finally:
+        _state["compiling"] = False
+        if fh is not None:
+            fh.close()  # releases the lock
+
+
+def wait_for_compiler(folder: str | None = None, timeout: float = WAIT_SECONDS,
+                      log=None) -> bool:
+    """When another process holds the folder's compile lock, wait until it lets go (at
+    most ``timeout`` s); True if it waited and the lock was let go. ``log(line)``: default
+    one line on stderr."""
+    if _state["compiling"]:
+        return False
+    try:
+        import fcntl
+    except ImportError:
+        return False
+    path = os.path.join(folder or _active_dir(), COMPILE_LOCK)
+    try:
+        fh = open(path, "a+")
+    except OSError:
+        return False
+    with fh:
+        try:
+            fcntl.flock(fh, fcntl.LOCK_SH | fcntl.LOCK_NB)
+            return False  # nobody compiling
+        except OSError:
+            pass
+        fh.seek(0)
+        pid = fh.read().strip()
+        line = (f"waiting for the NavJump kernels that another process (pid {pid or '?'}) "
+                f"is compiling (cache: {os.path.dirname(path)})")
+        if log is None:
+            print(line, file=sys.stderr, flush=True)
+        else:
+            log(line)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            time.sleep(0.2)
+            try:
+                fcntl.flock(fh, fcntl.LOCK_SH | fcntl.LOCK_NB)
+                return True
+            except OSError:
+                continue
+        return False
 
 
 def _cached_kernels(folder: str) -> list[tuple[str, str]]:
@@ -781,9 +908,13 @@ def preload(stop=None) -> dict:
 def warm_up(progress=None) -> float:
     """Compile (or load) every kernel a bake and the path queries use; seconds taken.
 
-    Bakes a small scene with stances, links and detail for both partitions, builds a climb
-    graph on it, then answers path queries (with and without climbing) on it.
-    ``progress(fraction)`` is called between steps.
+    Bakes a small scene with stances, links and detail (the default watershed partition),
+    builds a climb graph on it, answers path queries (with and without climbing) on it, then
+    bakes it again with the monotone partition. ``progress(fraction)`` is called between
+    steps. Holds the compile lock (:func:`compiling`) until the queries are compiled: a bake
+    in another process waits for what a default bake (the demo level climbs) and a path
+    query use, then loads it, while this one goes on with the monotone partition's few
+    kernels.
     """
     from . import bake
     from .query import AgentFilter, find_path, find_paths, query_for, random_navmesh_points
@@ -792,32 +923,36 @@ def warm_up(progress=None) -> float:
 
     t0 = time.perf_counter()
     vertices, triangles = warmup_scene()
-    steps = ("watershed", "monotone")
-    navmesh = None
-    for i, partition in enumerate(steps):
-        settings = BakeSettings(partition=partition, multi_stance=True, links_enabled=True,
-                                cell_size=0.25, cell_height=0.1).validate()
-        nm = bake(vertices, triangles, settings)
-        navmesh = navmesh if navmesh is not None else nm
-        if progress is not None:
-            progress((i + 1) / (len(steps) + 1))
-    assert navmesh is not None
-    # climbing: the climb graph's kernels, then queries that plan through it
-    from .climb import add_climbing
-    from .warmup_scene import warmup_climb_items
 
-    navmesh, _warnings = add_climbing(navmesh, warmup_climb_items(), vertices, triangles,
-                                      BakeSettings(climbing_enabled=True))
-    query = query_for(navmesh)
-    pts = random_navmesh_points(navmesh, 8, rng=0)
-    find_paths(query, pts[:4], pts[4:], on_error="status")
-    find_paths(query, pts[:4], pts[4:], AgentFilter(), on_error="status")
-    find_paths(query, pts[:4], pts[4:], AgentFilter(abilities=()), on_error="status")
-    with contextlib.suppress(ValueError):
-        find_path(query, pts[0], pts[-1])
+    def bake_with(partition: str):
+        return bake(vertices, triangles, BakeSettings(
+            partition=partition, multi_stance=True, links_enabled=True, cell_size=0.25,
+            cell_height=0.1).validate())
+
+    def report(fraction: float):
+        if progress is not None:
+            progress(fraction)
+
+    with compiling():
+        navmesh = bake_with("watershed")
+        report(1 / 3)
+        # climbing: the climb graph's kernels, then queries that plan through it
+        from .climb import add_climbing
+        from .warmup_scene import warmup_climb_items
+
+        navmesh, _warnings = add_climbing(navmesh, warmup_climb_items(), vertices, triangles,
+                                          BakeSettings(climbing_enabled=True))
+        query = query_for(navmesh)
+        pts = random_navmesh_points(navmesh, 8, rng=0)
+        find_paths(query, pts[:4], pts[4:], on_error="status")
+        find_paths(query, pts[:4], pts[4:], AgentFilter(), on_error="status")
+        find_paths(query, pts[:4], pts[4:], AgentFilter(abilities=()), on_error="status")
+        with contextlib.suppress(ValueError):
+            find_path(query, pts[0], pts[-1])
+        report(2 / 3)
+    bake_with("monotone")
     mark_warm()
-    if progress is not None:
-        progress(1.0)
+    report(1.0)
     return time.perf_counter() - t0
 
 
