@@ -99,7 +99,7 @@ def usable_ports(d, stance_allowed, link_allowed):
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def astar(d, stance_allowed, stance_cost, link_allowed, link_scale, hscale, port_ok,
           sp, spos, gp, gpos, direct_cost, ws, stamp):
     """Search from spos (in polygon sp) to gpos (in polygon gp).
@@ -229,7 +229,7 @@ def astar(d, stance_allowed, stance_cost, link_allowed, link_scale, hscale, port
     return False, n_closed
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def settle_partial(d, stance_allowed, stance_cost, sp, spos, gpos, ws, stamp, n_closed):
     """After a failed search: end at the reachable point nearest to the goal.
 

@@ -27,6 +27,11 @@ from .funnel import string_pull
 from .raycast import straight_walk
 from .spatial import closest_point_on_polygon, nearest_polygon, surface_height
 
+# Every per-query step that takes the QueryData or Workspace tuple (A*, nearest polygon,
+# straight walk, corridor, funnel passes, points) is compiled with inline="always": a call
+# that passes a tuple of ~30 arrays increfs and decrefs each of them, which cost about a
+# quarter of a query's time; inlined into solve_batch, those pairs are pruned.
+
 # Query status (PathBatch.status).
 STATUS_NAMES = ("found", "partial", "start_off_mesh", "goal_off_mesh", "bad_input")
 FOUND, PARTIAL, START_OFF_MESH, GOAL_OFF_MESH, BAD_INPUT = range(5)
@@ -79,7 +84,7 @@ def _dist3(a, b):
     return math.sqrt((a[0] - b[0]) ** 2 + (a[1] - b[1]) ** 2 + (a[2] - b[2]) ** 2)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _best_link_t(d, link, dep_on_end, before, after):
     """t in [0, 1] minimising |before - dep(t)| + |arr(t) - after| (convex in t)."""
     dep = d.link_end[link] if dep_on_end else d.link_start[link]
@@ -133,7 +138,7 @@ def _segment_portal_t(a, b, left, right):
     return min(max(t, 0.0), 1.0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _build_corridor(d, ws, sp):
     """Turn the parent chain into corridor polygons, portals and link-separated chunks."""
     node_poly = d.node_poly
@@ -200,7 +205,7 @@ def _build_corridor(d, ws, sp):
     return ncp, nch
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _link_end_point(d, link, on_end, t, poly, out, row):
     """out[row] = the point at t along one of the link's segments, clamped onto poly."""
     seg = d.link_end[link] if on_end else d.link_start[link]
@@ -212,7 +217,7 @@ def _link_end_point(d, link, on_end, t, poly, out, row):
     out[row, 2] = cz
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _pull_chunks(d, ws, nch, start_pt, goal_pt):
     """Funnel every chunk; between passes, move each link's jump point along its segment."""
     cp = ws.cp
@@ -262,7 +267,7 @@ def _emit(pts, pt_flag, pt_stance, pt_link, n, x, y, z, flag, stance, link):
     return n + 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _emit_points(d, ws, nch):
     """Corners plus link and stance-change points, with flags and stances."""
     poly_stance = d.poly_stance

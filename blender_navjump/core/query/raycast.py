@@ -14,7 +14,7 @@ import numpy as np
 from numba import njit
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def straight_walk(d, stance_allowed, stance_cost, sp, spos, gp, gpos, out_polys, out_left,
                   out_right):
     """Returns (cost, count): cost is inf when the segment leaves usable polygons or

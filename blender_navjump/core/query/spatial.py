@@ -175,14 +175,14 @@ def closest_point_on_polygon_arrays(vertices, polygons, poly_nv, surf_start, sur
     return cx, cy, cz
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def closest_point_on_polygon(d, p, x, y, z):
     """Closest point of polygon p's surface to (x, y, z), measured in XY, height on surface."""
     return closest_point_on_polygon_arrays(d.vertices, d.polygons, d.poly_nv, d.surf_start,
                                            d.surf_tris, p, x, y)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def nearest_polygon(d, x, y, z, ext, stance_allowed, stamp, stamp_id):
     """Nearest usable polygon whose closest point lies inside the box ``(x,y,z) +- ext``.
 
