@@ -182,34 +182,33 @@ def closest_point_on_polygon(d, p, x, y, z):
                                            d.surf_tris, p, x, y)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def nearest_polygon(d, x, y, z, ext, stance_allowed, stamp, stamp_id):
     """Nearest usable polygon whose closest point lies inside the box ``(x,y,z) +- ext``.
 
     Returns (poly, cx, cy, cz, distance); poly is -1 when none. ``stamp`` (P,) with the
     fresh ``stamp_id`` avoids testing a polygon listed in several grid cells twice.
     """
-    # Arrays are taken out of the tuple once: numba refcounts each tuple access.
-    vertices = d.vertices
-    polygons = d.polygons
-    poly_nv = d.poly_nv
-    poly_stance = d.poly_stance
-    bmin = d.poly_bmin
-    bmax = d.poly_bmax
-    surf_start = d.surf_start
-    surf_tris = d.surf_tris
-    grid_start = d.grid_start
-    grid_items = d.grid_items
+    return nearest_polygon_arrays(d.vertices, d.polygons, d.poly_nv, d.poly_stance,
+                                  d.poly_bmin, d.poly_bmax, d.surf_start, d.surf_tris,
+                                  d.grid_origin, d.grid_cell, d.grid_nx, d.grid_ny,
+                                  d.grid_start, d.grid_items, x, y, z, ext, stance_allowed,
+                                  stamp, stamp_id)
+
+
+@njit(cache=True, inline="always")
+def nearest_polygon_arrays(vertices, polygons, poly_nv, poly_stance, bmin, bmax, surf_start,
+                           surf_tris, grid_origin, cell, nx, ny, grid_start, grid_items,
+                           x, y, z, ext, stance_allowed, stamp, stamp_id):
+    """:func:`nearest_polygon` on the QueryData arrays, passed one by one: the batch
+    kernel takes them out of the tuple once per batch (each tuple access is refcounted)."""
     best = -1
     best_d2 = np.inf
     bx = x
     by = y
     bz = z
-    ox = d.grid_origin[0]
-    oy = d.grid_origin[1]
-    cell = d.grid_cell
-    nx = d.grid_nx
-    ny = d.grid_ny
+    ox = grid_origin[0]
+    oy = grid_origin[1]
     x0 = max(int(math.floor((x - ext[0] - ox) / cell)), 0)
     x1 = min(int(math.floor((x + ext[0] - ox) / cell)), nx - 1)
     y0 = max(int(math.floor((y - ext[1] - oy) / cell)), 0)
