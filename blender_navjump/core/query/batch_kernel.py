@@ -81,8 +81,10 @@ def make_workspace(d) -> Workspace:
 
 
 @njit(cache=True)
-def _dist3(a, b):
-    return math.sqrt((a[0] - b[0]) ** 2 + (a[1] - b[1]) ** 2 + (a[2] - b[2]) ** 2)
+def _dist3(pts, i, j):
+    """Distance between rows i and j (rows by index: a row view would be refcounted)."""
+    return math.sqrt((pts[i, 0] - pts[j, 0]) ** 2 + (pts[i, 1] - pts[j, 1]) ** 2
+                     + (pts[i, 2] - pts[j, 2]) ** 2)
 
 
 @njit(cache=True, inline="always")
@@ -126,16 +128,19 @@ def _jump_length(dep, arr, before, after, t):
 
 
 @njit(cache=True)
-def _segment_portal_t(a, b, left, right):
-    """Where (as a fraction of a->b) the segment crosses the portal line, in XY."""
-    ex = b[0] - a[0]
-    ey = b[1] - a[1]
-    px = right[0] - left[0]
-    py = right[1] - left[1]
+def _segment_portal_t(corners, ia, ib, pl, pr, k):
+    """Where (as a fraction of corner ia -> corner ib) the segment crosses portal k's line,
+    in XY."""
+    ax = corners[ia, 0]
+    ay = corners[ia, 1]
+    ex = corners[ib, 0] - ax
+    ey = corners[ib, 1] - ay
+    px = pr[k, 0] - pl[k, 0]
+    py = pr[k, 1] - pl[k, 1]
     den = ex * py - ey * px
     if abs(den) < 1e-12:
         return 0.0
-    t = ((left[0] - a[0]) * py - (left[1] - a[1]) * px) / den
+    t = ((pl[k, 0] - ax) * py - (pl[k, 1] - ay) * px) / den
     return min(max(t, 0.0), 1.0)
 
 
@@ -270,17 +275,19 @@ def _emit_points(poly_stance, link_kind, surf_start, surf_tris, cp, cb, pl, pr, 
         flag = WALK
         if c > 0:
             flag = DROP_END if link_kind[chunk_link[c - 1]] == _LINK_DROP else JUMP_END
-        a0 = chunk_a[c]
-        npts = _emit(pts, pt_flag, pt_stance, pt_link, npts, a0[0], a0[1], a0[2], flag,
-                     poly_stance[cp[base]], -1)
+        npts = _emit(pts, pt_flag, pt_stance, pt_link, npts, chunk_a[c, 0], chunk_a[c, 1],
+                     chunk_a[c, 2], flag, poly_stance[cp[base]], -1)
         for s in range(o0, o1 - 1):
-            a = corners[s]
-            b = corners[s + 1]
+            ax = corners[s, 0]
+            ay = corners[s, 1]
+            bx = corners[s + 1, 0]
+            by = corners[s + 1, 1]
+            bz = corners[s + 1, 2]
             ia = corner_idx[s]
             ib = corner_idx[s + 1]
             tprev = 0.0
             for j in range(max(ia, 0), min(ib, nport)):
-                t = max(_segment_portal_t(a, b, pl[base + j], pr[base + j]), tprev)
+                t = max(_segment_portal_t(corners, s, s + 1, pl, pr, base + j), tprev)
                 tprev = t
                 cur = j + 1
                 poly = cp[base + cur]
@@ -289,8 +296,8 @@ def _emit_points(poly_stance, link_kind, surf_start, surf_tris, cp, cb, pl, pr, 
                     pt_stance[npts - 1] = st
                 elif t < 1.0 - _T_EPS and st != pt_stance[npts - 1]:
                     # poly_stance is the cost class (stance + 3 x area, see NavQuery)
-                    x = a[0] + t * (b[0] - a[0])
-                    y = a[1] + t * (b[1] - a[1])
+                    x = ax + t * (bx - ax)
+                    y = ay + t * (by - ay)
                     z = surface_height(surf_tris, surf_start[poly], surf_start[poly + 1], x, y)
                     change = (STANCE_CHANGE if st % _N_STANCES != pt_stance[npts - 1] % _N_STANCES
                               else AREA_CHANGE)
@@ -300,19 +307,18 @@ def _emit_points(poly_stance, link_kind, surf_start, surf_tris, cp, cb, pl, pr, 
             st = poly_stance[poly]
             if s + 1 == o1 - 1:
                 if c == nch - 1:
-                    npts = _emit(pts, pt_flag, pt_stance, pt_link, npts, b[0], b[1], b[2],
+                    npts = _emit(pts, pt_flag, pt_stance, pt_link, npts, bx, by, bz,
                                  WALK, st, -1)
                 else:
                     link = chunk_link[c]
                     flag = DROP_START if link_kind[link] == _LINK_DROP else JUMP_START
-                    npts = _emit(pts, pt_flag, pt_stance, pt_link, npts, b[0], b[1], b[2],
+                    npts = _emit(pts, pt_flag, pt_stance, pt_link, npts, bx, by, bz,
                                  flag, st, link)
             else:
-                z = surface_height(surf_tris, surf_start[poly], surf_start[poly + 1], b[0],
-                                   b[1])
+                z = surface_height(surf_tris, surf_start[poly], surf_start[poly + 1], bx, by)
                 if not math.isfinite(z):
-                    z = b[2]
-                npts = _emit(pts, pt_flag, pt_stance, pt_link, npts, b[0], b[1], z, WALK, st,
+                    z = bz
+                npts = _emit(pts, pt_flag, pt_stance, pt_link, npts, bx, by, z, WALK, st,
                              -1)
     for i in range(1, npts):
         if pt_flag[i] == WALK and pt_stance[i] != pt_stance[i - 1]:
@@ -434,17 +440,16 @@ def solve_batch(d, stance_allowed, stance_cost, link_allowed, link_scale, hscale
         stamp = stamp_base + q
         offsets[q, 0] = npt
         offsets[q, 1] = ncor
-        row = summary[q]
-        row[SUM_START_POLY] = -1
-        row[SUM_GOAL_POLY] = -1
-        row[SUM_START_DIST] = np.inf
-        row[SUM_GOAL_DIST] = np.inf
+        summary[q, SUM_START_POLY] = -1
+        summary[q, SUM_GOAL_POLY] = -1
+        summary[q, SUM_START_DIST] = np.inf
+        summary[q, SUM_GOAL_DIST] = np.inf
         ok = True
         for i in range(3):
             if not (math.isfinite(starts[q, i]) and math.isfinite(goals[q, i])):
                 ok = False
         if not ok:
-            row[SUM_STATUS] = BAD_INPUT
+            summary[q, SUM_STATUS] = BAD_INPUT
             continue
         sp, sx, sy, sz, sd = nearest_polygon_arrays(
             vertices, polygons, poly_nv, poly_stance, poly_bmin, poly_bmax, surf_start,
@@ -456,15 +461,15 @@ def solve_batch(d, stance_allowed, stance_cost, link_allowed, link_scale, hscale
             surf_tris, grid_origin, grid_cell, grid_nx, grid_ny, grid_start, grid_items,
             goals[q, 0], goals[q, 1], goals[q, 2], ext, stance_allowed, near_stamp,
             2 * stamp + 1)
-        row[SUM_START_POLY] = sp
-        row[SUM_GOAL_POLY] = gp
-        row[SUM_START_DIST] = sd
-        row[SUM_GOAL_DIST] = gd
+        summary[q, SUM_START_POLY] = sp
+        summary[q, SUM_GOAL_POLY] = gp
+        summary[q, SUM_START_DIST] = sd
+        summary[q, SUM_GOAL_DIST] = gd
         if sp < 0:
-            row[SUM_STATUS] = START_OFF_MESH
+            summary[q, SUM_STATUS] = START_OFF_MESH
             continue
         if gp < 0:
-            row[SUM_STATUS] = GOAL_OFF_MESH
+            summary[q, SUM_STATUS] = GOAL_OFF_MESH
             continue
         spos[0] = sx
         spos[1] = sy
@@ -487,7 +492,7 @@ def solve_batch(d, stance_allowed, stance_cost, link_allowed, link_scale, hscale
                                 stance_cost, link_allowed, link_scale, hscale, port_ok, sp,
                                 spos, gp, gpos, direct_cost, stamp)
         if not found:
-            row[SUM_STATUS] = PARTIAL
+            summary[q, SUM_STATUS] = PARTIAL
             gx, gy, gz = settle_partial(node_pos, node_poly, poly_stance, vertices, polygons,
                                         poly_nv, surf_start, surf_tris, poly_bmin, poly_bmax,
                                         ws_closed_list, ws_poly_seen, ws_poly_pt,
@@ -497,7 +502,7 @@ def solve_batch(d, stance_allowed, stance_cost, link_allowed, link_scale, hscale
             gpos[0] = gx
             gpos[1] = gy
             gpos[2] = gz
-        row[SUM_SEARCH_COST] = ws_g[goal_node]
+        summary[q, SUM_SEARCH_COST] = ws_g[goal_node]
         ncp, nch = _build_corridor(node_poly, node_link, node_side, node_va, node_vb,
                                    goal_node, ws_parent, ws_via, ws_path_nodes, ws_cp, ws_cl,
                                    ws_cb, ws_pl, ws_pr, ws_chunk_link, ws_chunk_dir, n_ray,
@@ -513,15 +518,15 @@ def solve_batch(d, stance_allowed, stance_cost, link_allowed, link_scale, hscale
         total_len = 0.0
         total_cost = 0.0
         for i in range(npts - 1):
-            seg = _dist3(ws_pts[i], ws_pts[i + 1])
+            seg = _dist3(ws_pts, i, i + 1)
             total_len += seg
             link = ws_link[i]
             if link >= 0:
                 total_cost += max(link_cost[link] * link_scale[link_kind[link]], seg)
             else:
                 total_cost += seg * stance_cost[ws_stance[i]]
-        row[SUM_LENGTH] = total_len
-        row[SUM_COST] = total_cost
+        summary[q, SUM_LENGTH] = total_len
+        summary[q, SUM_COST] = total_cost
         points = _grow(points, npt + npts)
         point_info = _grow(point_info, npt + npts)
         for i in range(npts):
