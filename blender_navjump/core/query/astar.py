@@ -99,12 +99,11 @@ def usable_ports(d, stance_allowed, link_allowed):
     return out
 
 
-# Not inlined: with more than 30 arguments Python compiles the call as f(*args), which
-# numba's inliner rejects; a plain call with arrays (no tuple) costs little.
-@njit(cache=True)
-def astar(node_pos, node_poly, node_link, node_side, poly_stance, port_start, ports,
-          link_kind, link_cost, link_bidir, link_start_poly, link_end_poly, link_node_start,
-          link_node_end, g, parent, via, seen, closed, closed_list, hk, hv,
+# At most 30 arguments: above that Python compiles the call as f(*args), which numba's
+# inliner rejects (a plain call increfs and decrefs every array argument).
+@njit(cache=True, inline="always")
+def astar(node_pos, node_poly, node_link, node_hop, node_hop_poly, poly_stance, port_start,
+          ports, link_kind, link_cost, g, parent, via, seen, closed, closed_list, hk, hv,
           stance_allowed, stance_cost, link_allowed, link_scale, hscale, port_ok,
           sp, spos, gp, gpos, direct_cost, stamp):
     """Search from spos (in polygon sp) to gpos (in polygon gp).
@@ -191,13 +190,9 @@ def astar(node_pos, node_poly, node_link, node_side, poly_stance, port_start, po
             kind = link_kind[link]
             if not link_allowed[kind]:
                 continue
-            target = -1
-            if node_side[n] == 0:
-                if stance_allowed[poly_stance[link_end_poly[link]]]:
-                    target = link_node_end[link]
-            elif link_bidir[link] != 0:
-                if stance_allowed[poly_stance[link_start_poly[link]]]:
-                    target = link_node_start[link]
+            target = node_hop[n]
+            if target >= 0 and not stance_allowed[poly_stance[node_hop_poly[n]]]:
+                target = -1
             if target < 0 or closed[target] == stamp:
                 continue
             mx = node_pos[target, 0]

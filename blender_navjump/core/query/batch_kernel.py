@@ -381,15 +381,12 @@ def solve_batch(d, stance_allowed, stance_cost, link_allowed, link_scale, hscale
     node_vb = d.node_vb
     port_start = d.port_start
     ports = d.ports
+    node_hop = d.node_hop
+    node_hop_poly = d.node_hop_poly
     link_kind = d.link_kind
-    link_bidir = d.link_bidir
     link_cost = d.link_cost
     link_start = d.link_start
     link_end = d.link_end
-    link_start_poly = d.link_start_poly
-    link_end_poly = d.link_end_poly
-    link_node_start = d.link_node_start
-    link_node_end = d.link_node_end
     ws_g = ws.g
     ws_parent = ws.parent
     ws_via = ws.via
@@ -484,13 +481,12 @@ def solve_batch(d, stance_allowed, stance_cost, link_allowed, link_scale, hscale
                                                poly_stance, stance_allowed, stance_cost, sp,
                                                spos, gp, gpos, ws_ray_polys, ws_ray_left,
                                                ws_ray_right)
-        found, n_closed = astar(node_pos, node_poly, node_link, node_side, poly_stance,
-                                port_start, ports, link_kind, link_cost, link_bidir,
-                                link_start_poly, link_end_poly, link_node_start,
-                                link_node_end, ws_g, ws_parent, ws_via, ws_seen, ws_closed,
-                                ws_closed_list, ws_heap_keys, ws_heap_vals, stance_allowed,
-                                stance_cost, link_allowed, link_scale, hscale, port_ok, sp,
-                                spos, gp, gpos, direct_cost, stamp)
+        found, n_closed = astar(node_pos, node_poly, node_link, node_hop, node_hop_poly,
+                                poly_stance, port_start, ports, link_kind, link_cost, ws_g,
+                                ws_parent, ws_via, ws_seen, ws_closed, ws_closed_list,
+                                ws_heap_keys, ws_heap_vals, stance_allowed, stance_cost,
+                                link_allowed, link_scale, hscale, port_ok, sp, spos, gp, gpos,
+                                direct_cost, stamp)
         if not found:
             summary[q, SUM_STATUS] = PARTIAL
             gx, gy, gz = settle_partial(node_pos, node_poly, poly_stance, vertices, polygons,
