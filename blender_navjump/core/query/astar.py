@@ -21,7 +21,7 @@ DIRECT = -2
 # ----------------------------------------------------------------- binary heap
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def heap_push(keys, vals, size, key, val):
     i = size
     while i > 0:
@@ -36,7 +36,7 @@ def heap_push(keys, vals, size, key, val):
     return size + 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def heap_pop(keys, vals, size):
     """Remove the smallest entry: returns (key, val, new_size)."""
     top_k = keys[0]

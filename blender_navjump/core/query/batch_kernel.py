@@ -80,7 +80,7 @@ def make_workspace(d) -> Workspace:
     )
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _dist3(pts, i, j):
     """Distance between rows i and j (rows by index: a row view would be refcounted)."""
     return math.sqrt((pts[i, 0] - pts[j, 0]) ** 2 + (pts[i, 1] - pts[j, 1]) ** 2
@@ -115,7 +115,7 @@ def _best_link_t(link_start, link_end, link, dep_on_end, before, after):
     return 0.5 * (lo + hi)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _jump_length(dep, arr, before, after, t):
     s = 0.0
     e = 0.0
@@ -127,7 +127,7 @@ def _jump_length(dep, arr, before, after, t):
     return math.sqrt(s) + math.sqrt(e)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _segment_portal_t(corners, ia, ib, pl, pr, k):
     """Where (as a fraction of corner ia -> corner ib) the segment crosses portal k's line,
     in XY."""
@@ -249,7 +249,7 @@ def _pull_chunks(vertices, polygons, poly_nv, surf_start, surf_tris, link_start,
                                       before, after)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _emit(pts, pt_flag, pt_stance, pt_link, n, x, y, z, flag, stance, link):
     pts[n, 0] = x
     pts[n, 1] = y

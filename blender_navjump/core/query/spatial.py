@@ -74,7 +74,7 @@ def _cell_range(xmin, xmax, ymin, ymax, origin, cell, nx, ny):
     return max(x0, 0), min(x1, nx - 1), max(y0, 0), min(y1, ny - 1)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def point_in_polygon_xy(vertices, row, nv, x, y):
     """True when (x, y) is inside the convex CCW polygon (edges count as inside)."""
     for i in range(nv):
@@ -91,7 +91,7 @@ def point_in_polygon_xy(vertices, row, nv, x, y):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def closest_point_on_polygon_xy(vertices, row, nv, x, y):
     """The point of the polygon (in XY) closest to (x, y): itself when inside."""
     if point_in_polygon_xy(vertices, row, nv, x, y):
@@ -121,7 +121,7 @@ def closest_point_on_polygon_xy(vertices, row, nv, x, y):
     return bx, by
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def surface_height(surf_tris, t0, t1, x, y):
     """Height of the surface triangles ``surf_tris[t0:t1]`` at (x, y).
 
@@ -163,7 +163,7 @@ def surface_height(surf_tris, t0, t1, x, y):
     return best_z
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def closest_point_on_polygon_arrays(vertices, polygons, poly_nv, surf_start, surf_tris, p,
                                     x, y):
     """Closest point of polygon p to (x, y), measured in XY, with its surface height."""
