@@ -21,7 +21,7 @@ DIRECT = -2
 # ----------------------------------------------------------------- binary heap
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def heap_push(keys, vals, size, key, val):
     i = size
     while i > 0:
@@ -36,7 +36,7 @@ def heap_push(keys, vals, size, key, val):
     return size + 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def heap_pop(keys, vals, size):
     """Remove the smallest entry: returns (key, val, new_size)."""
     top_k = keys[0]
@@ -99,34 +99,21 @@ def usable_ports(d, stance_allowed, link_allowed):
     return out
 
 
-@njit(cache=True)
-def astar(d, stance_allowed, stance_cost, link_allowed, link_scale, hscale, port_ok,
-          sp, spos, gp, gpos, direct_cost, ws, stamp):
+# At most 30 arguments: above that Python compiles the call as f(*args), which numba's
+# inliner rejects (a plain call increfs and decrefs every array argument).
+@njit(cache=True, inline="always")
+def astar(node_pos, node_poly, node_link, node_hop, node_hop_poly, poly_stance, port_start,
+          ports, link_kind, link_cost, g, parent, via, seen, closed, closed_list, hk, hv,
+          stance_allowed, stance_cost, link_allowed, link_scale, hscale, port_ok,
+          sp, spos, gp, gpos, direct_cost, stamp):
     """Search from spos (in polygon sp) to gpos (in polygon gp).
 
+    Takes the QueryData and Workspace arrays it reads one by one (see solve_batch).
     ``port_ok`` comes from :func:`usable_ports` for the same filter. ``direct_cost``: cost
     of the straight start->goal edge (inf when the segment leaves the usable navmesh);
     the goal reached over it has ``via == DIRECT``. Returns
-    (found, n_closed); settled nodes are listed in ``ws.closed_list[:n_closed]``.
+    (found, n_closed); settled nodes are listed in ``closed_list[:n_closed]``.
     """
-    # Arrays are taken out of the tuples once: numba refcounts each tuple access.
-    node_pos = d.node_pos
-    node_poly = d.node_poly
-    node_link = d.node_link
-    node_side = d.node_side
-    poly_stance = d.poly_stance
-    port_start = d.port_start
-    ports = d.ports
-    link_kind = d.link_kind
-    link_cost = d.link_cost
-    g = ws.g
-    parent = ws.parent
-    via = ws.via
-    seen = ws.seen
-    closed = ws.closed
-    closed_list = ws.closed_list
-    hk = ws.heap_keys
-    hv = ws.heap_vals
     n_nodes = node_pos.shape[0]
     start = n_nodes
     goal = n_nodes + 1
@@ -203,13 +190,9 @@ def astar(d, stance_allowed, stance_cost, link_allowed, link_scale, hscale, port
             kind = link_kind[link]
             if not link_allowed[kind]:
                 continue
-            target = -1
-            if node_side[n] == 0:
-                if stance_allowed[poly_stance[d.link_end_poly[link]]]:
-                    target = d.link_node_end[link]
-            elif d.link_bidir[link] != 0:
-                if stance_allowed[poly_stance[d.link_start_poly[link]]]:
-                    target = d.link_node_start[link]
+            target = node_hop[n]
+            if target >= 0 and not stance_allowed[poly_stance[node_hop_poly[n]]]:
+                target = -1
             if target < 0 or closed[target] == stamp:
                 continue
             mx = node_pos[target, 0]
@@ -229,29 +212,66 @@ def astar(d, stance_allowed, stance_cost, link_allowed, link_scale, hscale, port
     return False, n_closed
 
 
-@njit(cache=True)
-def settle_partial(d, stance_allowed, stance_cost, sp, spos, gpos, ws, stamp, n_closed):
+@njit(cache=True, inline="always")
+def settle_partial(node_pos, node_poly, poly_stance, vertices, polygons, poly_nv, surf_start,
+                   surf_tris, bmin, bmax, closed_list, poly_seen, poly_pt, cand, cand_lb, g,
+                   seen, parent, via, stance_allowed, stance_cost, sp, spos, gpos, stamp,
+                   n_closed):
     """After a failed search: end at the reachable point nearest to the goal.
 
+    Takes the QueryData and Workspace arrays it reads one by one (see solve_batch).
     Looks at every polygon the search reached and picks its point closest to gpos (ties:
     the cheapest way there). Fills the goal node's g/parent/via and returns that point.
+
+    Exact closest points are costly (surface triangles): the reached polygons are listed
+    with a lower bound (distance to their bounds) and measured in increasing bound order
+    until the bound passes the nearest distance found; the others cannot be the answer.
     """
-    node_pos = d.node_pos
-    node_poly = d.node_poly
-    poly_stance = d.poly_stance
-    vertices = d.vertices
-    polygons = d.polygons
-    poly_nv = d.poly_nv
-    surf_start = d.surf_start
-    surf_tris = d.surf_tris
-    bmin = d.poly_bmin
-    bmax = d.poly_bmax
-    closed_list = ws.closed_list
-    poly_seen = ws.poly_seen
-    poly_pt = ws.poly_pt
-    g = ws.g
     n_nodes = node_pos.shape[0]
     goal = n_nodes + 1
+    gx = gpos[0]
+    gy = gpos[1]
+    gz = gpos[2]
+    # 1. the usable polygons reached, with the distance from the goal to their bounds
+    n_cand = 0
+    for i in range(n_closed):
+        n = closed_list[i]
+        for side in range(2):
+            if n == n_nodes:
+                p = sp if side == 0 else -1
+            else:
+                p = node_poly[n, side]
+            if p < 0 or poly_seen[p] == stamp or not stance_allowed[poly_stance[p]]:
+                continue
+            poly_seen[p] = stamp
+            dx = max(bmin[p, 0] - gx, 0.0, gx - bmax[p, 0])
+            dy = max(bmin[p, 1] - gy, 0.0, gy - bmax[p, 1])
+            dz = max(bmin[p, 2] - gz, 0.0, gz - bmax[p, 2])
+            cand[n_cand] = p
+            cand_lb[n_cand] = math.sqrt(dx * dx + dy * dy + dz * dz)
+            poly_pt[p, 3] = np.inf
+            n_cand += 1
+    # 2. exact closest points, nearest bound first, while a bound can still compete
+    nearest = np.inf
+    for j in range(n_cand):
+        k = j
+        for i in range(j + 1, n_cand):
+            if cand_lb[i] < cand_lb[k]:
+                k = i
+        if cand_lb[k] > nearest + 1e-9:
+            break
+        p = cand[k]
+        cand[k] = cand[j]
+        cand_lb[k] = cand_lb[j]
+        cx, cy, cz = closest_point_on_polygon_arrays(vertices, polygons, poly_nv, surf_start,
+                                                     surf_tris, p, gx, gy)
+        dd = _dist(cx, cy, cz, gx, gy, gz)
+        poly_pt[p, 0] = cx
+        poly_pt[p, 1] = cy
+        poly_pt[p, 2] = cz
+        poly_pt[p, 3] = dd
+        nearest = min(nearest, dd)
+    # 3. the nearest point, reached the cheapest way (settled nodes in order)
     best_d = np.inf
     best_cost = np.inf
     best_n = -1
@@ -276,21 +296,6 @@ def settle_partial(d, stance_allowed, stance_cost, sp, spos, gpos, ws, stamp, n_
                 p = node_poly[n, side]
             if p < 0 or not stance_allowed[poly_stance[p]]:
                 continue
-            if poly_seen[p] != stamp:
-                poly_seen[p] = stamp
-                # bounds first: most polygons are clearly farther than the best so far
-                dx = max(bmin[p, 0] - gpos[0], 0.0, gpos[0] - bmax[p, 0])
-                dy = max(bmin[p, 1] - gpos[1], 0.0, gpos[1] - bmax[p, 1])
-                dz = max(bmin[p, 2] - gpos[2], 0.0, gpos[2] - bmax[p, 2])
-                if math.sqrt(dx * dx + dy * dy + dz * dz) > best_d + 1e-9:
-                    poly_pt[p, 3] = np.inf
-                else:
-                    cx, cy, cz = closest_point_on_polygon_arrays(
-                        vertices, polygons, poly_nv, surf_start, surf_tris, p, gpos[0], gpos[1])
-                    poly_pt[p, 0] = cx
-                    poly_pt[p, 1] = cy
-                    poly_pt[p, 2] = cz
-                    poly_pt[p, 3] = _dist(cx, cy, cz, gpos[0], gpos[1], gpos[2])
             dd = poly_pt[p, 3]
             if dd > best_d + 1e-9:
                 continue
@@ -306,8 +311,8 @@ def settle_partial(d, stance_allowed, stance_cost, sp, spos, gpos, ws, stamp, n_
                 bx = cx
                 by = cy
                 bz = cz
-    ws.seen[goal] = stamp
+    seen[goal] = stamp
     g[goal] = best_cost
-    ws.parent[goal] = best_n
-    ws.via[goal] = best_p
+    parent[goal] = best_n
+    via[goal] = best_p
     return bx, by, bz

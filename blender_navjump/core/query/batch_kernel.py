@@ -25,7 +25,13 @@ from ..kinds import STANCE_NAMES as _STANCE_NAMES
 from .astar import DIRECT, astar, settle_partial
 from .funnel import string_pull
 from .raycast import straight_walk
-from .spatial import closest_point_on_polygon, nearest_polygon, surface_height
+from .spatial import closest_point_on_polygon_arrays, nearest_polygon_arrays, surface_height
+
+# The per-query steps (nearest polygon, straight walk, A*, corridor, funnel passes, points)
+# take the QueryData and Workspace arrays one by one, unpacked once per batch in
+# solve_batch, and are inlined into it (inline="always"). Each access to a field of those
+# namedtuples increfs and decrefs the array through atomic calls; per query, unpacking the
+# ~60 arrays in every step cost more than the search itself.
 
 # Query status (PathBatch.status).
 STATUS_NAMES = ("found", "partial", "start_off_mesh", "goal_off_mesh", "bad_input")
@@ -41,11 +47,10 @@ _LINK_PASSES = 3
 
 Workspace = namedtuple("Workspace", [
     "g", "parent", "via", "seen", "closed", "heap_keys", "heap_vals", "closed_list",
-    "poly_seen", "poly_pt", "near_stamp",
+    "poly_seen", "poly_pt", "poly_list", "poly_bound", "near_stamp",
     "path_nodes", "cp", "cl", "pl", "pr", "cb", "chunk_link", "chunk_dir", "chunk_t",
     "chunk_a", "chunk_b", "corners", "corner_idx", "corner_off",
     "pts", "pt_flag", "pt_stance", "pt_link", "ray_polys", "ray_left", "ray_right",
-    "ray_count",
 ])
 
 
@@ -60,6 +65,7 @@ def make_workspace(d) -> Workspace:
         heap_keys=np.zeros(d.heap_capacity), heap_vals=np.zeros(d.heap_capacity, np.int64),
         closed_list=np.zeros(n, np.int64),
         poly_seen=np.full(p, -1, np.int64), poly_pt=np.zeros((p, 4)),
+        poly_list=np.zeros(p, np.int64), poly_bound=np.zeros(p),
         near_stamp=np.full(p, -1, np.int64),
         path_nodes=np.zeros(n, np.int64), cp=np.zeros(c, np.int64), cl=np.zeros(c, np.int64),
         pl=np.zeros((c, 3)), pr=np.zeros((c, 3)), cb=np.zeros(c + 1, np.int64),
@@ -70,20 +76,22 @@ def make_workspace(d) -> Workspace:
         pts=np.zeros((4 * c + 16, 3)), pt_flag=np.zeros(4 * c + 16, np.int8),
         pt_stance=np.zeros(4 * c + 16, np.int8), pt_link=np.zeros(4 * c + 16, np.int64),
         ray_polys=np.zeros(2 * p + 8, np.int64), ray_left=np.zeros((2 * p + 8, 3)),
-        ray_right=np.zeros((2 * p + 8, 3)), ray_count=np.zeros(1, np.int64),
+        ray_right=np.zeros((2 * p + 8, 3)),
     )
 
 
-@njit(cache=True)
-def _dist3(a, b):
-    return math.sqrt((a[0] - b[0]) ** 2 + (a[1] - b[1]) ** 2 + (a[2] - b[2]) ** 2)
+@njit(cache=True, inline="always")
+def _dist3(pts, i, j):
+    """Distance between rows i and j (rows by index: a row view would be refcounted)."""
+    return math.sqrt((pts[i, 0] - pts[j, 0]) ** 2 + (pts[i, 1] - pts[j, 1]) ** 2
+                     + (pts[i, 2] - pts[j, 2]) ** 2)
 
 
-@njit(cache=True)
-def _best_link_t(d, link, dep_on_end, before, after):
+@njit(cache=True, inline="always")
+def _best_link_t(link_start, link_end, link, dep_on_end, before, after):
     """t in [0, 1] minimising |before - dep(t)| + |arr(t) - after| (convex in t)."""
-    dep = d.link_end[link] if dep_on_end else d.link_start[link]
-    arr = d.link_start[link] if dep_on_end else d.link_end[link]
+    dep = link_end[link] if dep_on_end else link_start[link]
+    arr = link_start[link] if dep_on_end else link_end[link]
     lo = 0.0
     hi = 1.0
     invphi = 0.6180339887498949
@@ -107,7 +115,7 @@ def _best_link_t(d, link, dep_on_end, before, after):
     return 0.5 * (lo + hi)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _jump_length(dep, arr, before, after, t):
     s = 0.0
     e = 0.0
@@ -119,44 +127,35 @@ def _jump_length(dep, arr, before, after, t):
     return math.sqrt(s) + math.sqrt(e)
 
 
-@njit(cache=True)
-def _segment_portal_t(a, b, left, right):
-    """Where (as a fraction of a->b) the segment crosses the portal line, in XY."""
-    ex = b[0] - a[0]
-    ey = b[1] - a[1]
-    px = right[0] - left[0]
-    py = right[1] - left[1]
+@njit(cache=True, inline="always")
+def _segment_portal_t(corners, ia, ib, pl, pr, k):
+    """Where (as a fraction of corner ia -> corner ib) the segment crosses portal k's line,
+    in XY."""
+    ax = corners[ia, 0]
+    ay = corners[ia, 1]
+    ex = corners[ib, 0] - ax
+    ey = corners[ib, 1] - ay
+    px = pr[k, 0] - pl[k, 0]
+    py = pr[k, 1] - pl[k, 1]
     den = ex * py - ey * px
     if abs(den) < 1e-12:
         return 0.0
-    t = ((left[0] - a[0]) * py - (left[1] - a[1]) * px) / den
+    t = ((pl[k, 0] - ax) * py - (pl[k, 1] - ay) * px) / den
     return min(max(t, 0.0), 1.0)
 
 
-@njit(cache=True)
-def _build_corridor(d, ws, sp):
+@njit(cache=True, inline="always")
+def _build_corridor(node_poly, node_link, node_side, node_va, node_vb, goal, parent, via,
+                    nodes, cp, cl, cb, pl, pr, chunk_link, chunk_dir, n_ray, ray_polys,
+                    ray_left, ray_right, sp):
     """Turn the parent chain into corridor polygons, portals and link-separated chunks."""
-    node_poly = d.node_poly
-    node_link = d.node_link
-    node_va = d.node_va
-    node_vb = d.node_vb
-    parent = ws.parent
-    via = ws.via
-    nodes = ws.path_nodes
-    cp = ws.cp
-    cl = ws.cl
-    cb = ws.cb
-    pl = ws.pl
-    pr = ws.pr
-    goal = d.node_pos.shape[0] + 1
     if via[goal] == DIRECT:
-        n_ray = ws.ray_count[0]
         for i in range(n_ray):
-            cp[i] = ws.ray_polys[i]
+            cp[i] = ray_polys[i]
             cl[i] = -1
             for j in range(3):
-                pl[i, j] = ws.ray_left[i, j]
-                pr[i, j] = ws.ray_right[i, j]
+                pl[i, j] = ray_left[i, j]
+                pr[i, j] = ray_right[i, j]
         cb[0] = 0
         cb[1] = n_ray
         return n_ray, 1
@@ -179,8 +178,8 @@ def _build_corridor(d, ws, sp):
         v = via[n]
         if v == -1:
             link = node_link[n]
-            ws.chunk_link[nch - 1] = link
-            ws.chunk_dir[nch - 1] = 0 if d.node_side[prev] == 0 else 1
+            chunk_link[nch - 1] = link
+            chunk_dir[nch - 1] = 0 if node_side[prev] == 0 else 1
             cb[nch] = ncp
             nch += 1
             cp[ncp] = node_poly[n, 0]
@@ -200,29 +199,25 @@ def _build_corridor(d, ws, sp):
     return ncp, nch
 
 
-@njit(cache=True)
-def _link_end_point(d, link, on_end, t, poly, out, row):
+@njit(cache=True, inline="always")
+def _link_end_point(vertices, polygons, poly_nv, surf_start, surf_tris, link_start, link_end,
+                    link, on_end, t, poly, out, row):
     """out[row] = the point at t along one of the link's segments, clamped onto poly."""
-    seg = d.link_end[link] if on_end else d.link_start[link]
+    seg = link_end[link] if on_end else link_start[link]
     x = seg[0, 0] + t * (seg[1, 0] - seg[0, 0])
     y = seg[0, 1] + t * (seg[1, 1] - seg[0, 1])
-    cx, cy, cz = closest_point_on_polygon(d, poly, x, y, 0.0)
+    cx, cy, cz = closest_point_on_polygon_arrays(vertices, polygons, poly_nv, surf_start,
+                                                 surf_tris, poly, x, y)
     out[row, 0] = cx
     out[row, 1] = cy
     out[row, 2] = cz
 
 
-@njit(cache=True)
-def _pull_chunks(d, ws, nch, start_pt, goal_pt):
+@njit(cache=True, inline="always")
+def _pull_chunks(vertices, polygons, poly_nv, surf_start, surf_tris, link_start, link_end,
+                 cp, cb, pl, pr, chunk_link, chunk_dir, chunk_a, chunk_b, chunk_t, corners,
+                 corner_idx, corner_off, nch, start_pt, goal_pt):
     """Funnel every chunk; between passes, move each link's jump point along its segment."""
-    cp = ws.cp
-    cb = ws.cb
-    chunk_a = ws.chunk_a
-    chunk_b = ws.chunk_b
-    chunk_t = ws.chunk_t
-    corners = ws.corners
-    corner_idx = ws.corner_idx
-    corner_off = ws.corner_off
     for c in range(nch - 1):
         chunk_t[c] = 0.5
     for j in range(3):
@@ -230,16 +225,19 @@ def _pull_chunks(d, ws, nch, start_pt, goal_pt):
         chunk_b[nch - 1, j] = goal_pt[j]
     for it in range(_LINK_PASSES):
         for c in range(nch - 1):
-            link = ws.chunk_link[c]
-            dep_on_end = ws.chunk_dir[c] == 1
-            _link_end_point(d, link, dep_on_end, chunk_t[c], cp[cb[c + 1] - 1], chunk_b, c)
-            _link_end_point(d, link, not dep_on_end, chunk_t[c], cp[cb[c + 1]], chunk_a,
-                            c + 1)
+            link = chunk_link[c]
+            dep_on_end = chunk_dir[c] == 1
+            _link_end_point(vertices, polygons, poly_nv, surf_start, surf_tris, link_start,
+                            link_end, link, dep_on_end, chunk_t[c], cp[cb[c + 1] - 1],
+                            chunk_b, c)
+            _link_end_point(vertices, polygons, poly_nv, surf_start, surf_tris, link_start,
+                            link_end, link, not dep_on_end, chunk_t[c], cp[cb[c + 1]],
+                            chunk_a, c + 1)
         off = 0
         for c in range(nch):
             corner_off[c] = off
             k = cb[c + 1] - cb[c] - 1
-            off += string_pull(chunk_a[c], chunk_b[c], ws.pl, ws.pr, cb[c], k, corners,
+            off += string_pull(chunk_a[c], chunk_b[c], pl, pr, cb[c], k, corners,
                                corner_idx, off)
         corner_off[nch] = off
         if nch == 1 or it == _LINK_PASSES - 1:
@@ -247,11 +245,11 @@ def _pull_chunks(d, ws, nch, start_pt, goal_pt):
         for c in range(nch - 1):
             before = corners[corner_off[c + 1] - 2]
             after = corners[corner_off[c + 1] + 1]
-            chunk_t[c] = _best_link_t(d, ws.chunk_link[c], ws.chunk_dir[c] == 1, before,
-                                      after)
+            chunk_t[c] = _best_link_t(link_start, link_end, chunk_link[c], chunk_dir[c] == 1,
+                                      before, after)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _emit(pts, pt_flag, pt_stance, pt_link, n, x, y, z, flag, stance, link):
     pts[n, 0] = x
     pts[n, 1] = y
@@ -262,24 +260,11 @@ def _emit(pts, pt_flag, pt_stance, pt_link, n, x, y, z, flag, stance, link):
     return n + 1
 
 
-@njit(cache=True)
-def _emit_points(d, ws, nch):
+@njit(cache=True, inline="always")
+def _emit_points(poly_stance, link_kind, surf_start, surf_tris, cp, cb, pl, pr, chunk_link,
+                 chunk_a, corners, corner_idx, corner_off, pts, pt_flag, pt_stance, pt_link,
+                 nch):
     """Corners plus link and stance-change points, with flags and stances."""
-    poly_stance = d.poly_stance
-    link_kind = d.link_kind
-    surf_start = d.surf_start
-    surf_tris = d.surf_tris
-    cp = ws.cp
-    cb = ws.cb
-    pl = ws.pl
-    pr = ws.pr
-    corners = ws.corners
-    corner_idx = ws.corner_idx
-    corner_off = ws.corner_off
-    pts = ws.pts
-    pt_flag = ws.pt_flag
-    pt_stance = ws.pt_stance
-    pt_link = ws.pt_link
     npts = 0
     for c in range(nch):
         base = cb[c]
@@ -289,18 +274,20 @@ def _emit_points(d, ws, nch):
         o1 = corner_off[c + 1]
         flag = WALK
         if c > 0:
-            flag = DROP_END if link_kind[ws.chunk_link[c - 1]] == _LINK_DROP else JUMP_END
-        a0 = ws.chunk_a[c]
-        npts = _emit(pts, pt_flag, pt_stance, pt_link, npts, a0[0], a0[1], a0[2], flag,
-                     poly_stance[cp[base]], -1)
+            flag = DROP_END if link_kind[chunk_link[c - 1]] == _LINK_DROP else JUMP_END
+        npts = _emit(pts, pt_flag, pt_stance, pt_link, npts, chunk_a[c, 0], chunk_a[c, 1],
+                     chunk_a[c, 2], flag, poly_stance[cp[base]], -1)
         for s in range(o0, o1 - 1):
-            a = corners[s]
-            b = corners[s + 1]
+            ax = corners[s, 0]
+            ay = corners[s, 1]
+            bx = corners[s + 1, 0]
+            by = corners[s + 1, 1]
+            bz = corners[s + 1, 2]
             ia = corner_idx[s]
             ib = corner_idx[s + 1]
             tprev = 0.0
             for j in range(max(ia, 0), min(ib, nport)):
-                t = max(_segment_portal_t(a, b, pl[base + j], pr[base + j]), tprev)
+                t = max(_segment_portal_t(corners, s, s + 1, pl, pr, base + j), tprev)
                 tprev = t
                 cur = j + 1
                 poly = cp[base + cur]
@@ -309,8 +296,8 @@ def _emit_points(d, ws, nch):
                     pt_stance[npts - 1] = st
                 elif t < 1.0 - _T_EPS and st != pt_stance[npts - 1]:
                     # poly_stance is the cost class (stance + 3 x area, see NavQuery)
-                    x = a[0] + t * (b[0] - a[0])
-                    y = a[1] + t * (b[1] - a[1])
+                    x = ax + t * (bx - ax)
+                    y = ay + t * (by - ay)
                     z = surface_height(surf_tris, surf_start[poly], surf_start[poly + 1], x, y)
                     change = (STANCE_CHANGE if st % _N_STANCES != pt_stance[npts - 1] % _N_STANCES
                               else AREA_CHANGE)
@@ -320,19 +307,18 @@ def _emit_points(d, ws, nch):
             st = poly_stance[poly]
             if s + 1 == o1 - 1:
                 if c == nch - 1:
-                    npts = _emit(pts, pt_flag, pt_stance, pt_link, npts, b[0], b[1], b[2],
+                    npts = _emit(pts, pt_flag, pt_stance, pt_link, npts, bx, by, bz,
                                  WALK, st, -1)
                 else:
-                    link = ws.chunk_link[c]
+                    link = chunk_link[c]
                     flag = DROP_START if link_kind[link] == _LINK_DROP else JUMP_START
-                    npts = _emit(pts, pt_flag, pt_stance, pt_link, npts, b[0], b[1], b[2],
+                    npts = _emit(pts, pt_flag, pt_stance, pt_link, npts, bx, by, bz,
                                  flag, st, link)
             else:
-                z = surface_height(surf_tris, surf_start[poly], surf_start[poly + 1], b[0],
-                                   b[1])
+                z = surface_height(surf_tris, surf_start[poly], surf_start[poly + 1], bx, by)
                 if not math.isfinite(z):
-                    z = b[2]
-                npts = _emit(pts, pt_flag, pt_stance, pt_link, npts, b[0], b[1], z, WALK, st,
+                    z = bz
+                npts = _emit(pts, pt_flag, pt_stance, pt_link, npts, bx, by, z, WALK, st,
                              -1)
     for i in range(1, npts):
         if pt_flag[i] == WALK and pt_stance[i] != pt_stance[i - 1]:
@@ -370,7 +356,74 @@ def solve_batch(d, stance_allowed, stance_cost, link_allowed, link_scale, hscale
     or -1).
     """
     nq = starts.shape[0]
-    n_nodes = d.node_pos.shape[0]
+    # Every array is taken out of the tuples once, here: each tuple access is refcounted
+    # (two atomic calls), which per query cost more than the search itself.
+    vertices = d.vertices
+    polygons = d.polygons
+    neighbours = d.neighbours
+    poly_nv = d.poly_nv
+    poly_stance = d.poly_stance
+    poly_bmin = d.poly_bmin
+    poly_bmax = d.poly_bmax
+    surf_start = d.surf_start
+    surf_tris = d.surf_tris
+    grid_origin = d.grid_origin
+    grid_cell = d.grid_cell
+    grid_nx = d.grid_nx
+    grid_ny = d.grid_ny
+    grid_start = d.grid_start
+    grid_items = d.grid_items
+    node_pos = d.node_pos
+    node_poly = d.node_poly
+    node_link = d.node_link
+    node_side = d.node_side
+    node_va = d.node_va
+    node_vb = d.node_vb
+    port_start = d.port_start
+    ports = d.ports
+    node_hop = d.node_hop
+    node_hop_poly = d.node_hop_poly
+    link_kind = d.link_kind
+    link_cost = d.link_cost
+    link_start = d.link_start
+    link_end = d.link_end
+    ws_g = ws.g
+    ws_parent = ws.parent
+    ws_via = ws.via
+    ws_seen = ws.seen
+    ws_closed = ws.closed
+    ws_heap_keys = ws.heap_keys
+    ws_heap_vals = ws.heap_vals
+    ws_closed_list = ws.closed_list
+    ws_poly_seen = ws.poly_seen
+    ws_poly_pt = ws.poly_pt
+    ws_poly_list = ws.poly_list
+    ws_poly_bound = ws.poly_bound
+    near_stamp = ws.near_stamp
+    ws_path_nodes = ws.path_nodes
+    ws_cp = ws.cp
+    ws_cl = ws.cl
+    ws_pl = ws.pl
+    ws_pr = ws.pr
+    ws_cb = ws.cb
+    ws_chunk_link = ws.chunk_link
+    ws_chunk_dir = ws.chunk_dir
+    ws_chunk_t = ws.chunk_t
+    ws_chunk_a = ws.chunk_a
+    ws_chunk_b = ws.chunk_b
+    ws_corners = ws.corners
+    ws_corner_idx = ws.corner_idx
+    ws_corner_off = ws.corner_off
+    ws_pts = ws.pts
+    ws_flag = ws.pt_flag
+    ws_stance = ws.pt_stance
+    ws_link = ws.pt_link
+    ws_ray_polys = ws.ray_polys
+    ws_ray_left = ws.ray_left
+    ws_ray_right = ws.ray_right
+
+    n_nodes = node_pos.shape[0]
+    goal_node = n_nodes + 1
     summary = np.zeros((nq, 8))
     offsets = np.zeros((nq + 1, 2), np.int64)
     points = np.empty((max(16, 8 * nq), 3))
@@ -378,47 +431,42 @@ def solve_batch(d, stance_allowed, stance_cost, link_allowed, link_scale, hscale
     corridor = np.empty((max(16, 8 * nq), 2), np.int64)
     spos = np.empty(3)
     gpos = np.empty(3)
-    near_stamp = ws.near_stamp
-    ws_g = ws.g
-    ws_pts = ws.pts
-    ws_flag = ws.pt_flag
-    ws_stance = ws.pt_stance
-    ws_link = ws.pt_link
-    ws_cp = ws.cp
-    ws_cl = ws.cl
-    link_kind = d.link_kind
-    link_cost = d.link_cost
     npt = 0
     ncor = 0
     for q in range(nq):
         stamp = stamp_base + q
         offsets[q, 0] = npt
         offsets[q, 1] = ncor
-        row = summary[q]
-        row[SUM_START_POLY] = -1
-        row[SUM_GOAL_POLY] = -1
-        row[SUM_START_DIST] = np.inf
-        row[SUM_GOAL_DIST] = np.inf
+        summary[q, SUM_START_POLY] = -1
+        summary[q, SUM_GOAL_POLY] = -1
+        summary[q, SUM_START_DIST] = np.inf
+        summary[q, SUM_GOAL_DIST] = np.inf
         ok = True
         for i in range(3):
             if not (math.isfinite(starts[q, i]) and math.isfinite(goals[q, i])):
                 ok = False
         if not ok:
-            row[SUM_STATUS] = BAD_INPUT
+            summary[q, SUM_STATUS] = BAD_INPUT
             continue
-        sp, sx, sy, sz, sd = nearest_polygon(d, starts[q, 0], starts[q, 1], starts[q, 2], ext,
-                                             stance_allowed, near_stamp, 2 * stamp)
-        gp, gx, gy, gz, gd = nearest_polygon(d, goals[q, 0], goals[q, 1], goals[q, 2], ext,
-                                             stance_allowed, near_stamp, 2 * stamp + 1)
-        row[SUM_START_POLY] = sp
-        row[SUM_GOAL_POLY] = gp
-        row[SUM_START_DIST] = sd
-        row[SUM_GOAL_DIST] = gd
+        sp, sx, sy, sz, sd = nearest_polygon_arrays(
+            vertices, polygons, poly_nv, poly_stance, poly_bmin, poly_bmax, surf_start,
+            surf_tris, grid_origin, grid_cell, grid_nx, grid_ny, grid_start, grid_items,
+            starts[q, 0], starts[q, 1], starts[q, 2], ext, stance_allowed, near_stamp,
+            2 * stamp)
+        gp, gx, gy, gz, gd = nearest_polygon_arrays(
+            vertices, polygons, poly_nv, poly_stance, poly_bmin, poly_bmax, surf_start,
+            surf_tris, grid_origin, grid_cell, grid_nx, grid_ny, grid_start, grid_items,
+            goals[q, 0], goals[q, 1], goals[q, 2], ext, stance_allowed, near_stamp,
+            2 * stamp + 1)
+        summary[q, SUM_START_POLY] = sp
+        summary[q, SUM_GOAL_POLY] = gp
+        summary[q, SUM_START_DIST] = sd
+        summary[q, SUM_GOAL_DIST] = gd
         if sp < 0:
-            row[SUM_STATUS] = START_OFF_MESH
+            summary[q, SUM_STATUS] = START_OFF_MESH
             continue
         if gp < 0:
-            row[SUM_STATUS] = GOAL_OFF_MESH
+            summary[q, SUM_STATUS] = GOAL_OFF_MESH
             continue
         spos[0] = sx
         spos[1] = sy
@@ -427,36 +475,54 @@ def solve_batch(d, stance_allowed, stance_cost, link_allowed, link_scale, hscale
         gpos[1] = gy
         gpos[2] = gz
         direct_cost = np.inf
+        n_ray = 0
         if sp != gp:  # (within one polygon the graph already has the straight edge)
-            direct_cost, n_ray = straight_walk(d, stance_allowed, stance_cost, sp, spos, gp,
-                                               gpos, ws.ray_polys, ws.ray_left, ws.ray_right)
-            ws.ray_count[0] = n_ray
-        found, n_closed = astar(d, stance_allowed, stance_cost, link_allowed, link_scale,
-                                hscale, port_ok, sp, spos, gp, gpos, direct_cost, ws, stamp)
+            direct_cost, n_ray = straight_walk(vertices, polygons, neighbours, poly_nv,
+                                               poly_stance, stance_allowed, stance_cost, sp,
+                                               spos, gp, gpos, ws_ray_polys, ws_ray_left,
+                                               ws_ray_right)
+        found, n_closed = astar(node_pos, node_poly, node_link, node_hop, node_hop_poly,
+                                poly_stance, port_start, ports, link_kind, link_cost, ws_g,
+                                ws_parent, ws_via, ws_seen, ws_closed, ws_closed_list,
+                                ws_heap_keys, ws_heap_vals, stance_allowed, stance_cost,
+                                link_allowed, link_scale, hscale, port_ok, sp, spos, gp, gpos,
+                                direct_cost, stamp)
         if not found:
-            row[SUM_STATUS] = PARTIAL
-            gx, gy, gz = settle_partial(d, stance_allowed, stance_cost, sp, spos, gpos, ws,
+            summary[q, SUM_STATUS] = PARTIAL
+            gx, gy, gz = settle_partial(node_pos, node_poly, poly_stance, vertices, polygons,
+                                        poly_nv, surf_start, surf_tris, poly_bmin, poly_bmax,
+                                        ws_closed_list, ws_poly_seen, ws_poly_pt,
+                                        ws_poly_list, ws_poly_bound, ws_g, ws_seen, ws_parent,
+                                        ws_via, stance_allowed, stance_cost, sp, spos, gpos,
                                         stamp, n_closed)
             gpos[0] = gx
             gpos[1] = gy
             gpos[2] = gz
-        row[SUM_SEARCH_COST] = ws_g[n_nodes + 1]
-        ncp, nch = _build_corridor(d, ws, sp)
-        _pull_chunks(d, ws, nch, spos, gpos)
-        npts = _emit_points(d, ws, nch)
+        summary[q, SUM_SEARCH_COST] = ws_g[goal_node]
+        ncp, nch = _build_corridor(node_poly, node_link, node_side, node_va, node_vb,
+                                   goal_node, ws_parent, ws_via, ws_path_nodes, ws_cp, ws_cl,
+                                   ws_cb, ws_pl, ws_pr, ws_chunk_link, ws_chunk_dir, n_ray,
+                                   ws_ray_polys, ws_ray_left, ws_ray_right, sp)
+        _pull_chunks(vertices, polygons, poly_nv, surf_start, surf_tris, link_start, link_end,
+                     ws_cp, ws_cb, ws_pl, ws_pr, ws_chunk_link, ws_chunk_dir, ws_chunk_a,
+                     ws_chunk_b, ws_chunk_t, ws_corners, ws_corner_idx, ws_corner_off, nch,
+                     spos, gpos)
+        npts = _emit_points(poly_stance, link_kind, surf_start, surf_tris, ws_cp, ws_cb, ws_pl,
+                            ws_pr, ws_chunk_link, ws_chunk_a, ws_corners, ws_corner_idx,
+                            ws_corner_off, ws_pts, ws_flag, ws_stance, ws_link, nch)
         # totals over the final points
         total_len = 0.0
         total_cost = 0.0
         for i in range(npts - 1):
-            seg = _dist3(ws_pts[i], ws_pts[i + 1])
+            seg = _dist3(ws_pts, i, i + 1)
             total_len += seg
             link = ws_link[i]
             if link >= 0:
                 total_cost += max(link_cost[link] * link_scale[link_kind[link]], seg)
             else:
                 total_cost += seg * stance_cost[ws_stance[i]]
-        row[SUM_LENGTH] = total_len
-        row[SUM_COST] = total_cost
+        summary[q, SUM_LENGTH] = total_len
+        summary[q, SUM_COST] = total_cost
         points = _grow(points, npt + npts)
         point_info = _grow(point_info, npt + npts)
         for i in range(npts):

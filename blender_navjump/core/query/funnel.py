@@ -24,7 +24,7 @@ def _same(ax, ay, bx, by):
     return (ax - bx) ** 2 + (ay - by) ** 2 < _SAME_EPS2
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _append(out, out_idx, n, x, y, z, idx):
     if n > 0 and _same(out[n - 1, 0], out[n - 1, 1], x, y):
         return n
@@ -35,7 +35,7 @@ def _append(out, out_idx, n, x, y, z, idx):
     return n + 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def string_pull(start, end, left, right, first, k, out, out_idx, out_first):
     """Corners of the shortest XY path from start to end through k portals.
 

@@ -32,6 +32,9 @@ QueryData = namedtuple("QueryData", [
     "grid_origin", "grid_cell", "grid_nx", "grid_ny", "grid_start", "grid_items",
     # nodes
     "node_pos", "node_poly", "node_link", "node_side", "node_va", "node_vb",
+    # link nodes: the node across the link when it may be taken from here, else -1, and
+    # the polygon that node lies in (-1 for portal nodes)
+    "node_hop", "node_hop_poly",
     # ports of each polygon (CSR); port_other: polygon across a portal, -1 for link nodes
     "port_start", "ports", "port_other",
     # links
@@ -146,6 +149,17 @@ def build_query_data(navmesh: NavMesh) -> QueryData:
     k = np.diff(port_start)
     heap_capacity = int((k * k).sum() + 2 * n_nodes + (k.max() if n_poly else 0) + 16)
 
+    # a link's start node hops to its end node; the end node back only when bidirectional
+    node_hop = np.full(n_nodes, -1, np.int64)
+    node_hop_poly = np.full(n_nodes, -1, np.int64)
+    if used.shape[0]:
+        first = link_node_start[used]
+        node_hop[first] = link_node_end[used]
+        node_hop_poly[first] = lep[used]
+        back = lbid[used]
+        node_hop[first[back] + 1] = link_node_start[used][back]
+        node_hop_poly[first[back] + 1] = lsp[used][back]
+
     data = QueryData(
         vertices=verts, polygons=polys,
         neighbours=np.where((neighbours >= 0) & (neighbours < n_poly) & (polys >= 0),
@@ -155,7 +169,7 @@ def build_query_data(navmesh: NavMesh) -> QueryData:
         grid_origin=np.asarray(origin, np.float64), grid_cell=float(cell), grid_nx=int(gnx),
         grid_ny=int(gny), grid_start=gstart.astype(np.int64), grid_items=gitems.astype(np.int64),
         node_pos=node_pos, node_poly=node_poly, node_link=node_link, node_side=node_side,
-        node_va=node_va, node_vb=node_vb,
+        node_va=node_va, node_vb=node_vb, node_hop=node_hop, node_hop_poly=node_hop_poly,
         port_start=port_start, ports=ports, port_other=port_other,
         link_kind=kind, link_bidir=lbid.astype(np.int64), link_cost=lcost,
         link_start=lstart, link_end=lend, link_start_poly=lsp, link_end_poly=lep,

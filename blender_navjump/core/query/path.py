@@ -310,13 +310,15 @@ class NavQuery:
         allowed and cost per cost class (stance x area, see __init__)."""
         cache = self._class_arrays.get(agent)
         if cache is None:
-            cache = self._class_arrays[agent] = self._classes_of(agent)
-        allowed, cost, link_ok, link_scale, hscale = cache
-        key = (allowed.tobytes(), link_ok.tobytes())
-        port_ok = self._port_ok.get(key)
-        if port_ok is None:
-            port_ok = self._port_ok[key] = usable_ports(self.data, allowed, link_ok)
-        return allowed, cost, link_ok, link_scale, hscale, port_ok
+            allowed, cost, link_ok, link_scale, hscale = self._classes_of(agent)
+            # the port mask depends on the allowed classes and links only: shared by filters
+            key = (allowed.tobytes(), link_ok.tobytes())
+            port_ok = self._port_ok.get(key)
+            if port_ok is None:
+                port_ok = self._port_ok[key] = usable_ports(self.data, allowed, link_ok)
+            cache = self._class_arrays[agent] = (allowed, cost, link_ok, link_scale, hscale,
+                                                 port_ok)
+        return cache
 
     # ------------------------------------------------------------------ nearest
     def nearest_polygon(self, point: ArrayLike, agent: AgentFilter | None = None,
@@ -344,11 +346,16 @@ class NavQuery:
         """
         if on_error not in ("raise", "status"):
             raise ValueError(f"on_error must be 'raise' or 'status', got {on_error!r}")
-        agent = agent or _DEFAULT_AGENT
         s = _points(starts, "starts")
         g = _points(goals, "goals")
         if s.shape != g.shape:
             raise ValueError(f"starts {s.shape} and goals {g.shape} must have the same shape")
+        return self._solve(s, g, agent, extents, on_error)
+
+    def _solve(self, s: np.ndarray, g: np.ndarray, agent: AgentFilter | None, extents,
+               on_error: str) -> PathBatch:
+        """find_paths on checked (N, 3) float64 points."""
+        agent = agent or _DEFAULT_AGENT
         ext = self.extents if extents is None else _extents(extents)
         arrays = self._filter_arrays(agent)
         stamp = self._next_stamps(s.shape[0])
@@ -370,7 +377,7 @@ class NavQuery:
         g = _points(goal, "goal")
         if s.shape[0] != 1 or g.shape[0] != 1:
             raise ValueError("find_path takes one start and one goal point; use find_paths")
-        return self.find_paths(s, g, agent, extents, on_error="raise").path(0)
+        return self._solve(s, g, agent, extents, "raise").path(0)
 
     # ----------------------------------------------------------------- internals
     def _next_stamps(self, n: int) -> int:

@@ -14,18 +14,15 @@ import numpy as np
 from numba import njit
 
 
-@njit(cache=True)
-def straight_walk(d, stance_allowed, stance_cost, sp, spos, gp, gpos, out_polys, out_left,
-                  out_right):
-    """Returns (cost, count): cost is inf when the segment leaves usable polygons or
+@njit(cache=True, inline="always")
+def straight_walk(vertices, polygons, neighbours, poly_nv, poly_stance, stance_allowed,
+                  stance_cost, sp, spos, gp, gpos, out_polys, out_left, out_right):
+    """Takes the QueryData arrays it reads one by one (see batch_kernel.solve_batch).
+
+    Returns (cost, count): cost is inf when the segment leaves usable polygons or
     reaches the goal's XY in another polygon than gp. ``out_polys[:count]`` lists the
     polygons crossed; ``out_left/right[i]`` is the edge from polygon i into i+1.
     """
-    vertices = d.vertices
-    polygons = d.polygons
-    neighbours = d.neighbours
-    poly_nv = d.poly_nv
-    poly_stance = d.poly_stance
     sx = spos[0]
     sy = spos[1]
     dx = gpos[0] - sx

@@ -74,7 +74,7 @@ def _cell_range(xmin, xmax, ymin, ymax, origin, cell, nx, ny):
     return max(x0, 0), min(x1, nx - 1), max(y0, 0), min(y1, ny - 1)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def point_in_polygon_xy(vertices, row, nv, x, y):
     """True when (x, y) is inside the convex CCW polygon (edges count as inside)."""
     for i in range(nv):
@@ -91,7 +91,7 @@ def point_in_polygon_xy(vertices, row, nv, x, y):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def closest_point_on_polygon_xy(vertices, row, nv, x, y):
     """The point of the polygon (in XY) closest to (x, y): itself when inside."""
     if point_in_polygon_xy(vertices, row, nv, x, y):
@@ -121,7 +121,7 @@ def closest_point_on_polygon_xy(vertices, row, nv, x, y):
     return bx, by
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def surface_height(surf_tris, t0, t1, x, y):
     """Height of the surface triangles ``surf_tris[t0:t1]`` at (x, y).
 
@@ -163,7 +163,7 @@ def surface_height(surf_tris, t0, t1, x, y):
     return best_z
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def closest_point_on_polygon_arrays(vertices, polygons, poly_nv, surf_start, surf_tris, p,
                                     x, y):
     """Closest point of polygon p to (x, y), measured in XY, with its surface height."""
@@ -175,7 +175,7 @@ def closest_point_on_polygon_arrays(vertices, polygons, poly_nv, surf_start, sur
     return cx, cy, cz
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def closest_point_on_polygon(d, p, x, y, z):
     """Closest point of polygon p's surface to (x, y, z), measured in XY, height on surface."""
     return closest_point_on_polygon_arrays(d.vertices, d.polygons, d.poly_nv, d.surf_start,
@@ -189,27 +189,26 @@ def nearest_polygon(d, x, y, z, ext, stance_allowed, stamp, stamp_id):
     Returns (poly, cx, cy, cz, distance); poly is -1 when none. ``stamp`` (P,) with the
     fresh ``stamp_id`` avoids testing a polygon listed in several grid cells twice.
     """
-    # Arrays are taken out of the tuple once: numba refcounts each tuple access.
-    vertices = d.vertices
-    polygons = d.polygons
-    poly_nv = d.poly_nv
-    poly_stance = d.poly_stance
-    bmin = d.poly_bmin
-    bmax = d.poly_bmax
-    surf_start = d.surf_start
-    surf_tris = d.surf_tris
-    grid_start = d.grid_start
-    grid_items = d.grid_items
+    return nearest_polygon_arrays(d.vertices, d.polygons, d.poly_nv, d.poly_stance,
+                                  d.poly_bmin, d.poly_bmax, d.surf_start, d.surf_tris,
+                                  d.grid_origin, d.grid_cell, d.grid_nx, d.grid_ny,
+                                  d.grid_start, d.grid_items, x, y, z, ext, stance_allowed,
+                                  stamp, stamp_id)
+
+
+@njit(cache=True, inline="always")
+def nearest_polygon_arrays(vertices, polygons, poly_nv, poly_stance, bmin, bmax, surf_start,
+                           surf_tris, grid_origin, cell, nx, ny, grid_start, grid_items,
+                           x, y, z, ext, stance_allowed, stamp, stamp_id):
+    """:func:`nearest_polygon` on the QueryData arrays, passed one by one: the batch
+    kernel takes them out of the tuple once per batch (each tuple access is refcounted)."""
     best = -1
     best_d2 = np.inf
     bx = x
     by = y
     bz = z
-    ox = d.grid_origin[0]
-    oy = d.grid_origin[1]
-    cell = d.grid_cell
-    nx = d.grid_nx
-    ny = d.grid_ny
+    ox = grid_origin[0]
+    oy = grid_origin[1]
     x0 = max(int(math.floor((x - ext[0] - ox) / cell)), 0)
     x1 = min(int(math.floor((x + ext[0] - ox) / cell)), nx - 1)
     y0 = max(int(math.floor((y - ext[1] - oy) / cell)), 0)
