@@ -643,7 +643,7 @@ def _position_ok(fit, t, sp, kind, mode, ex, ey, prm, tri, vox, pidx, out_poly, 
     return ok, length
 
 
-# inward moves of a fitted start line whose midpoint is just off the navmesh, metres
+# moves of a fitted start (landing) line whose midpoint is just off the navmesh, metres
 SHIFT_STEP = 0.05
 SHIFT_STEPS = 8
 
@@ -651,8 +651,8 @@ SHIFT_STEPS = 8
 @njit(cache=True)
 def _test_fit(fit, n, kind, mode, prm, tri, vox, pidx, out_poly, out_z):
     """Test a fitted link at n + 1 evenly spaced positions (both ends included) and the
-    midpoints of its segments (the start line is moved inward, up to SHIFT_STEPS
-    SHIFT_STEP, when its midpoint is off the navmesh). Returns (first failing position
+    midpoints of its segments (the start line is moved inward, and the landing line
+    outward, up to SHIFT_STEPS SHIFT_STEP, when its midpoint is off the navmesh). Returns (first failing position
     or -1, start polygon, end polygon, mean path length)."""
     climb = prm.climb
     c = link_point(fit, 0.5)
@@ -671,6 +671,18 @@ def _test_fit(fit, n, kind, mode, prm, tri, vox, pidx, out_poly, out_z):
     ep = -1
     if sp >= 0:
         ep = _end_poly(c[3], c[4], c[5], sp, prm, pidx, out_poly, out_z)
+        # the landing line is a straight fit over a border that wanders just as much
+        # (voxel steps, contour simplification): when its midpoint lies just off the
+        # navmesh, move it in too (along the outward normal, away from the take-off)
+        for k in range(1, SHIFT_STEPS + 1):
+            if ep >= 0:
+                break
+            d = k * SHIFT_STEP
+            ep = _end_poly(c[3] + d * fit[F_DY], c[4] - d * fit[F_DX], c[5], sp, prm, pidx,
+                           out_poly, out_z)
+            if ep >= 0:
+                fit[F_EX] += d * fit[F_DY]
+                fit[F_EY] -= d * fit[F_DX]
     if sp < 0 or ep < 0:
         return 0.5, sp, ep, 0.0
     total = 0.0

@@ -9,6 +9,7 @@ triangles, so the limits hold to a few centimetres at every angle.
 from __future__ import annotations
 
 import math
+import os
 
 import numpy as np
 import pytest
@@ -139,7 +140,12 @@ def _reference(name):
 WIDTH_TOLERANCE = 0.2
 
 
-@settings(max_examples=6, deadline=None, derandomize=True,
+# CI runs a few derandomized examples; NAVJUMP_LINK_EXAMPLES=300 (with pytest's
+# --hypothesis-seed=N) runs many random ones
+EXAMPLES = int(os.environ.get("NAVJUMP_LINK_EXAMPLES", "0"))
+
+
+@settings(max_examples=EXAMPLES or 6, deadline=None, derandomize=not EXAMPLES,
           suppress_health_check=[HealthCheck.too_slow])
 @given(name=st.sampled_from(sorted(SCENES)), degrees=st.floats(0.0, 360.0),
        fx=st.floats(0.0, 1.0), fy=st.floats(0.0, 1.0), fz=st.floats(0.0, 1.0))
