@@ -82,8 +82,11 @@ def explain_flight(x0, y0, z0, ux, uy, dist, z1, kind, mode, s_t, s_l, ex, ey, p
 
 @njit(cache=True)
 def record_reject(rej, i, kind, reason, x, y, z, bx, by, bz):
-    """Keep the refusal of sample i's candidate of ``kind`` (the last one seen)."""
+    """Keep the refusal of sample i's candidate of ``kind``: the first one seen (along
+    the edge normal first, nearest first), the one a designer looks for."""
     r = rej[i, kind]
+    if r[J_REASON] != 0:
+        return
     r[J_REASON] = reason
     r[J_X] = x
     r[J_Y] = y

