@@ -16,7 +16,8 @@ in world units (metres, Z up), taken from the pipeline's intermediate data:
   landing, the kind tried (-1: none), the ``reason`` (``REJECT_REASONS``: too high, too
   far, blocked, too narrow, no landing) and, for a blocked one, the point where the body
   first meets the level (NaN otherwise). Per border sample and kind the first refusal
-  seen (along the edge normal first, nearest first); nothing is recorded (no cost) when no debug data is asked for.
+  seen (along the edge normal first, nearest first); nothing is recorded (no cost) when
+  no debug data is asked for.
 
 Nothing here is written to navmesh files; the Blender overlay stores it beside the result
 when asked (the "Debug Data" bake setting) and draws it as debug layers.

@@ -100,13 +100,13 @@ def test_a_low_ceiling_blocks_the_jump_at_a_point_under_it():
 def test_a_narrow_step_is_too_narrow_and_open_floor_has_no_landing():
     s = Scene()
     s.box(0, 0, -1, 12, 10, FLOOR)
-    s.box(3.0, 4.0, FLOOR, 5.0, 5.6, FLOOR + 0.95)  # a block too narrow for a link's width
+    s.box(1.5, 3.5, FLOOR, 5.0, 6.5, FLOOR + 0.95)  # a block too narrow for a link's width
     s.box(7.0, 0.0, FLOOR, 12.0, 10.0, FLOOR + 0.95)  # a wide ledge: links
-    nm, rej, *_ = baked(s, **FINE, min_link_width=1.0)
+    nm, rej, *_ = baked(s, **FINE, min_link_width=4.0)
     assert (nm.link_kind == LINK_JUMP_UP).sum() >= 1
     narrow = of(rej, REJECT_TOO_NARROW)
     assert narrow.shape[0] >= 1
-    near_block = (np.abs(narrow["x"] - 4.0) < 1.5) & (np.abs(narrow["y"] - 4.8) < 1.5)
+    near_block = (np.abs(narrow["x"] - 3.25) < 2.5) & (np.abs(narrow["y"] - 5.0) < 2.5)
     assert near_block.any()
     nothing = of(rej, REJECT_NO_LANDING)
     # the lower floor's outer border (facing the void) has nothing to land on
