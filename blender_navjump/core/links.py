@@ -392,6 +392,8 @@ def build_links(nm, hf, chf, cfg, settings, vertices, triangles, debug=None) -> 
     out_n = np.zeros(sizes.size, np.int64)
     run_banded(validate_groups, int(sizes.size), samples, res, groups, offsets, prm, tri, vox,
                pidx, out, out_n, min_rows=8, per_worker=16)
+    timings["validate"] = (time.perf_counter() - t0) * 1000.0
+    t_merge = time.perf_counter()
     first = np.cumsum(out_n) - out_n
     rows = np.repeat(offsets[:-1], out_n) + np.arange(int(out_n.sum())) - np.repeat(first, out_n)
     links = out[rows]
@@ -401,6 +403,7 @@ def build_links(nm, hf, chf, cfg, settings, vertices, triangles, debug=None) -> 
     merged = merge_links(links, samples[links[:, L_I0].astype(np.int64), S_CHAIN].copy(),
                          tol_start, 2.0 * tol_start, prm, tri, vox, pidx)
     links = links[merged]
+    timings["merge"] = (time.perf_counter() - t_merge) * 1000.0
     timings["group"] = (time.perf_counter() - t0) * 1000.0
 
     t0 = time.perf_counter()

@@ -691,7 +691,17 @@ def _test_fit(fit, n, kind, mode, prm, tri, vox, pidx, out_poly, out_z):
     midpoints of its segments (the start line is moved inward, and the landing line
     outward, up to SHIFT_STEPS SHIFT_STEP, when its midpoint is off the navmesh).
     Returns (first failing position or -1, start polygon, end polygon, mean path length)."""
-    climb = prm.climb
+    sp, ep = _fit_polys(fit, prm, pidx, out_poly, out_z)
+    if sp < 0 or ep < 0:
+        return 0.5, sp, ep, 0.0
+    return _test_positions(fit, n, kind, mode, sp, ep, prm, tri, vox, pidx, out_poly, out_z)
+
+
+@njit(cache=True)
+def _fit_polys(fit, prm, pidx, out_poly, out_z):
+    """The polygons under the midpoints of a fitted link's start and landing lines (each
+    line moved in, up to SHIFT_STEPS SHIFT_STEP, when its midpoint is just off the
+    navmesh); -1 where there is none."""
     c = link_point(fit, 0.5)
     sp = _end_poly(c[0], c[1], c[2], -1, prm, pidx, out_poly, out_z)
     if sp < 0:
@@ -720,8 +730,13 @@ def _test_fit(fit, n, kind, mode, prm, tri, vox, pidx, out_poly, out_z):
             if ep >= 0:
                 fit[F_EX] += d * fit[F_DY]
                 fit[F_EY] -= d * fit[F_DX]
-    if sp < 0 or ep < 0:
-        return 0.5, sp, ep, 0.0
+    return sp, ep
+
+
+@njit(cache=True)
+def _test_positions(fit, n, kind, mode, sp, ep, prm, tri, vox, pidx, out_poly, out_z):
+    """``_test_fit``'s n + 1 positions, the polygons known."""
+    climb = prm.climb
     total = 0.0
     for h in range(n + 1):
         pos = h / n
@@ -760,21 +775,18 @@ def _validate_stack(samples, res, prm, tri, vox, pidx, out, m, stack, top, fit, 
         fit_group(samples, res, i0, i1, kind, ext_lo == 1, ext_hi == 1, fit)
         ex = fit[F_DX]
         ey = fit[F_DY]
-        a = link_point(fit, 0.0)
-        b = link_point(fit, 1.0)
-        width = math.sqrt((b[0] - a[0]) ** 2 + (b[1] - a[1]) ** 2 + (b[2] - a[2]) ** 2)
-        n = check_positions(width, prm)
-        fail, sp, ep, mean_len = _test_fit(fit, n, kind, mode, prm, tri, vox, pidx, out_poly,
-                                           out_z)
-        a = link_point(fit, 0.0)  # (the start line may have moved in)
-        b = link_point(fit, 1.0)
-        if fail < 0.0:
+        fail = 0.5
+        mean_len = 0.0
+        sp, ep = _fit_polys(fit, prm, pidx, out_poly, out_z)
+        grown = False
+        if sp >= 0 and ep >= 0:
             # reach on along the straight line while single positions stay valid (a
-            # border bends away at corners; the ledge goes on), then test it all again at
-            # the grown link's own evenly spaced positions (the ones the oracle checks)
+            # border bends away at corners; the ledge goes on), then test the grown link
+            # as a whole at its own evenly spaced positions (the ones the oracle checks);
+            # only when that fails is the link as fitted tested (one full test in the
+            # usual case, not two)
             for k in range(N_FIT):
                 fit2[k] = fit[k]
-            grown = False
             for side in range(2):
                 for _ in range(EXTEND_STEPS):
                     t = fit2[F_THI] + EXTEND_STEP * prm.cs if side == 1 else \
@@ -788,18 +800,25 @@ def _validate_stack(samples, res, prm, tri, vox, pidx, out, m, stack, top, fit, 
                     else:
                         fit2[F_TLO] = t
                     grown = True
-            if grown:
-                a2 = link_point(fit2, 0.0)
-                b2 = link_point(fit2, 1.0)
-                w2 = math.sqrt((b2[0] - a2[0]) ** 2 + (b2[1] - a2[1]) ** 2
-                               + (b2[2] - a2[2]) ** 2)
-                n2 = check_positions(w2, prm)
-                f2, sp2, ep2, len2 = _test_fit(fit2, n2, kind, mode, prm, tri, vox, pidx,
-                                               out_poly, out_z)
-                if f2 < 0.0:
-                    a = link_point(fit2, 0.0)
-                    b = link_point(fit2, 1.0)
-                    sp, ep, mean_len = sp2, ep2, len2
+        if grown:
+            a2 = link_point(fit2, 0.0)
+            b2 = link_point(fit2, 1.0)
+            w2 = math.sqrt((b2[0] - a2[0]) ** 2 + (b2[1] - a2[1]) ** 2 + (b2[2] - a2[2]) ** 2)
+            f2, sp2, ep2, len2 = _test_fit(fit2, check_positions(w2, prm), kind, mode, prm,
+                                           tri, vox, pidx, out_poly, out_z)
+            if f2 < 0.0:
+                for k in range(N_FIT):
+                    fit[k] = fit2[k]
+                fail, sp, ep, mean_len = f2, sp2, ep2, len2
+        if fail >= 0.0 and sp >= 0 and ep >= 0:
+            a = link_point(fit, 0.0)
+            b = link_point(fit, 1.0)
+            width = math.sqrt((b[0] - a[0]) ** 2 + (b[1] - a[1]) ** 2 + (b[2] - a[2]) ** 2)
+            fail, sp, ep, mean_len = _test_positions(fit, check_positions(width, prm), kind,
+                                                     mode, sp, ep, prm, tri, vox, pidx,
+                                                     out_poly, out_z)
+        a = link_point(fit, 0.0)
+        b = link_point(fit, 1.0)
         if fail < 0.0:
             row = out[m]
             row[L_I0] = i0
