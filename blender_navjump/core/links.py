@@ -26,8 +26,9 @@ import time
 import numpy as np
 from numba import njit
 
+from .debug import LINK_REJECT, REJECT_NO_LANDING, REJECT_NONE, REJECT_TOO_NARROW
 from .kinds import GENERATED_LINK_KINDS, LINK_DROP, LINK_JUMP_ACROSS
-from .links_debug import N_REJECT
+from .links_debug import J_BX, J_BY, J_BZ, J_REASON, J_X, J_Y, J_Z, N_REJECT
 from .links_geom import ground_height, make_grid, polygon_index, triangle_index
 from .links_model import MODE_JUMP
 from .links_search import (
@@ -38,6 +39,7 @@ from .links_search import (
     C_TOUCHDOWNS,
     G_I0,
     G_I1,
+    G_KIND,
     L_END,
     L_END_POLY,
     L_I0,
@@ -50,6 +52,9 @@ from .links_search import (
     N_LINK,
     N_RES,
     N_SAMPLE,
+    R_X,
+    R_Y,
+    R_Z,
     S_CHAIN,
     S_EDGE,
     S_EX,
@@ -261,6 +266,45 @@ def _empty_result(nm):
         setattr(nm, name, empty)
 
 
+def _rejected_candidates(samples, res, found_at, rej, narrow_groups, narrow_starts,
+                        narrow_ends, narrow_kinds):
+    """The refused candidates as ``debug.LINK_REJECT`` rows: the search's record (per
+    sample and kind not found, the first refusal), the groups of samples too narrow to
+    become a link (at their middle sample) and the fitted links dropped as narrower than
+    ``min_link_width`` (at their segments' midpoints)."""
+    nan = np.float32(np.nan)
+    reason = rej[:, :, J_REASON].astype(np.int64) if rej.shape[0] else \
+        np.zeros((0, found_at.shape[1]), np.int64)
+    si, sk = np.nonzero((reason != REJECT_NONE) & ~found_at[:reason.shape[0]])
+    mid = (narrow_groups[:, G_I0] + narrow_groups[:, G_I1]) // 2
+    gk = narrow_groups[:, G_KIND]
+    n1, n2, n3 = si.size, mid.size, narrow_kinds.shape[0]
+    out = np.zeros(n1 + n2 + n3, LINK_REJECT)
+    for name, col in (("x", S_X), ("y", S_Y), ("z", S_Z)):
+        out[name][:n1] = samples[si, col]
+        out[name][n1:n1 + n2] = samples[mid, col]
+    for name, col in (("tx", J_X), ("ty", J_Y), ("tz", J_Z)):
+        out[name][:n1] = rej[si, sk, col]
+    for name, col in (("tx", R_X), ("ty", R_Y), ("tz", R_Z)):
+        out[name][n1:n1 + n2] = res[mid, gk, col]
+    for name, col in (("bx", J_BX), ("by", J_BY), ("bz", J_BZ)):
+        out[name][:n1] = rej[si, sk, col]
+        out[name][n1:] = nan
+    r = reason[si, sk]
+    out["reason"][:n1] = r
+    out["kind"][:n1] = np.where(r == REJECT_NO_LANDING, -1, sk)
+    out["reason"][n1:] = REJECT_TOO_NARROW
+    out["kind"][n1:n1 + n2] = gk
+    out["kind"][n1 + n2:] = narrow_kinds
+    if n3:
+        s_mid = narrow_starts.mean(axis=1)
+        e_mid = narrow_ends.mean(axis=1)
+        for k, (a, b) in enumerate((("x", "tx"), ("y", "ty"), ("z", "tz"))):
+            out[a][n1 + n2:] = s_mid[:, k]
+            out[b][n1 + n2:] = e_mid[:, k]
+    return out
+
+
 def build_links(nm, hf, chf, cfg, settings, vertices, triangles, debug=None) -> dict:
     """Generate jump links for a baked navmesh (world units) in place; returns a summary:
     counts per kind, border edges, border edges with a link, samples, timings (ms) and
@@ -455,10 +499,8 @@ def build_links(nm, hf, chf, cfg, settings, vertices, triangles, debug=None) -> 
     costs = np.array([settings.cost_drop, settings.cost_jump_across, settings.cost_jump_up])
     apex = np.where(mode[k] == MODE_JUMP, float(settings.max_jump_height), 0.0)
     if debug is not None:
-        from .links_debug import rejected_candidates
-
-        debug.link_rejects = rejected_candidates(samples, res, found_at, rej, narrow_groups,
-                                                 *narrow_links)
+        debug.link_rejects = _rejected_candidates(samples, res, found_at, rej, narrow_groups,
+                                                  *narrow_links)
     nm.link_kind = kind_k.astype(np.int8)
     nm.link_start = np.ascontiguousarray(starts[k], np.float64)
     nm.link_end = np.ascontiguousarray(ends[k], np.float64)
