@@ -26,8 +26,8 @@ def bench(vertices, triangles, settings, runs: int) -> dict:
     infos = []
     original = links_mod.build_links
 
-    def recording(*args):
-        info = original(*args)
+    def recording(*args, **kwargs):
+        info = original(*args, **kwargs)
         infos.append(info)
         return info
 

@@ -407,7 +407,8 @@ def draw_batches(batches: list[tuple], viewport_size) -> None:
 
 # Drawing order: debug fills and fills first, then outlines, links and the path on top.
 DRAW_ORDER = ("debug_voxels", "debug_regions", "debug_polygons") + ob.STANCE_LAYERS \
-    + ("navmesh", "tiles", "debug_contours") + ob.LINK_LAYERS + oc.CLIMB_LAYERS + ("path",)
+    + ("navmesh", "tiles", "debug_contours") + ob.LINK_LAYERS + oc.CLIMB_LAYERS \
+    + ("debug_link_rejects", "path")
 
 
 class GpuState:

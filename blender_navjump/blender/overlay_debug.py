@@ -7,8 +7,12 @@
 * ``debug_regions``: the walkable voxel tops in one colour per region id (strips too).
 * ``debug_contours``: the simplified region outlines, darker than their region's colour.
 * ``debug_polygons``: every navmesh polygon filled in a colour of its own (polygon id).
+* ``debug_link_rejects``: the link candidates the link generator refused
+  (``BakeDebug.link_rejects``), in the colour of their reason (``REJECT_COLORS``): a
+  square at the take-off point, a line to the candidate landing, and a larger square
+  where a blocked trajectory first meets the level.
 
-The first three need the bake's debug data (the "Debug Data" bake setting); the polygon
+All but the polygon ids need the bake's debug data (the "Debug Data" bake setting); the polygon
 ids need only the navmesh. Each is built once per bake, when first shown, as arrays
 (no Python loop per voxel, region or polygon), like :mod:`.overlay_geometry`.
 """
@@ -17,14 +21,25 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.debug import REJECT_BLOCKED, REJECT_REASONS
 from ..core.kinds import STANCE_COLORS, STANCE_NAMES
 from . import overlay_geometry as ob
 
-DEBUG_LAYERS = ("debug_voxels", "debug_regions", "debug_contours", "debug_polygons")
+DEBUG_LAYERS = ("debug_voxels", "debug_regions", "debug_contours", "debug_polygons",
+                "debug_link_rejects")
 # Layers drawn from the bake's debug data (the others need only the navmesh).
-BAKE_DEBUG_LAYERS = frozenset({"debug_voxels", "debug_regions", "debug_contours"})
+BAKE_DEBUG_LAYERS = frozenset({"debug_voxels", "debug_regions", "debug_contours",
+                               "debug_link_rejects"})
 DEBUG_LABELS = {"debug_voxels": "Voxel Tops", "debug_regions": "Regions",
-                "debug_contours": "Contours", "debug_polygons": "Polygon Ids"}
+                "debug_contours": "Contours", "debug_polygons": "Polygon Ids",
+                "debug_link_rejects": "Refused Links"}
+# the colour of each reason a link candidate was refused (core.debug.REJECT_REASONS)
+REJECT_COLORS = {"none": (1.0, 1.0, 1.0, 1.0), "too_high": (0.95, 0.2, 0.85, 1.0),
+                 "too_far": (1.0, 0.55, 0.0, 1.0), "blocked": (0.95, 0.08, 0.08, 1.0),
+                 "too_narrow": (0.95, 0.9, 0.1, 1.0), "no_landing": (0.55, 0.55, 0.55, 1.0)}
+REJECT_MARK = 0.12      # half size of the square at a take-off point (m)
+REJECT_BLOCK_MARK = 0.2  # half size of the square where a trajectory is blocked (m)
+REJECT_WIDTH = 1.5
 
 UNWALKABLE_COLOR = (0.5, 0.06, 0.04, 1.0)  # dark red: a voxel top nobody walks on
 VOXEL_ALPHA = 1.0
@@ -150,6 +165,48 @@ def build_polygon_layer(navmesh, lift: float) -> ob.LayerGeometry:
                             np.repeat(color, 3, axis=0))
 
 
+def reject_colors(reason) -> np.ndarray:
+    """(N, 4) float32 colour of each refusal by its reason code."""
+    table = np.array([REJECT_COLORS[r] for r in REJECT_REASONS], np.float32)
+    reason = np.asarray(reason, np.int64).reshape(-1)
+    return table[np.clip(reason, 0, len(REJECT_REASONS) - 1)]
+
+
+def _squares(centres: np.ndarray, half: float, colors: np.ndarray):
+    """Horizontal squares (two triangles each) around ``centres`` (N, 3)."""
+    c = np.asarray(centres, np.float64).reshape(-1, 3)
+    dx = np.array([half, 0.0, 0.0])
+    dy = np.array([0.0, half, 0.0])
+    a, b, cc, d = c - dx - dy, c + dx - dy, c + dx + dy, c - dx + dy
+    pos = np.stack([a, b, cc, a, cc, d], axis=1).reshape(-1, 3)
+    return pos, np.repeat(np.asarray(colors, np.float32), 6, axis=0)
+
+
+def build_reject_layer(debug, lift: float) -> ob.LayerGeometry:
+    """Refused link candidates: a square at each take-off point and a line to its
+    candidate landing in the reason's colour; a larger square where it is blocked."""
+    rej = debug.link_rejects
+    if rej.shape[0] == 0:
+        return ob.LayerGeometry()
+    up = np.array([0.0, 0.0, lift])
+    start = np.stack([rej["x"], rej["y"], rej["z"]], axis=1).astype(np.float64) + up
+    land = np.stack([rej["tx"], rej["ty"], rej["tz"]], axis=1).astype(np.float64) + up
+    color = reject_colors(rej["reason"])
+    pos, col = _squares(start, REJECT_MARK, color)
+    hit = (rej["reason"] == REJECT_BLOCKED) & np.isfinite(rej["bx"])
+    if hit.any():
+        block = np.stack([rej["bx"][hit], rej["by"][hit], rej["bz"][hit]],
+                         axis=1).astype(np.float64) + up
+        bpos, bcol = _squares(block, REJECT_BLOCK_MARK, color[hit])
+        pos, col = np.concatenate([pos, bpos]), np.concatenate([col, bcol])
+    moved = np.linalg.norm(land - start, axis=1) > 1e-6
+    lines = ob.LineSet(np.ascontiguousarray(ob._pairs(start[moved], land[moved]), np.float32),
+                       np.ascontiguousarray(np.repeat(color[moved], 2, axis=0), np.float32),
+                       REJECT_WIDTH)
+    return ob.LayerGeometry(np.ascontiguousarray(pos, np.float32),
+                            np.ascontiguousarray(col, np.float32), [lines])
+
+
 def build_debug_layer(name: str, navmesh, debug, lift: float = 0.05) -> ob.LayerGeometry:
     """One debug layer; empty when its data is missing (no navmesh, no debug data)."""
     if name == "debug_polygons":
@@ -162,6 +219,8 @@ def build_debug_layer(name: str, navmesh, debug, lift: float = 0.05) -> ob.Layer
         return build_region_layer(debug)
     if name == "debug_contours":
         return build_contour_layer(debug, lift)
+    if name == "debug_link_rejects":
+        return build_reject_layer(debug, lift)
     raise ValueError(f"unknown debug layer {name!r}; choose from {', '.join(DEBUG_LAYERS)}")
 
 

@@ -84,6 +84,11 @@ class NAVJUMP_PG_overlay(PropertyGroup):
                                 default=False)
     show_debug_polygons: _layer("Polygon Ids", "Every navmesh polygon in a colour of its own",
                                 default=False)
+    show_debug_link_rejects: _layer("Refused Links", "Link candidates the link generator "
+                                                     "refused, coloured by the reason: too "
+                                                     "high, too far, blocked (a square where), "
+                                                     "too narrow, no landing",
+                                    default=False)
 
     # --- legend swatches (read-only) ---
     legend_stand: _legend(STANCE_COLORS["stand"], "Stand")

@@ -111,7 +111,7 @@ def _debug_section(layout, scene, pg, state):
         col.label(text=state.debug_error, icon='ERROR')
     elif wanted and state.ok and state.debug is None:
         col.label(text="Turn on Debug Data and bake again to see", icon='INFO')
-        col.label(text="voxel tops, regions and contours")
+        col.label(text="voxel tops, regions, contours, refused links")
     if state.debug_ms:
         col.label(text="Debug layers built in "
                        f"{sum(state.debug_ms.values()):.0f} ms")

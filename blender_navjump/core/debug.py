@@ -11,6 +11,13 @@ in world units (metres, Z up), taken from the pipeline's intermediate data:
   low) and walkable floors taken away by erosion both come with area 0.
 * contours: the simplified region outlines, ``contour_points[contour_start[i]:
   contour_start[i + 1]]`` for contour i (a closed loop), of region ``contour_region[i]``.
+* ``link_rejects`` (with ``links_enabled``): link candidates the link generator refused,
+  one row each (``LINK_REJECT``): the take-off point on the navmesh border, the candidate
+  landing, the kind tried (-1: none), the ``reason`` (``REJECT_REASONS``: too high, too
+  far, blocked, too narrow, no landing) and, for a blocked one, the point where the body
+  first meets the level (NaN otherwise). Per border sample and kind the first refusal
+  seen (along the edge normal first, nearest first); nothing is recorded (no cost) when
+  no debug data is asked for.
 
 Nothing here is written to navmesh files; the Blender overlay stores it beside the result
 when asked (the "Debug Data" bake setting) and draws it as debug layers.
@@ -27,6 +34,18 @@ from .stage_data import CompactHeightfield, ContourSet, Heightfield
 VOXEL_TOP = np.dtype([("x", np.float32), ("y", np.float32), ("z", np.float32),
                       ("area", np.uint8), ("region", np.int32)])
 
+# Why a link candidate was refused (``LINK_REJECT["reason"]``): a landing higher (a drop
+# deeper) than the limits; a flight longer than max_jump_distance (or faster than the jump
+# allows); the body meets the level (at ``bx, by, bz``); the run of samples with this
+# landing is narrower than min_link_width; a border sample with no landing candidate at all.
+REJECT_REASONS = ("none", "too_high", "too_far", "blocked", "too_narrow", "no_landing")
+REJECT_NONE, REJECT_TOO_HIGH, REJECT_TOO_FAR, REJECT_BLOCKED, REJECT_TOO_NARROW, \
+    REJECT_NO_LANDING = range(len(REJECT_REASONS))
+LINK_REJECT = np.dtype([("x", np.float32), ("y", np.float32), ("z", np.float32),
+                        ("tx", np.float32), ("ty", np.float32), ("tz", np.float32),
+                        ("bx", np.float32), ("by", np.float32), ("bz", np.float32),
+                        ("kind", np.int8), ("reason", np.uint8)])
+
 
 @dataclass
 class BakeDebug:
@@ -36,8 +55,10 @@ class BakeDebug:
     contour_points: np.ndarray = field(default_factory=lambda: np.zeros((0, 3), np.float64))
     contour_start: np.ndarray = field(default_factory=lambda: np.zeros(1, np.int64))
     contour_region: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int32))
+    link_rejects: np.ndarray = field(default_factory=lambda: np.zeros(0, LINK_REJECT))
 
-    ARRAYS = ("spans", "contour_points", "contour_start", "contour_region")
+    ARRAYS = ("spans", "contour_points", "contour_start", "contour_region", "link_rejects")
+    OPTIONAL = frozenset({"link_rejects"})  # absent from debug data stored before it
 
     @property
     def contour_count(self) -> int:
@@ -52,7 +73,7 @@ class BakeDebug:
     @classmethod
     def from_arrays(cls, arrays) -> BakeDebug:
         """Inverse of :meth:`to_arrays`; ValueError when a part is missing or mis-shaped."""
-        missing = [n for n in (*cls.ARRAYS, "cell") if n not in arrays]
+        missing = [n for n in (*cls.ARRAYS, "cell") if n not in arrays and n not in cls.OPTIONAL]
         if missing:
             raise ValueError(f"debug data: missing {', '.join(missing)}")
         spans = np.asarray(arrays["spans"])
@@ -65,7 +86,12 @@ class BakeDebug:
                 or start[-1] != points.shape[0] or (np.diff(start) < 0).any():
             raise ValueError("debug data: contour_start does not match the contours")
         cell = np.asarray(arrays["cell"], np.float64).reshape(-1)
-        return cls(float(cell[0]), float(cell[1]), spans, points, start, region)
+        rejects = np.asarray(arrays["link_rejects"]) if "link_rejects" in arrays \
+            else np.zeros(0, LINK_REJECT)
+        if rejects.dtype != LINK_REJECT:
+            raise ValueError(f"debug data: link_rejects have dtype {rejects.dtype}, not "
+                             f"{LINK_REJECT}")
+        return cls(float(cell[0]), float(cell[1]), spans, points, start, region, rejects)
 
 
 def _span_columns(hf: Heightfield) -> np.ndarray:

@@ -26,9 +26,20 @@ import time
 import numpy as np
 from numba import njit
 
+from .debug import LINK_REJECT, REJECT_NO_LANDING, REJECT_NONE, REJECT_TOO_NARROW
+from .kinds import GENERATED_LINK_KINDS, LINK_DROP, LINK_JUMP_ACROSS
+from .links_debug import J_BX, J_BY, J_BZ, J_REASON, J_X, J_Y, J_Z, N_REJECT
 from .links_geom import ground_height, make_grid, polygon_index, triangle_index
 from .links_model import MODE_JUMP
 from .links_search import (
+    C_FLIGHTS,
+    C_LOOKUPS,
+    C_MARCH,
+    C_RUN_UPS,
+    C_TOUCHDOWNS,
+    G_I0,
+    G_I1,
+    G_KIND,
     L_END,
     L_END_POLY,
     L_I0,
@@ -37,12 +48,24 @@ from .links_search import (
     L_MODE,
     L_START,
     L_START_POLY,
+    N_COUNTS,
     N_LINK,
     N_RES,
     N_SAMPLE,
+    R_X,
+    R_Y,
+    R_Z,
     S_CHAIN,
     S_EDGE,
+    S_EX,
+    S_EY,
+    S_NX,
+    S_NY,
+    S_POLY,
     S_STEP,
+    S_X,
+    S_Y,
+    S_Z,
     dedupe,
     group_runs,
     merge_links,
@@ -212,17 +235,18 @@ def _sample_edges(pverts, polys, pnv, border_p, border_e, chain, step, dtris, ds
             y = a[1] + t * dy
             # height of the polygon surface just inside the edge
             z = surface_height(dtris, dstart[p], dstart[p + 1], x - 0.01 * ey, y + 0.01 * ex)
-            out[m, 0] = x
-            out[m, 1] = y
-            out[m, 2] = z
-            out[m, 3] = ex
-            out[m, 4] = ey
-            out[m, 5] = ey  # outward normal: right of a->b for a CCW polygon
-            out[m, 6] = -ex
-            out[m, 7] = p
-            out[m, 8] = k
-            out[m, 9] = ln / n  # spacing
-            out[m, 10] = chain[k]
+            row = out[m]
+            row[S_X] = x
+            row[S_Y] = y
+            row[S_Z] = z
+            row[S_EX] = ex
+            row[S_EY] = ey
+            row[S_NX] = ey  # outward normal: right of a->b for a CCW polygon
+            row[S_NY] = -ex
+            row[S_POLY] = p
+            row[S_EDGE] = k
+            row[S_STEP] = ln / n  # spacing
+            row[S_CHAIN] = chain[k]
             m += 1
     return out
 
@@ -232,9 +256,9 @@ def _snap_heights(samples, tol, tri):
     """Replace each sample's navmesh height by the closest support-triangle height within
     ``tol`` (kept where there is none)."""
     for i in range(samples.shape[0]):
-        z = ground_height(samples[i, 0], samples[i, 1], samples[i, 2], tol, tri)
+        z = ground_height(samples[i, S_X], samples[i, S_Y], samples[i, S_Z], tol, tri)
         if z == z:
-            samples[i, 2] = z
+            samples[i, S_Z] = z
 
 
 def _empty_result(nm):
@@ -242,10 +266,50 @@ def _empty_result(nm):
         setattr(nm, name, empty)
 
 
-def build_links(nm, hf, chf, cfg, settings, vertices, triangles) -> dict:
+def _rejected_candidates(samples, res, found_at, rej, narrow_groups, narrow_starts,
+                        narrow_ends, narrow_kinds):
+    """The refused candidates as ``debug.LINK_REJECT`` rows: the search's record (per
+    sample and kind not found, the first refusal), the groups of samples too narrow to
+    become a link (at their middle sample) and the fitted links dropped as narrower than
+    ``min_link_width`` (at their segments' midpoints)."""
+    nan = np.float32(np.nan)
+    reason = rej[:, :, J_REASON].astype(np.int64) if rej.shape[0] else \
+        np.zeros((0, found_at.shape[1]), np.int64)
+    si, sk = np.nonzero((reason != REJECT_NONE) & ~found_at[:reason.shape[0]])
+    mid = (narrow_groups[:, G_I0] + narrow_groups[:, G_I1]) // 2
+    gk = narrow_groups[:, G_KIND]
+    n1, n2, n3 = si.size, mid.size, narrow_kinds.shape[0]
+    out = np.zeros(n1 + n2 + n3, LINK_REJECT)
+    for name, col in (("x", S_X), ("y", S_Y), ("z", S_Z)):
+        out[name][:n1] = samples[si, col]
+        out[name][n1:n1 + n2] = samples[mid, col]
+    for name, col in (("tx", J_X), ("ty", J_Y), ("tz", J_Z)):
+        out[name][:n1] = rej[si, sk, col]
+    for name, col in (("tx", R_X), ("ty", R_Y), ("tz", R_Z)):
+        out[name][n1:n1 + n2] = res[mid, gk, col]
+    for name, col in (("bx", J_BX), ("by", J_BY), ("bz", J_BZ)):
+        out[name][:n1] = rej[si, sk, col]
+        out[name][n1:] = nan
+    r = reason[si, sk]
+    out["reason"][:n1] = r
+    out["kind"][:n1] = np.where(r == REJECT_NO_LANDING, -1, sk)
+    out["reason"][n1:] = REJECT_TOO_NARROW
+    out["kind"][n1:n1 + n2] = gk
+    out["kind"][n1 + n2:] = narrow_kinds
+    if n3:
+        s_mid = narrow_starts.mean(axis=1)
+        e_mid = narrow_ends.mean(axis=1)
+        for k, (a, b) in enumerate((("x", "tx"), ("y", "ty"), ("z", "tz"))):
+            out[a][n1 + n2:] = s_mid[:, k]
+            out[b][n1 + n2:] = e_mid[:, k]
+    return out
+
+
+def build_links(nm, hf, chf, cfg, settings, vertices, triangles, debug=None) -> dict:
     """Generate jump links for a baked navmesh (world units) in place; returns a summary:
     counts per kind, border edges, border edges with a link, samples, timings (ms) and
-    ``messages`` for the user (empty when all went normally)."""
+    ``messages`` for the user (empty when all went normally). ``debug``: a
+    ``core.debug.BakeDebug`` whose ``link_rejects`` get the refused candidates."""
     t_start = time.perf_counter()
     timings: dict[str, float] = {}
     info: dict = {"messages": [], "border_edges": 0, "border_edges_linked": 0, "samples": 0,
@@ -254,9 +318,9 @@ def build_links(nm, hf, chf, cfg, settings, vertices, triangles) -> dict:
     step = link_sample_step(settings, cfg.cs)
     enabled = np.array([settings.drop_enabled, settings.jump_across_enabled,
                         settings.jump_up_enabled], np.bool_)
-    if settings.max_jump_height <= 0.0 and (enabled[1] or enabled[2]):
+    if settings.max_jump_height <= 0.0 and (enabled[LINK_JUMP_ACROSS] or enabled[LINK_JUMP_UP]):
         info["messages"].append("max_jump_height is 0: no jumps, only walk-off drops")
-        enabled[1] = enabled[2] = False
+        enabled[LINK_JUMP_ACROSS] = enabled[LINK_JUMP_UP] = False
     if settings.max_jump_distance <= 0.0 and enabled.any():
         info["messages"].append("max_jump_distance is 0: nothing can be crossed, no links")
         enabled[:] = False
@@ -320,15 +384,18 @@ def build_links(nm, hf, chf, cfg, settings, vertices, triangles) -> dict:
     t0 = time.perf_counter()
     angles = search_directions(float(settings.link_search_angle))
     n_samples = samples.shape[0]
-    res = np.zeros((n_samples, 3, N_RES), np.float64)
-    found_at = np.zeros((n_samples, 3), np.bool_)
-    counts = np.zeros((n_samples, 7), np.int32)
+    n_kinds = len(GENERATED_LINK_KINDS)
+    res = np.zeros((n_samples, n_kinds, N_RES), np.float64)
+    found_at = np.zeros((n_samples, n_kinds), np.bool_)
+    # refused candidates, only for debug data (an empty array records nothing)
+    rej = np.zeros((n_samples if debug is not None else 0, n_kinds, N_REJECT), np.float64)
+    counts = np.zeros((n_samples, N_COUNTS), np.int32)
     min_width = (2.0 * settings.agent_radius if settings.min_link_width < 0
                  else float(settings.min_link_width))
 
     def search(which):
         run_banded(search_landings, int(which.size), samples, np.cos(angles), np.sin(angles),
-                   enabled, prm, tri, vox, chfa, pidx, res, found_at, counts, which,
+                   enabled, prm, tri, vox, chfa, pidx, res, found_at, counts, rej, which,
                    min_rows=256, per_worker=32)
 
     # Every kept link comes from a run of more than `stride` neighbouring samples with a
@@ -345,9 +412,11 @@ def build_links(nm, hf, chf, cfg, settings, vertices, triangles) -> dict:
         near = hit[before] | ((after < n_samples) & hit[np.minimum(after, n_samples - 1)])
         search(np.nonzero((every % stride != 0) & near)[0].astype(np.int64))
     counters = counts.sum(axis=0)
-    info["search_counts"] = {"landing_lookups": int(counters[0]), "run_ups": int(counters[1]),
-                             "touchdowns": int(counters[2]), "flights": int(counters[3:6].sum()),
-                             "march_steps": int(counters[6])}
+    info["search_counts"] = {
+        "landing_lookups": int(counters[C_LOOKUPS]), "run_ups": int(counters[C_RUN_UPS]),
+        "touchdowns": int(counters[C_TOUCHDOWNS]),
+        "flights": int(counters[C_FLIGHTS:C_FLIGHTS + n_kinds].sum()),
+        "march_steps": int(counters[C_MARCH])}
     timings["search"] = (time.perf_counter() - t0) * 1000.0
 
     t0 = time.perf_counter()
@@ -356,16 +425,19 @@ def build_links(nm, hf, chf, cfg, settings, vertices, triangles) -> dict:
     tol_start = (1.0 + float(settings.edge_max_error)) * cfg.cs
     groups = group_runs(samples, res, found_at, tol_start, tol_start + 0.5 * cfg.cs)
     # a group can grow to half a sample beyond its ends, no more: skip hopeless ones
-    reach = (groups[:, 1] - groups[:, 0] + 1) * samples[groups[:, 0], S_STEP]
+    reach = (groups[:, G_I1] - groups[:, G_I0] + 1) * samples[groups[:, G_I0], S_STEP]
     hopeless = reach < min_width - 1e-9
+    narrow_groups = groups[hopeless]
     groups = np.ascontiguousarray(groups[~hopeless])
-    sizes = groups[:, 1] - groups[:, 0] + 1
+    sizes = groups[:, G_I1] - groups[:, G_I0] + 1
     offsets = np.zeros(sizes.size + 1, np.int64)
     np.cumsum(sizes, out=offsets[1:])
     out = np.empty((int(offsets[-1]), N_LINK), np.float64)
     out_n = np.zeros(sizes.size, np.int64)
     run_banded(validate_groups, int(sizes.size), samples, res, groups, offsets, prm, tri, vox,
                pidx, out, out_n, min_rows=8, per_worker=16)
+    timings["validate"] = (time.perf_counter() - t0) * 1000.0
+    t_merge = time.perf_counter()
     first = np.cumsum(out_n) - out_n
     rows = np.repeat(offsets[:-1], out_n) + np.arange(int(out_n.sum())) - np.repeat(first, out_n)
     links = out[rows]
@@ -375,6 +447,7 @@ def build_links(nm, hf, chf, cfg, settings, vertices, triangles) -> dict:
     merged = merge_links(links, samples[links[:, L_I0].astype(np.int64), S_CHAIN].copy(),
                          tol_start, 2.0 * tol_start, prm, tri, vox, pidx)
     links = links[merged]
+    timings["merge"] = (time.perf_counter() - t_merge) * 1000.0
     timings["group"] = (time.perf_counter() - t0) * 1000.0
 
     t0 = time.perf_counter()
@@ -385,6 +458,7 @@ def build_links(nm, hf, chf, cfg, settings, vertices, triangles) -> dict:
     ends = links[:, L_END:L_END + 6].reshape(-1, 2, 3).copy()
     width = np.linalg.norm(starts[:, 1] - starts[:, 0], axis=1)
     wide = width >= min_width - 1e-9
+    narrow_links = (starts[~wide], ends[~wide], kind[~wide])  # for the debug data
     sel = np.nonzero(wide)[0]
     i0, kind, mode = i0[sel], kind[sel], mode[sel]
     starts, ends, width = starts[sel], ends[sel], width[sel]
@@ -399,7 +473,7 @@ def build_links(nm, hf, chf, cfg, settings, vertices, triangles) -> dict:
         np.ascontiguousarray(starts), np.ascontiguousarray(ends), mode, edge_dirs, enabled, prm,
         tri, vox)
     # a drop that is also a valid jump back up is stored as the jump up
-    flip = rev_ok & (kind == 0) & (rev_kind == LINK_JUMP_UP)
+    flip = rev_ok & (kind == LINK_DROP) & (rev_kind == LINK_JUMP_UP)
     starts[flip], ends[flip] = ends[flip].copy(), starts[flip].copy()
     start_poly[flip], end_poly[flip] = end_poly[flip].copy(), start_poly[flip].copy()
     kind[flip] = LINK_JUMP_UP
@@ -424,6 +498,9 @@ def build_links(nm, hf, chf, cfg, settings, vertices, triangles) -> dict:
     kind_k = kind[k]
     costs = np.array([settings.cost_drop, settings.cost_jump_across, settings.cost_jump_up])
     apex = np.where(mode[k] == MODE_JUMP, float(settings.max_jump_height), 0.0)
+    if debug is not None:
+        debug.link_rejects = _rejected_candidates(samples, res, found_at, rej, narrow_groups,
+                                                  *narrow_links)
     nm.link_kind = kind_k.astype(np.int8)
     nm.link_start = np.ascontiguousarray(starts[k], np.float64)
     nm.link_end = np.ascontiguousarray(ends[k], np.float64)

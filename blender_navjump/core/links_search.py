@@ -12,7 +12,9 @@ import math
 import numpy as np
 from numba import njit
 
-from .kinds import AREA_STAND
+from .debug import REJECT_NO_LANDING, REJECT_NONE, REJECT_TOO_FAR
+from .kinds import AREA_STAND, LINK_DROP, LINK_JUMP_ACROSS, LINK_JUMP_UP
+from .links_debug import J_REASON, explain_flight, record_reject
 from .links_geom import ground_height, locate
 from .links_model import (
     MODE_JUMP,
@@ -37,6 +39,20 @@ N_SAMPLE = 11
 # a sample's result for one kind (whether it has one is ``found_at``)
 (R_DIR, R_STEP, R_X, R_Y, R_Z, R_POLY, R_MODE, R_ST, R_SL, R_LEN) = range(10)
 N_RES = 10
+# operation counters per sample (``search_landings``' ``counts`` columns): landing look-ups,
+# run-ups, touch-down searches, flights tried per kind (C_FLIGHTS + kind), march steps
+(C_LOOKUPS, C_RUN_UPS, C_TOUCHDOWNS, C_FLIGHTS) = range(4)
+C_MARCH = C_FLIGHTS + 3
+N_COUNTS = C_MARCH + 1
+# columns of a group row (``group_runs``): first and last sample, link kind
+(G_I0, G_I1, G_KIND) = range(3)
+N_GROUP = 3
+# columns of a pending part on ``_validate_stack``'s stack: samples, kind, and whether
+# each end may reach half a sample beyond its sample
+(P_I0, P_I1, P_KIND, P_EXT_LO, P_EXT_HI) = range(5)
+N_PART = 5
+# the kinds a landing candidate could be (``_chf_candidate``'s bit mask)
+BIT_DROP, BIT_ACROSS, BIT_UP = 1 << LINK_DROP, 1 << LINK_JUMP_ACROSS, 1 << LINK_JUMP_UP
 # Jumps tried per kind along one search direction before giving up on that kind (walking
 # off a ledge is always tried: it fails cheaply, and the first landing far enough works).
 FLIGHT_BUDGET = 8
@@ -45,7 +61,7 @@ MAX_LAYERS = 8
 
 @njit(cache=True)
 def _chf_candidate(c, z0, dead, prm, chf):
-    """Kinds (bit 1 drop, 2 jump across, 4 jump up) still searched (not ``dead``) that a
+    """Kinds (bits ``1 << kind``: BIT_DROP, BIT_ACROSS, BIT_UP) still searched (not ``dead``) that a
     standing span of column c could be a landing for. One cell height of slack: the navmesh
     and the compact heightfield round heights differently."""
     cell_index, cell_count, span_y, span_area = chf
@@ -58,12 +74,12 @@ def _chf_candidate(c, z0, dead, prm, chf):
         if span_area[i] != AREA_STAND:
             continue
         dz = bz + span_y[i] * ch - z0
-        if not dead[0] and -prm.drop_height - sl <= dz <= -climb + sl:
-            mask |= 1
-        if not dead[1] and -climb - sl <= dz <= climb + sl:
-            mask |= 2
-        if not dead[2] and climb - sl <= dz <= prm.jump_height + sl:
-            mask |= 4
+        if not dead[LINK_DROP] and -prm.drop_height - sl <= dz <= -climb + sl:
+            mask |= BIT_DROP
+        if not dead[LINK_JUMP_ACROSS] and -climb - sl <= dz <= climb + sl:
+            mask |= BIT_ACROSS
+        if not dead[LINK_JUMP_UP] and climb - sl <= dz <= prm.jump_height + sl:
+            mask |= BIT_UP
     return mask
 
 
@@ -134,16 +150,21 @@ def _record(res, found_at, i, kind, di, j, x, y, z1, poly, mode, s_t, s_l, lengt
 
 @njit(cache=True, nogil=True)
 def search_landings(samples, dir_cos, dir_sin, enabled, prm, tri, vox, chf, pidx, res,
-                    found_at, counts, which, lo, hi):
+                    found_at, counts, rej, which, lo, hi):
     """For samples which[lo..hi-1] and each link kind, the first valid landing along the edge
     normal (then the diagonal directions for kinds the normal did not find), written to
     ``res`` (N, 3, N_RES) and flagged in ``found_at`` (N, 3); operation counts per sample
-    to ``counts`` (N, 7). Bands of samples are independent (they run on threads; the lazily
-    filled column tops they share are written with the same value by whoever comes first).
+    to ``counts`` (N, N_COUNTS; the C_* columns). Bands of samples are independent (they
+    run on threads; the lazily filled column tops they share are written with the same
+    value by whoever comes first).
 
     A sample whose first step out along the normal is blocked stands at a wall: it is
     searched for jumps up along the normal only. Drops prefer walking off the ledge: the
-    first landing reached by a jump is kept only when no walk-off landing is found."""
+    first landing reached by a jump is kept only when no walk-off landing is found.
+
+    ``rej``: (N, 3, N_REJECT) to record why candidates were refused (debug data,
+    ``links_debug``), or an empty array: then nothing is recorded."""
+    debug_on = rej.shape[0] > 0
     fallback = np.zeros(N_RES, np.float64)
     out_poly = np.empty(MAX_LAYERS, np.int32)
     out_z = np.empty(MAX_LAYERS, np.float64)
@@ -168,7 +189,7 @@ def search_landings(samples, dir_cos, dir_sin, enabled, prm, tri, vox, chf, pidx
     # the navmesh heights of candidates are voxel-rounded: a window two cells wider, the
     # kinds and limits are then judged on the triangles' heights
     slack = 2.0 * prm.ch
-    zlo_rel = (-prm.drop_height if enabled[0] else -climb) - slack
+    zlo_rel = (-prm.drop_height if enabled[LINK_DROP] else -climb) - slack
     zhi_rel = (max(prm.jump_height, climb) if can_jump else -climb) + slack
     snap = max(climb, slack)
     # a column whose solid covers the body heights of every jump up blocks them all only
@@ -177,24 +198,24 @@ def search_landings(samples, dir_cos, dir_sin, enabled, prm, tri, vox, chf, pidx
     for q in range(lo, hi):
         i = which[q]
         counters = counts[i]
-        x0 = samples[i, 0]
-        y0 = samples[i, 1]
-        z0 = samples[i, 2]
-        ex = samples[i, 3]
-        ey = samples[i, 4]
-        nx = samples[i, 5]
-        ny = samples[i, 6]
-        sp = int(samples[i, 7])
+        x0 = samples[i, S_X]
+        y0 = samples[i, S_Y]
+        z0 = samples[i, S_Z]
+        ex = samples[i, S_EX]
+        ey = samples[i, S_EY]
+        nx = samples[i, S_NX]
+        ny = samples[i, S_NY]
+        sp = int(samples[i, S_POLY])
         for k in range(3):
             found[k] = not enabled[k]
         p0_ground = 0  # ground under P0 (within climb): 0 unknown, 1 yes, -1 no
         wall = _first_step_blocked(x0, y0, z0, nx, ny, ex, ey, prm, tri, vox)
         if wall:
-            found[0] = True
-            found[1] = True
+            found[LINK_DROP] = True
+            found[LINK_JUMP_ACROSS] = True
         n_dir = 1 if wall else dir_cos.shape[0]
         for di in range(n_dir):
-            if found[0] and found[1] and found[2]:
+            if found[LINK_DROP] and found[LINK_JUMP_ACROSS] and found[LINK_JUMP_UP]:
                 break
             ux = nx * dir_cos[di] - ny * dir_sin[di]
             uy = nx * dir_sin[di] + ny * dir_cos[di]
@@ -215,14 +236,14 @@ def search_landings(samples, dir_cos, dir_sin, enabled, prm, tri, vox, chf, pidx
             last_c = -1
             last_mask = 0
             for j in range(1, n_steps + 1):
-                if dead[0] and dead[1] and dead[2]:
+                if dead[LINK_DROP] and dead[LINK_JUMP_ACROSS] and dead[LINK_JUMP_UP]:
                     break
                 dist = j * ds
-                counters[6] += 1
+                counters[C_MARCH] += 1
                 if dist > reach_near:
-                    dead[0] = True
-                    dead[2] = True
-                    if dead[1]:
+                    dead[LINK_DROP] = True
+                    dead[LINK_JUMP_UP] = True
+                    if dead[LINK_JUMP_ACROSS]:
                         break
                 ix = int(math.floor(gx0 + j * gdx))
                 iy = int(math.floor(gy0 + j * gdy))
@@ -234,29 +255,29 @@ def search_landings(samples, dir_cos, dir_sin, enabled, prm, tri, vox, chf, pidx
                         continue
                 else:
                     last_c = c
-                    if column_stop and not dead[2] and _solid_at(
+                    if column_stop and not dead[LINK_JUMP_UP] and _solid_at(
                             c, z0 + up_lo + prm.ch, z0 + up_hi - prm.ch, prm, vox):
                         # every jump up from P0 passes this column with its cylinder covering
                         # these heights (feet between z0 and the apex): nothing beyond is
                         # reachable
-                        dead[2] = True
+                        dead[LINK_JUMP_UP] = True
                 mask = _chf_candidate(c, z0, dead, prm, chf)
                 last_mask = mask
                 if mask == 0:
                     continue
                 x = x0 + ux * dist
                 y = y0 + uy * dist
-                if runup == 0 and (mask & 3) != 0:
-                    counters[1] += 1
+                if runup == 0 and (mask & (BIT_DROP | BIT_ACROSS)) != 0:
+                    counters[C_RUN_UPS] += 1
                     runup, s_t_run = _run_up(x0, y0, z0, ux, uy, ex, ey, di == 0, prm,
                                               tri, vox)
                     if runup < 0:
-                        dead[0] = True
-                        dead[1] = True
-                        mask &= 4
+                        dead[LINK_DROP] = True
+                        dead[LINK_JUMP_ACROSS] = True
+                        mask &= BIT_UP
                         if mask == 0:
                             continue
-                counters[0] += 1
+                counters[C_LOOKUPS] += 1
                 nh = locate(x, y, z0 + zlo_rel, z0 + zhi_rel, sp, pidx, out_poly, out_z)
                 for c in range(nh - 1, -1, -1):  # highest landing first
                     z1 = ground_height(x, y, out_z[c], snap, tri)
@@ -266,37 +287,43 @@ def search_landings(samples, dir_cos, dir_sin, enabled, prm, tri, vox, chf, pidx
                     kind = kind_of(dz, climb)
                     if dead[kind]:
                         continue
-                    if kind == 2:
+                    if kind == LINK_JUMP_UP:
                         if dist - a_max > d_max:
-                            dead[2] = True
+                            dead[LINK_JUMP_UP] = True
+                            if debug_on:
+                                record_reject(rej, i, kind, REJECT_TOO_FAR, x, y, z1, math.nan,
+                                              math.nan, math.nan)
                             continue
                         if p0_ground == 0:
                             p0_ground = 1 if support(x0, y0, z0, prm, tri) else -1
                         if p0_ground < 0:
-                            dead[2] = True
+                            dead[LINK_JUMP_UP] = True
                             continue
                         s_t = 0.0
                     else:
                         if runup == 0:  # a landing the column test did not foresee
-                            counters[1] += 1
+                            counters[C_RUN_UPS] += 1
                             runup, s_t_run = _run_up(x0, y0, z0, ux, uy, ex, ey, di == 0,
                                                      prm, tri, vox)
                         if runup < 0:
-                            dead[0] = True
-                            dead[1] = True
+                            dead[LINK_DROP] = True
+                            dead[LINK_JUMP_ACROSS] = True
                             continue
                         s_t = s_t_run
                         if s_t >= dist:
                             continue
                         if dist - s_t - a_max > d_max:
                             dead[kind] = True
+                            if debug_on:
+                                record_reject(rej, i, kind, REJECT_TOO_FAR, x, y, z1, math.nan,
+                                              math.nan, math.nan)
                             continue
-                    if kind == 0:
+                    if kind == LINK_DROP:
                         s_l = dist
                         if not support(x, y, z1, prm, tri):
                             continue
                     else:
-                        counters[2] += 1
+                        counters[C_TOUCHDOWNS] += 1
                         s_l = touchdown_distance(x0, y0, ux, uy, dist, z1, s_t, prm, tri)
                         if s_l < 0.0:
                             continue
@@ -305,31 +332,36 @@ def search_landings(samples, dir_cos, dir_sin, enabled, prm, tri, vox, chf, pidx
                         if abs(s_l - fail_sl[kind]) < 1e-9 and abs(z1 - fail_z[kind]) \
                                 < 0.5 * prm.ch:
                             continue
-                    counters[3 + kind] += 1
-                    if kind == 0:
-                        ok, rest = check_flight(x0, y0, z0, ux, uy, dist, z1, 0, MODE_WALK_OFF,
-                                                s_t, s_l, ex, ey, prm, tri, vox)
+                    counters[C_FLIGHTS + kind] += 1
+                    if kind == LINK_DROP:
+                        ok, rest = check_flight(x0, y0, z0, ux, uy, dist, z1, LINK_DROP,
+                                                MODE_WALK_OFF, s_t, s_l, ex, ey, prm, tri, vox)
                         if ok:
-                            _record(res, found_at, i, 0, di, j, x, y, z1, out_poly[c],
+                            _record(res, found_at, i, LINK_DROP, di, j, x, y, z1, out_poly[c],
                                     MODE_WALK_OFF, s_t, s_l, s_t + rest)
-                            found[0] = True
-                            dead[0] = True
+                            found[LINK_DROP] = True
+                            dead[LINK_DROP] = True
                             continue
                         if have_fallback:
                             continue
                     if tries[kind] >= FLIGHT_BUDGET:
-                        if kind != 0:
+                        if kind != LINK_DROP:
                             dead[kind] = True
                         continue
                     tries[kind] += 1
                     ok, rest = check_flight(x0, y0, z0, ux, uy, dist, z1, kind, MODE_JUMP, s_t,
                                             s_l, ex, ey, prm, tri, vox)
                     if not ok:
-                        if kind != 0:
+                        if debug_on:
+                            why, bx, by, bz = explain_flight(x0, y0, z0, ux, uy, dist, z1, kind,
+                                                             MODE_JUMP, s_t, s_l, ex, ey, prm,
+                                                             tri, vox)
+                            record_reject(rej, i, kind, why, x, y, z1, bx, by, bz)
+                        if kind != LINK_DROP:
                             fail_sl[kind] = s_l
                             fail_z[kind] = z1
                         continue
-                    if kind == 0:
+                    if kind == LINK_DROP:
                         have_fallback = True
                         fallback[R_DIR] = di
                         fallback[R_STEP] = j
@@ -345,11 +377,20 @@ def search_landings(samples, dir_cos, dir_sin, enabled, prm, tri, vox, chf, pidx
                             s_t, s_l, s_t + rest)
                     found[kind] = True
                     dead[kind] = True
-            if not found[0] and have_fallback:
-                _record(res, found_at, i, 0, di, fallback[R_STEP], fallback[R_X], fallback[R_Y],
-                        fallback[R_Z], fallback[R_POLY], MODE_JUMP, fallback[R_ST],
+            if not found[LINK_DROP] and have_fallback:
+                _record(res, found_at, i, LINK_DROP, di, fallback[R_STEP], fallback[R_X],
+                        fallback[R_Y], fallback[R_Z], fallback[R_POLY], MODE_JUMP, fallback[R_ST],
                         fallback[R_SL], fallback[R_LEN])
-                found[0] = True
+                found[LINK_DROP] = True
+        if debug_on and not wall:
+            # a sample with no landing at all and no refused candidate: nothing to land on
+            nothing = True
+            for k in range(3):
+                if found_at[i, k] or rej[i, k, J_REASON] != REJECT_NONE:
+                    nothing = False
+            if nothing:
+                record_reject(rej, i, LINK_DROP, REJECT_NO_LANDING, x0, y0, z0, math.nan,
+                              math.nan, math.nan)
 
 
 @njit(cache=True)
@@ -368,10 +409,10 @@ def group_runs(samples, res, found_at, tol_start, tol_end):
     follows the navmesh border across edges and polygons, so a straight ledge is one group
     at any angle.
 
-    Returns (G, 3) int64 rows (first sample, last sample, kind). Reads ``found_at`` (small)
-    to skip samples, not the large ``res``."""
+    Returns (G, N_GROUP) int64 rows (the G_* columns: first sample, last sample, kind).
+    Reads ``found_at`` (small) to skip samples, not the large ``res``."""
     n = samples.shape[0]
-    out = np.empty((max(int(np.count_nonzero(found_at)), 1), 3), np.int64)
+    out = np.empty((max(int(np.count_nonzero(found_at)), 1), N_GROUP), np.int64)
     arc = np.zeros(n + 1)
     stack = np.empty((n + 2, 2), np.int64)
     m = 0
@@ -418,9 +459,9 @@ def group_runs(samples, res, found_at, tol_start, tol_end):
                         worst = d
                         split = q
                 if split < 0:
-                    out[m, 0] = g0
-                    out[m, 1] = g1
-                    out[m, 2] = kind
+                    out[m, G_I0] = g0
+                    out[m, G_I1] = g1
+                    out[m, G_KIND] = kind
                     m += 1
                     continue
                 # the later part is pushed first: groups come out in sample order
@@ -586,14 +627,10 @@ def validate_groups(samples, res, groups, offsets, prm, tri, vox, pidx, out, out
     fit2 = np.empty(N_FIT, np.float64)
     for g in range(g_lo, g_hi):
         m = offsets[g]
-        size = groups[g, 1] - groups[g, 0] + 1
-        stack = np.empty((2 * size + 2, 5), np.int64)  # i0, i1, kind, ext_lo, ext_hi
-        stack[0, 0] = groups[g, 0]
-        stack[0, 1] = groups[g, 1]
-        stack[0, 2] = groups[g, 2]
-        stack[0, 3] = 1
-        stack[0, 4] = 1
-        m = _validate_stack(samples, res, prm, tri, vox, pidx, out, m, stack, 1, fit, fit2,
+        size = groups[g, G_I1] - groups[g, G_I0] + 1
+        stack = np.empty((2 * size + 2, N_PART), np.int64)
+        top = _push(stack, 0, groups[g, G_I0], groups[g, G_I1], groups[g, G_KIND], 1, 1)
+        m = _validate_stack(samples, res, prm, tri, vox, pidx, out, m, stack, top, fit, fit2,
                             out_poly, out_z)
         out_n[g] = m - offsets[g]
 
@@ -643,7 +680,7 @@ def _position_ok(fit, t, sp, kind, mode, ex, ey, prm, tri, vox, pidx, out_poly, 
     return ok, length
 
 
-# inward moves of a fitted start line whose midpoint is just off the navmesh, metres
+# moves of a fitted start (landing) line whose midpoint is just off the navmesh, metres
 SHIFT_STEP = 0.05
 SHIFT_STEPS = 8
 
@@ -651,10 +688,20 @@ SHIFT_STEPS = 8
 @njit(cache=True)
 def _test_fit(fit, n, kind, mode, prm, tri, vox, pidx, out_poly, out_z):
     """Test a fitted link at n + 1 evenly spaced positions (both ends included) and the
-    midpoints of its segments (the start line is moved inward, up to SHIFT_STEPS
-    SHIFT_STEP, when its midpoint is off the navmesh). Returns (first failing position
-    or -1, start polygon, end polygon, mean path length)."""
-    climb = prm.climb
+    midpoints of its segments (the start line is moved inward, and the landing line
+    outward, up to SHIFT_STEPS SHIFT_STEP, when its midpoint is off the navmesh).
+    Returns (first failing position or -1, start polygon, end polygon, mean path length)."""
+    sp, ep = _fit_polys(fit, prm, pidx, out_poly, out_z)
+    if sp < 0 or ep < 0:
+        return 0.5, sp, ep, 0.0
+    return _test_positions(fit, n, kind, mode, sp, ep, prm, tri, vox, pidx, out_poly, out_z)
+
+
+@njit(cache=True)
+def _fit_polys(fit, prm, pidx, out_poly, out_z):
+    """The polygons under the midpoints of a fitted link's start and landing lines (each
+    line moved in, up to SHIFT_STEPS SHIFT_STEP, when its midpoint is just off the
+    navmesh); -1 where there is none."""
     c = link_point(fit, 0.5)
     sp = _end_poly(c[0], c[1], c[2], -1, prm, pidx, out_poly, out_z)
     if sp < 0:
@@ -671,8 +718,25 @@ def _test_fit(fit, n, kind, mode, prm, tri, vox, pidx, out_poly, out_z):
     ep = -1
     if sp >= 0:
         ep = _end_poly(c[3], c[4], c[5], sp, prm, pidx, out_poly, out_z)
-    if sp < 0 or ep < 0:
-        return 0.5, sp, ep, 0.0
+        # the landing line is a straight fit over a border that wanders just as much
+        # (voxel steps, contour simplification): when its midpoint lies just off the
+        # navmesh, move it in too (along the outward normal, away from the take-off)
+        for k in range(1, SHIFT_STEPS + 1):
+            if ep >= 0:
+                break
+            d = k * SHIFT_STEP
+            ep = _end_poly(c[3] + d * fit[F_DY], c[4] - d * fit[F_DX], c[5], sp, prm, pidx,
+                           out_poly, out_z)
+            if ep >= 0:
+                fit[F_EX] += d * fit[F_DY]
+                fit[F_EY] -= d * fit[F_DX]
+    return sp, ep
+
+
+@njit(cache=True)
+def _test_positions(fit, n, kind, mode, sp, ep, prm, tri, vox, pidx, out_poly, out_z):
+    """``_test_fit``'s n + 1 positions, the polygons known."""
+    climb = prm.climb
     total = 0.0
     for h in range(n + 1):
         pos = h / n
@@ -692,11 +756,11 @@ def _test_fit(fit, n, kind, mode, prm, tri, vox, pidx, out_poly, out_z):
 
 @njit(cache=True)
 def _push(stack, top, i0, i1, kind, ext_lo, ext_hi):
-    stack[top, 0] = i0
-    stack[top, 1] = i1
-    stack[top, 2] = kind
-    stack[top, 3] = ext_lo
-    stack[top, 4] = ext_hi
+    stack[top, P_I0] = i0
+    stack[top, P_I1] = i1
+    stack[top, P_KIND] = kind
+    stack[top, P_EXT_LO] = ext_lo
+    stack[top, P_EXT_HI] = ext_hi
     return top + 1
 
 
@@ -705,27 +769,24 @@ def _validate_stack(samples, res, prm, tri, vox, pidx, out, m, stack, top, fit, 
                     out_poly, out_z):
     while top > 0:
         top -= 1
-        i0, i1, kind = stack[top, 0], stack[top, 1], stack[top, 2]
-        ext_lo, ext_hi = stack[top, 3], stack[top, 4]
+        i0, i1, kind = stack[top, P_I0], stack[top, P_I1], stack[top, P_KIND]
+        ext_lo, ext_hi = stack[top, P_EXT_LO], stack[top, P_EXT_HI]
         mode = int(res[i0, kind, R_MODE])
         fit_group(samples, res, i0, i1, kind, ext_lo == 1, ext_hi == 1, fit)
         ex = fit[F_DX]
         ey = fit[F_DY]
-        a = link_point(fit, 0.0)
-        b = link_point(fit, 1.0)
-        width = math.sqrt((b[0] - a[0]) ** 2 + (b[1] - a[1]) ** 2 + (b[2] - a[2]) ** 2)
-        n = check_positions(width, prm)
-        fail, sp, ep, mean_len = _test_fit(fit, n, kind, mode, prm, tri, vox, pidx, out_poly,
-                                           out_z)
-        a = link_point(fit, 0.0)  # (the start line may have moved in)
-        b = link_point(fit, 1.0)
-        if fail < 0.0:
+        fail = 0.5
+        mean_len = 0.0
+        sp, ep = _fit_polys(fit, prm, pidx, out_poly, out_z)
+        grown = False
+        if sp >= 0 and ep >= 0:
             # reach on along the straight line while single positions stay valid (a
-            # border bends away at corners; the ledge goes on), then test it all again at
-            # the grown link's own evenly spaced positions (the ones the oracle checks)
+            # border bends away at corners; the ledge goes on), then test the grown link
+            # as a whole at its own evenly spaced positions (the ones the oracle checks);
+            # only when that fails is the link as fitted tested (one full test in the
+            # usual case, not two)
             for k in range(N_FIT):
                 fit2[k] = fit[k]
-            grown = False
             for side in range(2):
                 for _ in range(EXTEND_STEPS):
                     t = fit2[F_THI] + EXTEND_STEP * prm.cs if side == 1 else \
@@ -739,18 +800,25 @@ def _validate_stack(samples, res, prm, tri, vox, pidx, out, m, stack, top, fit, 
                     else:
                         fit2[F_TLO] = t
                     grown = True
-            if grown:
-                a2 = link_point(fit2, 0.0)
-                b2 = link_point(fit2, 1.0)
-                w2 = math.sqrt((b2[0] - a2[0]) ** 2 + (b2[1] - a2[1]) ** 2
-                               + (b2[2] - a2[2]) ** 2)
-                n2 = check_positions(w2, prm)
-                f2, sp2, ep2, len2 = _test_fit(fit2, n2, kind, mode, prm, tri, vox, pidx,
-                                               out_poly, out_z)
-                if f2 < 0.0:
-                    a = link_point(fit2, 0.0)
-                    b = link_point(fit2, 1.0)
-                    sp, ep, mean_len = sp2, ep2, len2
+        if grown:
+            a2 = link_point(fit2, 0.0)
+            b2 = link_point(fit2, 1.0)
+            w2 = math.sqrt((b2[0] - a2[0]) ** 2 + (b2[1] - a2[1]) ** 2 + (b2[2] - a2[2]) ** 2)
+            f2, sp2, ep2, len2 = _test_fit(fit2, check_positions(w2, prm), kind, mode, prm,
+                                           tri, vox, pidx, out_poly, out_z)
+            if f2 < 0.0:
+                for k in range(N_FIT):
+                    fit[k] = fit2[k]
+                fail, sp, ep, mean_len = f2, sp2, ep2, len2
+        if fail >= 0.0 and sp >= 0 and ep >= 0:
+            a = link_point(fit, 0.0)
+            b = link_point(fit, 1.0)
+            width = math.sqrt((b[0] - a[0]) ** 2 + (b[1] - a[1]) ** 2 + (b[2] - a[2]) ** 2)
+            fail, sp, ep, mean_len = _test_positions(fit, check_positions(width, prm), kind,
+                                                     mode, sp, ep, prm, tri, vox, pidx,
+                                                     out_poly, out_z)
+        a = link_point(fit, 0.0)
+        b = link_point(fit, 1.0)
         if fail < 0.0:
             row = out[m]
             row[L_I0] = i0
@@ -956,69 +1024,105 @@ def merge_links(links, chain_of, tol, tol_end, prm, tri, vox, pidx):
     fit = np.empty(N_FIT, np.float64)
     out_poly = np.empty(MAX_LAYERS, np.int32)
     out_z = np.empty(MAX_LAYERS, np.float64)
-    cur = 0
-    for nxt in range(1, nl):
-        a = links[cur]
-        b = links[nxt]
-        if not keep[cur] or chain_of[cur] != chain_of[nxt] or a[L_KIND] != b[L_KIND] \
-                or a[L_MODE] != b[L_MODE]:
+    # passes until nothing joins: a piece that could not be joined to its neighbour
+    # (e.g. where the border bends at a corner, the short chord between the two misses
+    # the edge's direction) is tried again against the whole link its neighbour became
+    # (a pair is tried again only when one of the two grew in the pass before)
+    grew = np.ones(nl, np.bool_)
+    grown = np.zeros(nl, np.bool_)
+    joined = True
+    while joined:
+        joined = False
+        grown[:] = False
+        cur = -1
+        for nxt in range(nl):
+            if not keep[nxt]:
+                continue
+            if cur >= 0 and (grew[cur] or grew[nxt] or grown[cur]) and _join(
+                    links, cur, nxt, chain_of, tol, tol_end, prm, tri, vox, pidx, fit,
+                    out_poly, out_z):
+                keep[nxt] = False
+                grown[cur] = True
+                joined = True
+                continue
             cur = nxt
-            continue
-        # the joined segments run from a's first to b's last points (or the reverse order)
-        sx0, sy0, sz0 = a[L_START], a[L_START + 1], a[L_START + 2]
-        sx1, sy1, sz1 = b[L_START + 3], b[L_START + 4], b[L_START + 5]
-        ln = math.sqrt((sx1 - sx0) ** 2 + (sy1 - sy0) ** 2)
-        if ln < 1e-9:
-            cur = nxt
-            continue
-        dx = (sx1 - sx0) / ln
-        dy = (sy1 - sy0) / ln
-        # every start and end point near the joined lines
-        ok = _segments_on_line(a, b, L_START, sx0, sy0, dx, dy, tol)
-        ex0, ey0, ez0 = a[L_END], a[L_END + 1], a[L_END + 2]
-        ex1, ey1, ez1 = b[L_END + 3], b[L_END + 4], b[L_END + 5]
-        eln = math.sqrt((ex1 - ex0) ** 2 + (ey1 - ey0) ** 2)
-        if ok and eln > 1e-9:
-            ok = _segments_on_line(a, b, L_END, ex0, ey0, (ex1 - ex0) / eln,
-                                   (ey1 - ey0) / eln, tol_end)
-        # they meet: b's first start point not beyond a's last by more than a cell
-        gap = (b[L_START] - a[L_START + 3]) * dx + (b[L_START + 1] - a[L_START + 4]) * dy
-        if not ok or gap > prm.cs or dx * (a[L_START + 3] - sx0) + dy * (
-                a[L_START + 4] - sy0) <= 0.0:
-            cur = nxt
-            continue
-        fit[F_OX] = sx0
-        fit[F_OY] = sy0
-        fit[F_DX] = dx
-        fit[F_DY] = dy
-        fit[F_TLO] = 0.0
-        fit[F_THI] = ln
-        fit[F_Z] = sz0
-        fit[F_ZS] = (sz1 - sz0) / ln
-        fit[F_EX] = ex0
-        fit[F_EXS] = (ex1 - ex0) / ln
-        fit[F_EY] = ey0
-        fit[F_EYS] = (ey1 - ey0) / ln
-        fit[F_EZ] = ez0
-        fit[F_EZS] = (ez1 - ez0) / ln
+        grew[:] = grown
+    return keep
+
+
+@njit(cache=True)
+def _join(links, cur, nxt, chain_of, tol, tol_end, prm, tri, vox, pidx, fit, out_poly,
+          out_z):
+    """Join link row ``nxt`` into row ``cur`` (see ``merge_links``) when they continue one
+    another and the joined link is valid; returns whether it did."""
+    a = links[cur]
+    b = links[nxt]
+    if chain_of[cur] != chain_of[nxt] or a[L_KIND] != b[L_KIND] \
+            or a[L_MODE] != b[L_MODE]:
+        return False
+    # the joined segments run from a's first to b's last points (or the reverse order)
+    sx0, sy0, sz0 = a[L_START], a[L_START + 1], a[L_START + 2]
+    sx1, sy1, sz1 = b[L_START + 3], b[L_START + 4], b[L_START + 5]
+    ln = math.sqrt((sx1 - sx0) ** 2 + (sy1 - sy0) ** 2)
+    if ln < 1e-9:
+        return False
+    dx = (sx1 - sx0) / ln
+    dy = (sy1 - sy0) / ln
+    # every start and end point near the joined lines
+    ok = _segments_on_line(a, b, L_START, sx0, sy0, dx, dy, tol)
+    ex0, ey0, ez0 = a[L_END], a[L_END + 1], a[L_END + 2]
+    ex1, ey1, ez1 = b[L_END + 3], b[L_END + 4], b[L_END + 5]
+    eln = math.sqrt((ex1 - ex0) ** 2 + (ey1 - ey0) ** 2)
+    if ok and eln > 1e-9:
+        ok = _segments_on_line(a, b, L_END, ex0, ey0, (ex1 - ex0) / eln,
+                               (ey1 - ey0) / eln, tol_end)
+    # they meet: b's first start point not beyond a's last by more than a cell
+    gap = (b[L_START] - a[L_START + 3]) * dx + (b[L_START + 1] - a[L_START + 4]) * dy
+    if not ok or gap > prm.cs or dx * (a[L_START + 3] - sx0) + dy * (
+            a[L_START + 4] - sy0) <= 0.0:
+        return False
+    fit[F_OX] = sx0
+    fit[F_OY] = sy0
+    fit[F_DX] = dx
+    fit[F_DY] = dy
+    fit[F_TLO] = 0.0
+    fit[F_THI] = ln
+    fit[F_Z] = sz0
+    fit[F_ZS] = (sz1 - sz0) / ln
+    fit[F_EX] = ex0
+    fit[F_EXS] = (ex1 - ex0) / ln
+    fit[F_EY] = ey0
+    fit[F_EYS] = (ey1 - ey0) / ln
+    fit[F_EZ] = ez0
+    fit[F_EZS] = (ez1 - ez0) / ln
+    # the outer ends were grown to where single positions stop being valid (``Reach``):
+    # on the joined line, whose direction differs slightly, an end may fail; it is
+    # pulled back as far as it was grown, never further
+    for _ in range(EXTEND_STEPS + 1):
         p = link_point(fit, 0.0)
         q = link_point(fit, 1.0)
         width = math.sqrt((q[0] - p[0]) ** 2 + (q[1] - p[1]) ** 2 + (q[2] - p[2]) ** 2)
         n = check_positions(width, prm)
-        fail, sp, ep, mean_len = _test_fit(fit, n, int(a[L_KIND]), int(a[L_MODE]), prm, tri,
-                                           vox, pidx, out_poly, out_z)
-        if fail >= 0.0:
-            cur = nxt
-            continue
-        p = link_point(fit, 0.0)
-        q = link_point(fit, 1.0)
-        for k in range(3):
-            a[L_START + k] = p[k]
-            a[L_END + k] = p[3 + k]
-            a[L_START + 3 + k] = q[k]
-            a[L_END + 3 + k] = q[3 + k]
-        a[L_START_POLY] = sp
-        a[L_END_POLY] = ep
-        a[L_LENGTH] = mean_len
-        keep[nxt] = False
-    return keep
+        fail, sp, ep, mean_len = _test_fit(fit, n, int(a[L_KIND]), int(a[L_MODE]), prm,
+                                           tri, vox, pidx, out_poly, out_z)
+        if fail < 0.0:
+            break
+        if fail == 0.0:
+            fit[F_TLO] += EXTEND_STEP * prm.cs
+        elif fail == 1.0:
+            fit[F_THI] -= EXTEND_STEP * prm.cs
+        else:
+            return False
+    if fail >= 0.0:
+        return False
+    p = link_point(fit, 0.0)
+    q = link_point(fit, 1.0)
+    for k in range(3):
+        a[L_START + k] = p[k]
+        a[L_END + k] = p[3 + k]
+        a[L_START + 3 + k] = q[k]
+        a[L_END + 3 + k] = q[3 + k]
+    a[L_START_POLY] = sp
+    a[L_END_POLY] = ep
+    a[L_LENGTH] = mean_len
+    return True

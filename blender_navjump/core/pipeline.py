@@ -121,8 +121,9 @@ def bake(vertices: ArrayLike, triangles: ArrayLike, settings: BakeSettings | Non
     volumes: modifier volumes (``core.areas.Volume``: areas, no-links). shared: a dict kept
     between bakes of the same geometry (several agents, ``core.agents``): the solid and
     compact heightfields are reused by agents with the same voxel settings.
-    debug: a :class:`core.debug.BakeDebug` to fill with the voxel tops, regions and
-    contours of this bake (for debug views; costs a copy of the spans; solo bakes only:
+    debug: a :class:`core.debug.BakeDebug` to fill with the voxel tops, regions,
+    contours and refused link candidates of this bake (for debug views; costs a copy of
+    the spans; solo bakes only:
     a tiled bake leaves it empty).
     tile_cache: a :class:`core.tiles.TileCache` kept between bakes of one level (tiled
     bakes only); with ``changed`` (world boxes ``(min xyz, max xyz)``: the old and new
@@ -193,7 +194,7 @@ def bake(vertices: ArrayLike, triangles: ArrayLike, settings: BakeSettings | Non
         else:
             from . import links as links_mod
 
-            info = links_mod.build_links(nm, hf, chf, cfg, settings, v, t)
+            info = links_mod.build_links(nm, hf, chf, cfg, settings, v, t, debug=debug)
         stats["links"] = {k: int((nm.link_kind == i).sum())
                           for i, k in enumerate(("drop", "jump_across", "jump_up"))}
         # keep the generator's summary (border-edge share, messages for the user)

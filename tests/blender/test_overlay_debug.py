@@ -184,3 +184,52 @@ def test_debug_toggles_and_the_viewport_cache(ext, debug_baked, gpu_on):
     assert first["debug_voxels"] and first["debug_contours"]
     again = ext.overlay.scene_batches(debug_baked, {"debug_voxels", "debug_contours"})
     assert again["debug_voxels"] is first["debug_voxels"]
+
+
+@pytest.fixture
+def links_debug_baked(bpy, scene):
+    # floors A and B are 4 m apart: more than max_jump_distance (3 m), so every jump across
+    # from A's right border to B is refused as too far
+    for i, (x0, y0, x1, y1) in enumerate(FLOORS):
+        mesh = bpy.data.meshes.new(f"Floor{i}")
+        mesh.from_pydata([(x0, y0, 0), (x1, y0, 0), (x1, y1, 0), (x0, y1, 0)], [],
+                         [(0, 1, 2, 3)])
+        obj = bpy.data.objects.new(f"Floor{i}", mesh)
+        scene.collection.objects.link(obj)
+    scene.navjump.links_enabled = True
+    scene.navjump.keep_debug = True
+    # (with 0.2 m cells the search's reach, 2 run-ups + the jump distance, ends short of B:
+    # then A's right border has no candidate at all, "no landing")
+    scene.navjump.auto_cell_size = False
+    scene.navjump.cell_size = 0.3
+    assert bpy.ops.navjump.bake() == {'FINISHED'}
+    return scene
+
+
+def test_refused_links_are_drawn_in_their_reason_colours(ext, links_debug_baked, gpu_on):
+    from blender_navjump.core.debug import REJECT_NO_LANDING, REJECT_TOO_FAR
+
+    debug = ext.storage.load_debug(links_debug_baked)
+    rej = debug.link_rejects
+    far = rej[rej["reason"] == REJECT_TOO_FAR]
+    assert far.shape[0] >= 2
+    # both ways across the gap
+    assert (np.minimum(far["x"], far["tx"]) < 10).all()
+    assert (np.maximum(far["x"], far["tx"]) > 14).all()
+    assert (rej["reason"] == REJECT_NO_LANDING).sum() >= 5
+    pixels, view, proj = render(ext, links_debug_baked, {"debug_link_rejects"})
+    too_far = rgb(ext.debug.REJECT_COLORS["too_far"])
+    no_landing = rgb(ext.debug.REJECT_COLORS["no_landing"])
+    # the refused jumps' lines cross the gap between the floors
+    gap = _rect(ext, view, proj, SIZE, 11, 0.5, 13, 3.5)
+    assert _count(pixels, too_far, gap, tol=10) > 20
+    # A's left border (facing nothing) has samples with no landing at all
+    left = _rect(ext, view, proj, SIZE, -0.2, 1, 1.0, 9)
+    assert _count(pixels, no_landing, left, tol=10) > 20
+    # and nothing is drawn in the middle of floor A
+    middle = _rect(ext, view, proj, SIZE, 3, 3, 7, 7)
+    bg = rgb(ext.offscreen.BACKGROUND)
+    assert _count(pixels, bg, middle) == npx(middle)
+    # the layer is off unless asked for
+    plain, _v, _p = render(ext, links_debug_baked, set())
+    assert _count(plain, too_far, gap, tol=10) == 0

@@ -88,3 +88,34 @@ def test_missing_debug_data_gives_empty_layers_and_unknown_names_are_refused():
     assert od.build_debug_layer("debug_polygons", None, None).empty
     with pytest.raises(ValueError, match="unknown debug layer 'voxels'"):
         od.build_debug_layer("voxels", None, small_debug())
+
+
+def test_refused_links_squares_lines_and_block_points():
+    from blender_navjump.core.debug import (
+        LINK_REJECT,
+        REJECT_BLOCKED,
+        REJECT_NO_LANDING,
+        REJECT_TOO_FAR,
+    )
+
+    rej = np.zeros(3, LINK_REJECT)
+    rej["x"], rej["y"], rej["z"] = [0, 1, 2], [0, 0, 0], [1, 1, 1]
+    rej["tx"], rej["ty"], rej["tz"] = [3, 1, 5], [0, 0, 0], [1, 1, 0]
+    rej["bx"], rej["by"], rej["bz"] = [np.nan, np.nan, 3.5], [np.nan, np.nan, 0], \
+        [np.nan, np.nan, 1.5]
+    rej["reason"] = [REJECT_TOO_FAR, REJECT_NO_LANDING, REJECT_BLOCKED]
+    d = BakeDebug(0.2, 0.1, link_rejects=rej)
+    layer = od.build_debug_layer("debug_link_rejects", None, d, lift=0.05)
+    # a square per take-off point, one more where the blocked one is blocked
+    squares = layer.tri_positions.reshape(-1, 6, 3)
+    assert squares.shape[0] == 4
+    np.testing.assert_allclose(squares.mean(axis=1)[-1], [3.5, 0, 1.55], atol=1e-6)
+    np.testing.assert_allclose(np.ptp(squares[-1, :, 0]), 2 * od.REJECT_BLOCK_MARK, rtol=1e-6)
+    cols = layer.tri_colors.reshape(-1, 6, 4)[:, 0]
+    np.testing.assert_allclose(cols[:3], od.reject_colors(rej["reason"]))
+    # lines to the landings, none for the sample that has no candidate
+    (lines,) = layer.lines
+    assert lines.count == 2
+    np.testing.assert_allclose(lines.positions[:2], [[0, 0, 1.05], [3, 0, 1.05]], atol=1e-6)
+    np.testing.assert_allclose(lines.colors[0], od.REJECT_COLORS["too_far"])
+    assert od.build_debug_layer("debug_link_rejects", None, BakeDebug()).empty

@@ -9,6 +9,7 @@ triangles, so the limits hold to a few centimetres at every angle.
 from __future__ import annotations
 
 import math
+import os
 
 import numpy as np
 import pytest
@@ -134,12 +135,20 @@ def _reference(name):
     return _REFERENCE[name]
 
 
-# the issue asks for 10 %; measured worst case over 10 random turns and offsets: 19.9 %
-# (the 0.95 m ledge; docs/jump-links.md), so this is the bound that holds today
-WIDTH_TOLERANCE = 0.2
+# the issue's bound; measured worst case over 60 random turns and offsets per level
+# (scripts/link_invariance.py --turns 60 --seed 777): 9.0 % (the 0.95 m ledge); 300
+# examples with --hypothesis-seed=777 find one case over it, the 3.9 m ledge turned 120°
+# (10.5 %), and scripts/link_invariance.py --turns 30 --seed 778 the same ledge turned
+# 38.29° at 34 % (docs/jump-links.md "Results": both open)
+WIDTH_TOLERANCE = 0.1
 
 
-@settings(max_examples=6, deadline=None, derandomize=True,
+# CI runs a few derandomized examples; NAVJUMP_LINK_EXAMPLES=300 (with pytest's
+# --hypothesis-seed=N) runs many random ones
+EXAMPLES = int(os.environ.get("NAVJUMP_LINK_EXAMPLES", "0"))
+
+
+@settings(max_examples=EXAMPLES or 6, deadline=None, derandomize=not EXAMPLES,
           suppress_health_check=[HealthCheck.too_slow])
 @given(name=st.sampled_from(sorted(SCENES)), degrees=st.floats(0.0, 360.0),
        fx=st.floats(0.0, 1.0), fy=st.floats(0.0, 1.0), fz=st.floats(0.0, 1.0))
