@@ -28,6 +28,15 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from .climb_geom import (
+    GROUND_REACH,
+    TriangleGrid,
+    _closest_on_triangle_xy,
+    _cross,
+    _dot,
+    _segment_hits,
+    triangle_grid,
+)
 from .kinds import (
     ABILITY_BACK_JUMP,
     ABILITY_CLIMB,
@@ -74,8 +83,6 @@ BACK_JUMP_PARALLEL_DEG = 20.0
 # PROBE_TRIM at each end (metres), so the wall a ledge lies on does not block it.
 PROBE_LIFT = 0.1
 PROBE_TRIM = 0.1
-# Horizontal reach from a climb node to walkable ground, beyond the agent radius (metres).
-GROUND_REACH = 0.5
 # An element farther than this from the scene's bounds is refused (metres).
 OUTSIDE_SCENE_MARGIN = 100.0
 
@@ -333,20 +340,6 @@ def _overlap_length(s, t) -> float:
 
 # ------------------------------------------------------------------------ geometry
 @njit(cache=True)
-def _dot(a, b):
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
-
-
-@njit(cache=True)
-def _cross(a, b):
-    out = np.empty(3)
-    out[0] = a[1] * b[2] - a[2] * b[1]
-    out[1] = a[2] * b[0] - a[0] * b[2]
-    out[2] = a[0] * b[1] - a[1] * b[0]
-    return out
-
-
-@njit(cache=True)
 def _closest_params(p0, p1, q0, q1):
     """Parameters (s, t) in [0, 1] of the closest points of segments p0p1 and q0q1."""
     d1 = p1 - p0
@@ -428,85 +421,6 @@ def _contacts_of(ends, pairs, merge):
             k += 1
     return out[:k]
 
-
-@njit(cache=True)
-def _segment_hits(a, b, tris, tri_lo, tri_hi, origin, cell, nx, ny, grid_start, grid_items):
-    """True for each probe segment a[k]-b[k] that crosses a triangle (Moller-Trumbore),
-    testing only the triangles binned (query/spatial.py's grid) in the cells it spans."""
-    n = a.shape[0]
-    hit = np.zeros(n, np.bool_)
-    stamp = np.full(tris.shape[0], -1, np.int64)
-    for k in range(n):
-        lo = np.minimum(a[k], b[k])
-        hi = np.maximum(a[k], b[k])
-        d = b[k] - a[k]
-        x0, x1, y0, y1 = _cell_range(lo[0], hi[0], lo[1], hi[1], origin, cell, nx, ny)
-        for iy in range(y0, y1 + 1):
-            for ix in range(x0, x1 + 1):
-                c = iy * nx + ix
-                for m in range(grid_start[c], grid_start[c + 1]):
-                    t = grid_items[m]
-                    if stamp[t] == k:
-                        continue
-                    stamp[t] = k
-                    if tri_lo[t, 0] > hi[0] or tri_lo[t, 1] > hi[1] or tri_lo[t, 2] > hi[2] \
-                            or tri_hi[t, 0] < lo[0] or tri_hi[t, 1] < lo[1] \
-                            or tri_hi[t, 2] < lo[2]:
-                        continue
-                    if _segment_crosses_triangle(a[k], d, tris[t]):
-                        hit[k] = True
-                        break
-                if hit[k]:
-                    break
-            if hit[k]:
-                break
-    return hit
-
-
-@njit(cache=True)
-def _segment_crosses_triangle(a, d, tri):
-    """Whether the segment a -> a + d crosses triangle ``tri`` (Moller-Trumbore)."""
-    v0 = tri[0]
-    e1 = tri[1] - v0
-    e2 = tri[2] - v0
-    pv = _cross(d, e2)
-    det = _dot(e1, pv)
-    if abs(det) < 1e-12:
-        return False
-    inv = 1.0 / det
-    tv = a - v0
-    u = _dot(tv, pv) * inv
-    if u < 0.0 or u > 1.0:
-        return False
-    qv = _cross(tv, e1)
-    v = _dot(d, qv) * inv
-    if v < 0.0 or u + v > 1.0:
-        return False
-    w = _dot(e2, qv) * inv
-    return 0.0 <= w <= 1.0
-
-
-class TriangleGrid(NamedTuple):
-    """Scene triangles binned in query/spatial.py's uniform XY grid (collision probes)."""
-
-    tris: np.ndarray  # (T, 3, 3)
-    lo: np.ndarray  # (T, 3) bounds
-    hi: np.ndarray
-    origin: np.ndarray
-    cell: float
-    nx: int
-    ny: int
-    start: np.ndarray
-    items: np.ndarray
-
-
-def triangle_grid(vertices, triangles) -> TriangleGrid:
-    tris = np.asarray(vertices, np.float64).reshape(-1, 3)[
-        np.asarray(triangles, np.int64).reshape(-1, 3)]
-    lo, hi = tris.min(axis=1), tris.max(axis=1)
-    origin, cell, nx, ny, start, items = build_grid(lo, hi)
-    return TriangleGrid(np.ascontiguousarray(tris), lo, hi, origin, float(cell), int(nx),
-                        int(ny), start, items)
 
 
 # A ray from a ladder or pipe looks this far (metres) for the surface enclosing it.
@@ -838,37 +752,6 @@ def build_climb_graph(elements: ClimbElements, params: ClimbParams | None = None
 
 # ------------------------------------------------------------------------ navmesh join
 @njit(cache=True)
-def _closest_on_triangle_xy(px, py, tri):
-    """Closest point (x, y, z on the triangle's plane) of triangle ``tri`` to (px, py) in XY."""
-    best_d = np.inf
-    bx, by, bz = 0.0, 0.0, 0.0
-    ax, ay = tri[0, 0], tri[0, 1]
-    e1x, e1y = tri[1, 0] - ax, tri[1, 1] - ay
-    e2x, e2y = tri[2, 0] - ax, tri[2, 1] - ay
-    det = e1x * e2y - e1y * e2x
-    if abs(det) > 1e-14:
-        u = ((px - ax) * e2y - (py - ay) * e2x) / det
-        v = (e1x * (py - ay) - e1y * (px - ax)) / det
-        if u >= 0.0 and v >= 0.0 and u + v <= 1.0:
-            z = tri[0, 2] + u * (tri[1, 2] - tri[0, 2]) + v * (tri[2, 2] - tri[0, 2])
-            return px, py, z, 0.0
-    for k in range(3):
-        p = tri[k]
-        q = tri[(k + 1) % 3]
-        dx, dy = q[0] - p[0], q[1] - p[1]
-        ll = dx * dx + dy * dy
-        t = 0.0
-        if ll > 0.0:
-            t = min(max(((px - p[0]) * dx + (py - p[1]) * dy) / ll, 0.0), 1.0)
-        cx, cy = p[0] + t * dx, p[1] + t * dy
-        dd = (cx - px) ** 2 + (cy - py) ** 2
-        if dd < best_d:
-            best_d = dd
-            bx, by, bz = cx, cy, p[2] + t * (q[2] - p[2])
-    return bx, by, bz, np.sqrt(best_d)
-
-
-@njit(cache=True)
 def _nearest_ground(nodes, zlo, zhi, reach, tris, start, items, origin, cell, nx, ny):
     """For each node, the nearest (in XY) surface point within ``reach`` whose height lies in
     [zlo, zhi]: (triangle index or -1, point). Ties go to the lowest triangle index."""
@@ -1033,13 +916,47 @@ def _drop_buried(elements: ClimbElements, grid: TriangleGrid):
     return ClimbElements(*(np.asarray(f)[keep] for f in elements)), warnings
 
 
+def add_found_ledges(elements: ClimbElements, found) -> ClimbElements:
+    """``elements`` and the found ledges (``ledges.FoundLedges``) that do not lie on the
+    line of an element already there (an authored ledge wins, silently)."""
+    if found.ends.shape[0] == 0:
+        return elements
+    keep = []
+    ends = np.asarray(elements.ends).reshape(-1, 2, 3)
+    for k in range(found.ends.shape[0]):
+        seg = found.ends[k]
+        if not any(_overlap_length(ends[e], seg) > MERGE_DISTANCE
+                   or _overlap_length(seg, ends[e]) > MERGE_DISTANCE
+                   for e in range(ends.shape[0])
+                   if int(elements.kind[e]) == CLIMB_LEDGE
+                   and abs(ends[e, 0, 2] - seg[0, 2]) <= MERGE_DISTANCE):
+            keep.append(k)
+    n = len(keep)
+    kind = np.full(n, CLIMB_LEDGE, np.int8)
+    return ClimbElements(
+        np.concatenate([np.asarray(elements.kind, np.int8), kind]),
+        np.concatenate([ends, found.ends[keep].reshape(-1, 2, 3)]),
+        np.concatenate([np.asarray(elements.abilities, np.uint16),
+                        _ELEMENT_ABILITY_TABLE[kind]]),
+        np.array([*map(str, elements.name), *(found.name[k] for k in keep)], dtype=str))
+
+
 def add_climbing(navmesh, items, vertices, triangles, settings,
-                 params: ClimbParams | None = None):
+                 params: ClimbParams | None = None, ledge_mask=None, triangle_object=None,
+                 object_names=None):
     """``navmesh`` with its climb graph: ``items`` are ``(name, kind, points)`` of the climb
-    objects, ``vertices``/``triangles`` the walkable scene (bounds and collision probe).
-    Returns (navmesh, warnings); each warning names its object. Elements that cannot be
-    used are left out; the navmesh itself is unchanged.
+    objects, ``vertices``/``triangles`` the walkable scene (bounds, collision probe, found
+    ledges). Returns (navmesh, warnings); each warning names its object. Elements that
+    cannot be used are left out; the navmesh itself is unchanged.
+
+    With ``settings.auto_ledges``, ledges found from the geometry (``core/ledges.py``) are
+    added: ``ledge_mask`` (a bool per triangle, False: never part of a found ledge, e.g.
+    the triangles of an object whose found ledges are switched off) limits them;
+    ``triangle_object`` (an index per triangle into ``object_names``) names each after the
+    object of its wall (docs/climbing.md, "Found ledges").
     """
+    from .ledges import LedgeCriteria, find_ledges
+
     params = params or ClimbParams.from_settings(settings)
     v = np.asarray(vertices, np.float64).reshape(-1, 3)
     used = v[np.unique(np.asarray(triangles, np.int64))] if len(triangles) else v[:0]
@@ -1049,10 +966,18 @@ def add_climbing(navmesh, items, vertices, triangles, settings,
     if grid is not None and elements.kind.shape[0]:
         elements, buried = _drop_buried(elements, grid)
         warnings += buried
+    n_found = 0
+    if getattr(settings, "auto_ledges", False) and grid is not None:
+        found = find_ledges(v, triangles, navmesh, LedgeCriteria.from_settings(settings), grid,
+                            ledge_mask, triangle_object, object_names)
+        before = elements.kind.shape[0]
+        elements = add_found_ledges(elements, found)
+        n_found = elements.kind.shape[0] - before
     graph = build_climb_graph(elements, params, v, triangles, grid)
     links, more = join_navmesh(navmesh, elements, graph, params)
     stats = dict(navmesh.stats)
     stats.update(climb_elements=int(elements.kind.shape[0]),
+                 climb_found_ledges=int(n_found),
                  climb_nodes=int(graph.node_position.shape[0]),
                  climb_edges=int(graph.edge_kind.shape[0]),
                  climb_links=int(links.kind.shape[0]))
