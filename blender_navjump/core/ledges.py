@@ -15,7 +15,8 @@ mesh edge where
    ``agent_max_climb``): the top is walkable, the ledge can be mounted;
 4. a hanging agent has room: probe segments in front of the wall (two vertical lines at
    one and two agent radii from the wall face, from the edge down by ``agent_height`` or
-   to the ground, and two horizontal ones across them) cross no scene triangle.
+   to the ground, and horizontal ones from the wall face out to two radii, every
+   ``PROBE_STEP`` down that height) cross no scene triangle.
 
 Each candidate edge is tested at points ``SAMPLE_SPACING`` apart; runs of passing points
 become pieces, and pieces on one line that touch end to end are joined. Pieces shorter than
@@ -50,6 +51,8 @@ MIN_FOUND_LEDGE = 0.5
 WELD = 1e-3
 # The hanging probes start this far (metres) in front of the wall face.
 PROBE_GAP = 0.05
+# Vertical spacing (metres) of the horizontal hanging probes.
+PROBE_STEP = 0.3
 # Smallest body radius (metres) the hanging probes assume.
 MIN_BODY_RADIUS = 0.15
 # Name prefix of found ledges (the elements' ``name``).
@@ -239,8 +242,12 @@ def find_ledges(vertices, triangles, navmesh, criteria: LedgeCriteria,
             out[:, 2] = z
             return out
 
-        segs = [(at(one, up), at(one, bottom)), (at(two, up), at(two, bottom)),
-                (at(near, up), at(two, up)), (at(near, bottom), at(two, bottom))]
+        # two vertical lines, and horizontal ones across the body every PROBE_STEP
+        segs = [(at(one, up), at(one, bottom)), (at(two, up), at(two, bottom))]
+        levels = max(int(math.ceil(float((up - bottom).max()) / PROBE_STEP)), 1)
+        for k in range(levels + 1):
+            z = up + (bottom - up) * (k / levels)
+            segs.append((at(near, z), at(two, z)))
         blocked = np.zeros(idx.size, np.bool_)
         for s0, s1 in segs:
             blocked |= _segment_hits(np.ascontiguousarray(s0), np.ascontiguousarray(s1),
