@@ -269,7 +269,7 @@ def test_ladder_inside_a_wall_is_refused_by_name_and_the_rest_is_kept():
     items = [seg("inside-ladder", CLIMB_LADDER, (0, 0.5, 0), (0, 0.5, 3)),
              seg("front-ladder", CLIMB_LADDER, (2, -0.1, 0), (2, -0.1, 3)),
              seg("top-ledge", CLIMB_LEDGE, (-3, 0, 3), (3, 0, 3))]
-    settings = BakeSettings(climbing_enabled=True)
+    settings = BakeSettings(climbing_enabled=True, auto_ledges=False)
     nm, warnings = C.add_climbing(bake(v, t, settings), items, v, t, settings)
     assert nm.climb_element_name.tolist() == ["front-ladder", "top-ledge"]
     assert any("'inside-ladder'" in w and "inside solid geometry" in w for w in warnings)
@@ -316,7 +316,7 @@ def wall(tmp_path_factory):
     path = tmp_path_factory.mktemp("climb") / "wall.obj"
     write_named_obj(path, wall_scene_objects())
     scene = read_obj_scene(path)
-    settings = BakeSettings(climbing_enabled=True)
+    settings = BakeSettings(climbing_enabled=True, auto_ledges=False)
     nm = bake(scene.vertices, scene.triangles, settings)
     out, warnings = C.add_climbing(nm, scene.climb, scene.vertices, scene.triangles, settings)
     return path, scene, nm, out, warnings
@@ -377,7 +377,7 @@ def test_navmesh_join_links_ground_to_the_elements(wall):
 
 def test_hang_is_one_way_above_max_climb_height(wall):
     _path, scene, nm, _out, _ = wall
-    low = BakeSettings(climbing_enabled=True, max_climb_height=2.0)
+    low = BakeSettings(climbing_enabled=True, max_climb_height=2.0, auto_ledges=False)
     out, _ = C.add_climbing(nm, scene.climb, scene.vertices, scene.triangles, low)
     hang = out.climb_link_kind == CLIMB_LINK_HANG
     assert hang.any() and not out.climb_link_bidirectional[hang].any()
@@ -386,7 +386,7 @@ def test_hang_is_one_way_above_max_climb_height(wall):
 def test_rebuilding_on_the_navmesh_is_identical(wall):
     _path, scene, nm, out, _ = wall
     again, _ = C.add_climbing(nm, scene.climb, scene.vertices, scene.triangles,
-                              BakeSettings(climbing_enabled=True))
+                              BakeSettings(climbing_enabled=True, auto_ledges=False))
     assert again.equals(out)
     for name in CLIMB_ARRAYS:
         assert getattr(again, name).dtype == getattr(out, name).dtype
@@ -471,8 +471,15 @@ def test_cli_bake_with_climbing(wall, tmp_path):
     assert r.returncode == 0, r.stderr
     assert "'far-pipe'" in r.stderr and "'sky-ledge'" in r.stderr
     doc = json.loads((tmp_path / "on.json").read_text())
-    assert [e["name"] for e in doc["climb"]["elements"]] == ["front-ledge", "side-ladder",
-                                                             "sky-ledge"]
+    names = [e["name"] for e in doc["climb"]["elements"]]
+    assert names[:3] == ["front-ledge", "side-ladder", "sky-ledge"]
+    assert len(names) > 3 and all(n.startswith("auto-ledge") for n in names[3:])
+    # found ledges switched off with --set: only the authored elements
+    r = run("bake", path, "--out", tmp_path / "authored.json", "--set", "climbing_enabled=true",
+            "--set", "max_climb_height=2.8", "--set", "auto_ledges=false")
+    assert r.returncode == 0, r.stderr
+    authored = json.loads((tmp_path / "authored.json").read_text())
+    assert [e["name"] for e in authored["climb"]["elements"]] == names[:3]
     assert doc["settings"]["max_climb_height"] == 2.8
     assert {k["kind"] for k in doc["climb"]["links"]} == {"mount", "ladder_foot", "hang"}
     # off: the climb objects are still not walkable, and the navmesh is the same
@@ -494,7 +501,7 @@ def islands(tmp_path_factory):
                            ("tower", Scene().box(-4, 0, 0, 4, 4, 4)),
                            ("east-ladder", Scene().box(4, 1.5, 0, 4.2, 2.5, 4))])
     scene = read_obj_scene(path)
-    settings = BakeSettings(climbing_enabled=True)
+    settings = BakeSettings(climbing_enabled=True, auto_ledges=False)
     nm = bake(scene.vertices, scene.triangles, settings)
     out, warnings = C.add_climbing(nm, scene.climb, scene.vertices, scene.triangles, settings)
     assert warnings == []
@@ -695,7 +702,7 @@ def test_second_agent_takes_the_other_ascent_when_the_first_is_reserved(tmp_path
                            ("east-ladder", Scene().box(4, 1.5, 0, 4.2, 2.5, 4)),
                            ("west-ladder", Scene().box(-4.2, 1.5, 0, -4, 2.5, 4))])
     scene = read_obj_scene(path)
-    settings = BakeSettings(climbing_enabled=True)
+    settings = BakeSettings(climbing_enabled=True, auto_ledges=False)
     nm, _ = C.add_climbing(bake(scene.vertices, scene.triangles, settings), scene.climb,
                            scene.vertices, scene.triangles, settings)
     east = set(np.nonzero(nm.climb_edge_element == 0)[0].tolist())
