@@ -172,6 +172,12 @@ def _sample_tests(pts, front, tris, start, items, origin, cell, nx, ny, reach, s
     top_ok = np.zeros(n, np.bool_)
     n_tri = tris.shape[0]
     stamp = np.full(n_tri, -1, np.int64)
+    lo = np.empty((n_tri, 3))
+    hi = np.empty((n_tri, 3))
+    for t in range(n_tri):
+        for a in range(3):
+            lo[t, a] = min(tris[t, 0, a], tris[t, 1, a], tris[t, 2, a])
+            hi[t, a] = max(tris[t, 0, a], tris[t, 1, a], tris[t, 2, a])
     for k in range(n):
         px, py, pz = pts[k, 0], pts[k, 1], pts[k, 2]
         i0, i1, j0, j1 = _cell_range(px - reach, px + reach, py - reach, py + reach, origin,
@@ -184,6 +190,10 @@ def _sample_tests(pts, front, tris, start, items, origin, cell, nx, ny, reach, s
                     if stamp[t] == k:
                         continue
                     stamp[t] = k
+                    if lo[t, 2] > pz + step or hi[t, 2] < zlo[k] or lo[t, 0] > px + reach \
+                            or hi[t, 0] < px - reach or lo[t, 1] > py + reach \
+                            or hi[t, 1] < py - reach:
+                        continue
                     x, y, z, d = _closest_on_triangle_xy(px, py, tris[t])
                     if d > reach:
                         continue
@@ -260,15 +270,18 @@ def find_ledges(vertices, triangles, navmesh, criteria: LedgeCriteria,
 def _pieces(a, b, front, wall_tri, edge, frac, ok, height, triangle_object, object_names):
     """Runs of passing samples on each edge, joined across edges on one line."""
     rows = []  # (angle key, offset key, z key, s0, s1, edge, least height)
-    n = edge.shape[0]
-    i = 0
-    while i < n:
-        if not ok[i]:
-            i += 1
-            continue
-        j = i
-        while j + 1 < n and ok[j + 1] and edge[j + 1] == edge[i]:
-            j += 1
+    ok = np.asarray(ok, np.bool_)
+    new_edge = np.ones(edge.shape[0], np.bool_)
+    new_edge[1:] = edge[1:] != edge[:-1]
+    prev_ok = np.zeros(edge.shape[0], np.bool_)
+    prev_ok[1:] = ok[:-1]
+    next_ok = np.zeros(edge.shape[0], np.bool_)
+    next_ok[:-1] = ok[1:]
+    last_of_edge = np.ones(edge.shape[0], np.bool_)
+    last_of_edge[:-1] = new_edge[1:]
+    run_first = np.nonzero(ok & (new_edge | ~prev_ok))[0]
+    run_last = np.nonzero(ok & (last_of_edge | ~next_ok))[0]
+    for i, j in zip(run_first.tolist(), run_last.tolist(), strict=True):
         e = int(edge[i])
         f = front[e]
         u = np.array([-f[1], f[0]])  # along the line, fixed by the front
@@ -278,7 +291,6 @@ def _pieces(a, b, front, wall_tri, edge, frac, ok, height, triangle_object, obje
         rows.append((round(math.atan2(f[1], f[0]) * 1000.0), round(float(a[e, :2] @ f[:2]) * 100),
                      round(float(0.5 * (p0[2] + p1[2])) * 100), s0, s1, e,
                      float(height[i:j + 1].min())))
-        i = j + 1
     rows.sort()
     merged = []
     for r in rows:
