@@ -622,6 +622,31 @@ def test_start_mid_climb_reaches_both_ends(islands):
         assert np.abs(res.points[-1] - goal).max() <= 0.3
 
 
+def pockets(query, pg, agent, ends):
+    """The dead-end pocket arguments of _plan_batch for one query (as the hook makes them)."""
+    from blender_navjump.core.query.climb import (
+        POCKET_MAX_ENTRIES,
+        POCKET_MAX_NODES,
+        _dead_pockets,
+        _end_pockets,
+    )
+
+    allowed, cost_s, link_ok, link_scale, _, _ = query._filter_arrays(agent)
+    d = query.data
+    node_pocket, node_dead = _dead_pockets(
+        pg.position, pg.node_poly, pg.poly_start, pg.poly_nodes, pg.n_port, pg.n_climb,
+            pg.edge_start, pg.edge_to, pg.edge_type,
+        pg.edge_aux, pg.edge_length, pg.edge_abilities, agent.ability_mask(), d.poly_stance,
+        allowed, cost_s, d.link_kind, link_ok, d.link_cost, link_scale, d.link_end_poly,
+        d.link_start_poly, d.link_node_start, POCKET_MAX_NODES, POCKET_MAX_ENTRIES)
+    out = [node_pocket, node_dead]
+    for end in ends:
+        node = np.array([end[1] if end[0] == "node" else -1])
+        poly = np.array([end[1] if end[0] == "poly" else -1])
+        out.append(_end_pockets(pg, node_pocket, node, poly))
+    return out
+
+
 @settings(max_examples=12, deadline=None)
 @given(st.integers(0, 10_000))
 def test_astar_equals_brute_force_dijkstra(wall, seed):
@@ -663,7 +688,7 @@ def test_astar_equals_brute_force_dijkstra(wall, seed):
         allowed, cost_s, link_ok, link_scale, min(hscale, 1.0), agent.ability_mask(),
         penalty, arr(ends[0], "node"), arr(ends[0], "poly"), pos(ends[0]),
         arr(ends[1], "node"), arr(ends[1], "poly"), pos(ends[1]), np.array([np.inf]),
-        pg.rev_start, pg.rev_edge)
+        pg.rev_start, pg.rev_edge, *pockets(query, pg, agent, ends))
     if np.isfinite(want):
         assert cost[0] == pytest.approx(want, rel=1e-9, abs=1e-9)
         assert len(set(nodes.tolist())) == nodes.shape[0]  # no node twice
