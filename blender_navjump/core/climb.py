@@ -57,6 +57,7 @@ from .kinds import (
     CLIMB_PIPE,
     CLIMB_SUFFIXES,  # noqa: F401  (re-exported)
 )
+from .query.astar import heap_pop, heap_push
 from .query.spatial import _cell_range, build_grid
 
 # Abilities an element needs to be used at all, and that its "along" edges need.
@@ -983,3 +984,135 @@ def add_climbing(navmesh, items, vertices, triangles, settings,
                  climb_links=int(links.kind.shape[0]))
     out = dataclasses.replace(navmesh, stats=stats, **climb_arrays(elements, graph, links))
     return out, warnings + more
+
+
+# ------------------------------------------------------------------------ transits
+class ClimbTransits(NamedTuple):
+    """Ways through the climb graph from a navmesh entry to a navmesh exit, one row each:
+    what an engine that knows only point links (Detour's off-mesh connections) sees of
+    climbing (Fuse's "clue" pair standing in for a whole climb)."""
+
+    entry_link: np.ndarray  # (T,) int32 climb link getting on (ground -> node)
+    exit_link: np.ndarray  # (T,) int32 climb link getting off (node -> ground)
+    start: np.ndarray  # (T, 3) float64 ground point of the entry
+    end: np.ndarray  # (T, 3) float64 ground point of the exit
+    cost: np.ndarray  # (T,) float64 entry link + climb edges + exit link lengths
+
+
+@njit(cache=True)
+def _transit_search(n_nodes, edge_nodes, edge_length, edge_bidir, link_node, link_bidir,
+                    link_length, link_poly):
+    """For each entry link: the cheapest way over climb edges to every exit link whose
+    ground polygon differs from the entry's; per (entry, exit polygon) the cheapest exit.
+    Rows (entry, exit, cost)."""
+    n_e = edge_nodes.shape[0]
+    deg = np.zeros(n_nodes + 1, np.int64)
+    for k in range(n_e):
+        deg[edge_nodes[k, 0] + 1] += 1
+        if edge_bidir[k]:
+            deg[edge_nodes[k, 1] + 1] += 1
+    start = np.cumsum(deg)
+    fill = start[:-1].copy()
+    to = np.zeros(start[-1], np.int64)
+    ln = np.zeros(start[-1])
+    for k in range(n_e):
+        a, b = edge_nodes[k, 0], edge_nodes[k, 1]
+        to[fill[a]] = b
+        ln[fill[a]] = edge_length[k]
+        fill[a] += 1
+        if edge_bidir[k]:
+            to[fill[b]] = a
+            ln[fill[b]] = edge_length[k]
+            fill[b] += 1
+    # links by node
+    n_l = link_node.shape[0]
+    lcount = np.zeros(n_nodes + 1, np.int64)
+    for c in range(n_l):
+        lcount[link_node[c] + 1] += 1
+    lstart = np.cumsum(lcount)
+    lfill = lstart[:-1].copy()
+    lof = np.zeros(n_l, np.int64)
+    for c in range(n_l):
+        lof[lfill[link_node[c]]] = c
+        lfill[link_node[c]] += 1
+    dist = np.full(n_nodes, np.inf)
+    stamp = np.full(n_nodes, -1, np.int64)
+    n_poly = 0
+    for c in range(n_l):
+        n_poly = max(n_poly, link_poly[c] + 1)
+    poly_exit = np.full(n_poly, -1, np.int64)  # this round's best exit per polygon ...
+    poly_cost = np.full(n_poly, np.inf)  # ... and its cost
+    poly_stamp = np.full(n_poly, -1, np.int64)
+    touched = np.zeros(n_poly, np.int64)
+    hk = np.zeros(start[-1] + 16)
+    hv = np.zeros(start[-1] + 16, np.int64)
+    out = np.zeros((16, 3))
+    n_out = 0
+    for a in range(n_l):
+        if not link_bidir[a]:
+            continue  # a drop: no way on
+        src = link_node[a]
+        stamp[src] = a
+        dist[src] = 0.0
+        hs = heap_push(hk, hv, 0, 0.0, src)
+        n_touched = 0
+        while hs > 0:
+            d, n, hs = heap_pop(hk, hv, hs)
+            if d > dist[n]:
+                continue
+            for w in range(lstart[n], lstart[n + 1]):
+                b = lof[w]
+                if b == a or link_poly[b] == link_poly[a]:
+                    continue
+                c = link_length[a] + d + link_length[b]
+                p = link_poly[b]
+                if poly_stamp[p] != a:
+                    poly_stamp[p] = a
+                    touched[n_touched] = p
+                    n_touched += 1
+                    poly_exit[p] = b
+                    poly_cost[p] = c
+                elif c < poly_cost[p]:
+                    poly_exit[p] = b
+                    poly_cost[p] = c
+            for k in range(start[n], start[n + 1]):
+                m = to[k]
+                nd = d + ln[k]
+                if stamp[m] != a or nd < dist[m]:
+                    stamp[m] = a
+                    dist[m] = nd
+                    hs = heap_push(hk, hv, hs, nd, m)
+        for p in np.sort(touched[:n_touched]):
+            b = poly_exit[p]
+            if n_out == out.shape[0]:
+                bigger = np.zeros((n_out * 2, 3))
+                bigger[:n_out] = out[:n_out]
+                out = bigger
+            out[n_out, 0] = a
+            out[n_out, 1] = b
+            out[n_out, 2] = poly_cost[p]
+            n_out += 1
+    return out[:n_out]
+
+
+def climb_transits(nm) -> ClimbTransits:
+    """The ways through the climb graph of a NavMesh, entry to exit (any abilities, no
+    penalties): per entry link (ground -> climb node) and per navmesh polygon reached,
+    the cheapest exit link there. Deterministic (entries in link order, exits by
+    polygon)."""
+    n_l = int(nm.climb_link_kind.shape[0])
+    if n_l == 0:
+        z = np.zeros(0, np.int32)
+        return ClimbTransits(z, z, np.zeros((0, 3)), np.zeros((0, 3)), np.zeros(0))
+    rows = _transit_search(
+        int(nm.climb_node_position.shape[0]),
+        np.asarray(nm.climb_edge_nodes, np.int64).reshape(-1, 2),
+        np.asarray(nm.climb_edge_length, np.float64),
+        np.asarray(nm.climb_edge_bidirectional, np.bool_),
+        np.asarray(nm.climb_link_node, np.int64), np.asarray(nm.climb_link_bidirectional,
+                                                             np.bool_),
+        np.asarray(nm.climb_link_length, np.float64), np.asarray(nm.climb_link_poly, np.int64))
+    a = rows[:, 0].astype(np.int32)
+    b = rows[:, 1].astype(np.int32)
+    pts = np.asarray(nm.climb_link_point, np.float64).reshape(-1, 3)
+    return ClimbTransits(a, b, pts[a], pts[b], rows[:, 2].copy())
