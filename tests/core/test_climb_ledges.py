@@ -203,3 +203,21 @@ def test_auto_ledges_setting_is_validated_and_settable():
     assert BakeSettings.parse_value("auto_ledges", "false") is False
     with pytest.raises(SettingsError, match="auto_ledges"):
         BakeSettings(auto_ledges="no").validate()
+
+
+FAR = np.array([5000.0, -5000.0, 0.0])
+
+
+def test_found_ledges_5_km_from_the_origin():
+    v, t, edges, _ = level(math.radians(17.0))
+    near_nm = bake(v, t, SETTINGS)
+    far_nm = bake(v + FAR, t, SETTINGS)
+    near, _ = C.add_climbing(near_nm, [], v, t, SETTINGS)
+    far, _ = C.add_climbing(far_nm, [], v + FAR, t, SETTINGS)
+    assert far.climb_element_kind.shape[0] == near.climb_element_kind.shape[0] > 0
+    want = oracle(edges)
+    ledges = far.climb_element_ends - FAR
+    for e in ledges:  # on the walls of the right height, as at the origin
+        assert any(on_edge(e[0], a, b) and on_edge(e[1], a, b) for _, a, b in want), e
+    for _, a, b in want:
+        assert covered(a, b, ledges) >= SIZE - 2 * 0.6, (a, b)
