@@ -652,11 +652,41 @@ def pockets(query, pg, agent, ends):
 def test_astar_equals_brute_force_dijkstra(wall, seed):
     """The plan A* (one numba call for a batch) against a brute-force Dijkstra over the
     same joined graph, with random abilities, stance costs and climb penalties."""
+    check_plan_against_dijkstra(wall[3], seed)
+
+
+@settings(max_examples=12, deadline=None)
+@given(st.integers(0, 10_000))
+def test_astar_with_dead_end_pockets_equals_brute_force_dijkstra(islands, seed):
+    """The same on the platform reached by one ladder: a dead-end pocket (pruned unless a
+    query starts or ends in it), so the pruning is checked against the full graph."""
+    check_plan_against_dijkstra(islands, seed)
+
+
+def test_a_platform_with_one_ladder_is_a_dead_end_pocket(islands):
+    from blender_navjump.core.query import AgentFilter
+    from blender_navjump.core.query.climb import plan_graph_for
+    from blender_navjump.core.query.path import query_for
+
+    query = query_for(islands)
+    pg = plan_graph_for(query)
+    pocket, dead, _, _ = pockets(query, pg, AgentFilter(), [("node", -1), ("node", -1)])
+    climb = np.arange(pg.n_port, pg.n_port + pg.n_climb)
+    assert np.all(dead[climb])  # the ladder's nodes ...
+    assert len(set(pocket[climb].tolist())) == 1  # ... and the platform: one pocket
+    # the platform's nodes (ports and ladder-top ground nodes) are in it, the ground's not
+    inside = np.nonzero(pocket >= 0)[0]
+    walk = inside[(inside < pg.n_port) | (inside >= pg.n_port + pg.n_climb)]
+    assert walk.size and np.all(pg.position[walk, 2] > 3.5)
+    outside = np.nonzero(pocket < 0)[0]
+    assert outside.size and np.all(pg.position[outside, 2] < 1.0)
+
+
+def check_plan_against_dijkstra(nm, seed):
     from blender_navjump.core.query import AgentFilter
     from blender_navjump.core.query.climb import _plan_batch, plan_graph_for
     from blender_navjump.core.query.path import query_for
 
-    nm = wall[3]
     rng = np.random.default_rng(seed)
     agent = AgentFilter(abilities=[a for a in ("climb", "ladder", "shimmy", "mount")
                                    if rng.random() < 0.7],
