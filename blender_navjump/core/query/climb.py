@@ -931,18 +931,18 @@ def solve_with_climbing(query, starts, goals, agent, ext, plain):
             if s.walk:
                 w = walk_of[(q, i)]
                 assert walks is not None  # (a walking section was solved)
-                if walks.status[w] != FOUND:
+                if walks._summary[w, SUM_STATUS] != FOUND:
                     ok = False
                     break
-                r = walks.path(w)
-                p_pts, p_info = r.points, np.stack([r.flags, r.stances, r.point_links], 1)
-                pts.append(p_pts)
-                info.append(p_info.astype(np.int64))
-                links = r.corridor_links.copy()
-                if entered_by_climb and links.size:
-                    links[0] = -1
-                cor.append(np.stack([r.corridor, links], 1))
-                total_cost += r.cost
+                # the section's rows of the walking batch, as they are
+                (a0, c0), (b0, e0) = walks._offsets[w], walks._offsets[w + 1]
+                pts.append(walks.points[a0:b0])
+                info.append(walks._point_info[a0:b0])
+                section_cor = walks._corridor[c0:e0].copy()
+                if entered_by_climb and section_cor.shape[0]:
+                    section_cor[0, 1] = -1
+                cor.append(section_cor)
+                total_cost += float(walks._summary[w, SUM_COST])
             else:
                 if pts:  # the walk's last point (its goal) is the climb's first
                     pts[-1], info[-1] = pts[-1][:-1], info[-1][:-1]
