@@ -292,7 +292,7 @@ def _pieces(a, b, front, wall_tri, edge, frac, ok, height, triangle_object, obje
                      round(float(0.5 * (p0[2] + p1[2])) * 100), s0, s1, e,
                      float(height[i:j + 1].min())))
     rows.sort()
-    merged = []
+    merged: list[tuple] = []
     for r in rows:
         if merged and merged[-1][:3] == r[:3] and r[3] <= merged[-1][4] + SAMPLE_SPACING * 0.5:
             m = merged[-1]
