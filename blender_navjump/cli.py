@@ -218,7 +218,7 @@ def bake_command(argv: list[str]) -> int:
     baked = run_interruptibly(bake_agents, vertices, triangles, agents,
                               volumes=scene.volumes, custom_links=scene.links)
     for agent in agents:
-        if scene.climb and agent.settings.climbing_enabled:
+        if agent.settings.climbing_enabled and (scene.climb or agent.settings.auto_ledges):
             from .core.climb import add_climbing
 
             baked[agent.name], climb_warnings = run_interruptibly(

@@ -215,14 +215,34 @@ def apply_object_settings(navmesh, by_object: dict):
                                climb_edge_abilities=edge_ab, stats=stats, **link_fields)
 
 
+def found_ledge_inputs(gathered) -> dict:
+    """``add_climbing``'s per-triangle inputs for found ledges from the gathered objects:
+    ``ledge_mask`` (False on the triangles of objects whose Find Ledges is off),
+    ``triangle_object`` and ``object_names`` (found ledges named after their wall)."""
+    import numpy as np
+
+    names = list(getattr(gathered, "object_names", ()) or ())
+    counts = np.asarray(getattr(gathered, "object_triangle_counts", ()) or (), np.int64)
+    if not names or int(counts.sum()) != int(np.asarray(gathered.triangles).shape[0]):
+        return {}
+    owner = np.repeat(np.arange(len(names), dtype=np.int64), counts)
+    allowed = list(getattr(gathered, "object_find_ledges", ()) or ())
+    out = {"triangle_object": owner, "object_names": names}
+    if len(allowed) == len(names) and not all(allowed):
+        out["ledge_mask"] = np.asarray(allowed, np.bool_)[owner]
+    return out
+
+
 def add_gathered_climbing(navmesh, gathered, settings):
-    """``navmesh`` with the climb graph of the gathered climb objects, and warnings naming
-    each object that was left out; unchanged when climbing is off or there are none."""
+    """``navmesh`` with the climb graph of the gathered climb objects and of the ledges
+    found on wall tops (``auto_ledges``), and warnings naming each object that was left
+    out; unchanged when climbing is off or there is nothing to climb."""
     items = list(getattr(gathered, "climb", ()) or ())
-    if not settings.climbing_enabled or not items:
+    if not settings.climbing_enabled or not (items or settings.auto_ledges):
         return navmesh, []
     from ..core.climb import add_climbing
 
     out, warnings = add_climbing(navmesh, [tuple(i) for i in items], gathered.vertices,
-                                 gathered.triangles, settings)
+                                 gathered.triangles, settings,
+                                 **found_ledge_inputs(gathered))
     return apply_object_settings(out, getattr(gathered, "climb_settings", {}) or {}), warnings

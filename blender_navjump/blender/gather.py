@@ -32,6 +32,8 @@ class GatherResult:
     # and per-object settings by object name
     climb: list = field(default_factory=list)
     climb_settings: dict = field(default_factory=dict)
+    # per gathered object (object_names order): may its wall tops become found ledges
+    object_find_ledges: list[bool] = field(default_factory=list)
     # modifier volumes, hand-placed links and agents (gather_nav.NavObjects), or None
     nav: Any = None
 
@@ -208,6 +210,7 @@ def gather(depsgraph, view_layer=None, collection=None, exclude=(),
         scope = {o.original.as_pointer() for o in collection.all_objects}
     parts_v, parts_t, parts_w = [], [], []
     names, counts = [], []
+    find_ledges: list[bool] = []
     cache: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}  # instanced source
     # object -> local arrays, shared by all its instances
     n_verts = 0
@@ -276,6 +279,8 @@ def gather(depsgraph, view_layer=None, collection=None, exclude=(),
         own = source.as_pointer() == top.as_pointer()
         names.append(top.name if own else f"{top.name}/{source.name}")
         counts.append(int(tris.shape[0]))
+        find_ledges.append(bool(getattr(top, "navjump_find_ledges", True))
+                           and bool(getattr(source, "navjump_find_ledges", True)))
     if object_cache is not None:  # deleted or hidden objects leave the cache
         for name, entry in object_cache.entries.items():
             if name not in seen:
@@ -302,7 +307,7 @@ def gather(depsgraph, view_layer=None, collection=None, exclude=(),
         triangles = np.zeros((0, 3), np.int32)
         walkable = np.zeros(0, np.bool_)
     return GatherResult(vertices, triangles, walkable, names, counts, time.perf_counter() - t0,
-                        climb, climb_settings)
+                        climb, climb_settings, object_find_ledges=find_ledges)
 
 
 def _boxes(world: np.ndarray, tris: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -496,4 +501,5 @@ def clip_gathered(g: GatherResult, box) -> GatherResult:
     order = np.argsort(owner[clipped.source], kind="stable")
     return GatherResult(clipped.vertices, clipped.triangles[order],
                         g.walkable[clipped.source][order], list(g.object_names),
-                        [int(c) for c in counts], g.seconds, g.climb, g.climb_settings)
+                        [int(c) for c in counts], g.seconds, g.climb, g.climb_settings,
+                        object_find_ledges=list(g.object_find_ledges))

@@ -120,7 +120,7 @@ class BakeJob:
                 self.result = self.pipeline.bake(g.vertices, g.triangles, self.settings,
                                                  self.progress, walkable=g.walkable,
                                                  debug=debug, **extra)
-            if g.climb and self.settings.climbing_enabled:
+            if self.settings.climbing_enabled and (g.climb or self.settings.auto_ledges):
                 from .bake_nav import climb_all
 
                 self.progress("climbing", 1.0)

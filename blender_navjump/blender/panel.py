@@ -155,6 +155,7 @@ class NAVJUMP_PT_advanced(_SidebarPanel, Panel):
         col = layout.column(heading="Climbing", align=True)
         col.prop(settings, "climbing_enabled")
         col.prop(settings, "max_climb_height")
+        col.prop(settings, "auto_ledges")
         layout.prop(settings, "memory_limit_gb")
 
 

@@ -57,6 +57,32 @@ def _climb_counts(scene) -> dict:
     return (report.get("summary") or {}).get("climb") or {}
 
 
+class NAVJUMP_PT_object_ledges(Panel):
+    """A walkable object's switch for found ledges (``core/ledges.py``)."""
+    if TYPE_CHECKING:
+        layout: UILayout
+    bl_label = "Found Ledges"
+    bl_space_type = 'PROPERTIES'
+    bl_region_type = 'WINDOW'
+    bl_context = "object"
+    bl_parent_id = "NAVJUMP_PT_object"
+
+    @classmethod
+    def poll(cls, context):
+        obj = context.object
+        return (obj is not None and obj.type == 'MESH'
+                and climb_kind(getattr(obj, "navjump_role", 'WALKABLE'), obj.name) is None)
+
+    def draw(self, context):
+        layout = self.layout
+        layout.use_property_split = True
+        layout.prop(context.object, "navjump_find_ledges")
+        s = context.scene.navjump
+        if not (s.climbing_enabled and s.auto_ledges):
+            layout.label(text="Climbing or Find Ledges is off in the bake settings",
+                         icon='INFO')
+
+
 class NAVJUMP_PT_result_climb(Panel):
     if TYPE_CHECKING:
         layout: UILayout
@@ -106,6 +132,7 @@ class NAVJUMP_PT_overlay_climb(Panel):
         col.prop(pg, "test_abilities")
 
 
-classes = (NAVJUMP_PT_object_climb, NAVJUMP_PT_result_climb, NAVJUMP_PT_overlay_climb)
+classes = (NAVJUMP_PT_object_climb, NAVJUMP_PT_object_ledges, NAVJUMP_PT_result_climb,
+           NAVJUMP_PT_overlay_climb)
 
 register, unregister = register_classes_factory(classes)

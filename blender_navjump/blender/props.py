@@ -217,6 +217,10 @@ class NAVJUMP_PG_settings(PropertyGroup):
     max_climb_height: _length("Max Climb Height", _DEFAULTS.max_climb_height,
                               "Highest hanging point an agent jumps up to from the ground",
                               soft_max=10.0, hard_max=100.0, hard_min=0.01)
+    auto_ledges: BoolProperty(
+        name="Find Ledges", default=_DEFAULTS.auto_ledges,
+        description="Also turn top edges of walls between jump-up height and Max Climb "
+                    "Height into ledges (docs/climbing.md)")
     tile_size: IntProperty(
         name="Tile Size", default=_DEFAULTS.tile_size, min=0, max=8192, soft_min=0,
         soft_max=512, description="Bake in square tiles of this many cells (0: one grid; "

@@ -3,8 +3,9 @@
 * Object (Object properties > NavJump > Climbing, :mod:`.panel_climb`):
   ``navjump_climb_custom`` / ``navjump_climb_abilities`` (the abilities this element's
   moves need, instead of its kind's) and ``navjump_climb_links`` (which links to the
-  navmesh it gets). The role itself is ``navjump_role`` (props.ROLE_ITEMS: Ledge, Ladder,
-  Pipe besides Walkable, Obstacle, Ignored).
+  navmesh it gets); ``navjump_find_ledges`` (walkable objects: may its wall tops become
+  found ledges, ``auto_ledges``). The role itself is ``navjump_role`` (props.ROLE_ITEMS:
+  Ledge, Ladder, Pipe besides Walkable, Obstacle, Ignored).
 * Scene (``scene.navjump_climb``): the overlay's climbing layers, their legend swatches
   and the path-test agent's climbing abilities.
 """
@@ -119,6 +120,10 @@ _OBJECT_PROPS = (
         name="Abilities", items=ABILITY_ITEMS, options={'ENUM_FLAG'},
         default={"climb", "shimmy"}, update=_object_changed,
         description="Abilities an agent needs to move along this element")),
+    ("navjump_find_ledges", lambda: BoolProperty(
+        name="Find Ledges", default=True, update=_object_changed,
+        description="With climbing and Find Ledges on in the bake settings, the top edges of "
+                    "this object's walls of the right height become ledges")),
     ("navjump_climb_links", lambda: EnumProperty(
         name="Ground Links", items=LINK_ITEMS, options={'ENUM_FLAG'},
         default=set(CLIMB_LINK_KINDS), update=_object_changed,

@@ -28,6 +28,15 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from .climb_geom import (
+    GROUND_REACH,
+    TriangleGrid,
+    _closest_on_triangle_xy,
+    _cross,
+    _dot,
+    _segment_hits,
+    triangle_grid,
+)
 from .kinds import (
     ABILITY_BACK_JUMP,
     ABILITY_CLIMB,
@@ -48,6 +57,7 @@ from .kinds import (
     CLIMB_PIPE,
     CLIMB_SUFFIXES,  # noqa: F401  (re-exported)
 )
+from .query.astar import heap_pop, heap_push
 from .query.spatial import _cell_range, build_grid
 
 # Abilities an element needs to be used at all, and that its "along" edges need.
@@ -74,8 +84,6 @@ BACK_JUMP_PARALLEL_DEG = 20.0
 # PROBE_TRIM at each end (metres), so the wall a ledge lies on does not block it.
 PROBE_LIFT = 0.1
 PROBE_TRIM = 0.1
-# Horizontal reach from a climb node to walkable ground, beyond the agent radius (metres).
-GROUND_REACH = 0.5
 # An element farther than this from the scene's bounds is refused (metres).
 OUTSIDE_SCENE_MARGIN = 100.0
 
@@ -333,20 +341,6 @@ def _overlap_length(s, t) -> float:
 
 # ------------------------------------------------------------------------ geometry
 @njit(cache=True)
-def _dot(a, b):
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
-
-
-@njit(cache=True)
-def _cross(a, b):
-    out = np.empty(3)
-    out[0] = a[1] * b[2] - a[2] * b[1]
-    out[1] = a[2] * b[0] - a[0] * b[2]
-    out[2] = a[0] * b[1] - a[1] * b[0]
-    return out
-
-
-@njit(cache=True)
 def _closest_params(p0, p1, q0, q1):
     """Parameters (s, t) in [0, 1] of the closest points of segments p0p1 and q0q1."""
     d1 = p1 - p0
@@ -428,85 +422,6 @@ def _contacts_of(ends, pairs, merge):
             k += 1
     return out[:k]
 
-
-@njit(cache=True)
-def _segment_hits(a, b, tris, tri_lo, tri_hi, origin, cell, nx, ny, grid_start, grid_items):
-    """True for each probe segment a[k]-b[k] that crosses a triangle (Moller-Trumbore),
-    testing only the triangles binned (query/spatial.py's grid) in the cells it spans."""
-    n = a.shape[0]
-    hit = np.zeros(n, np.bool_)
-    stamp = np.full(tris.shape[0], -1, np.int64)
-    for k in range(n):
-        lo = np.minimum(a[k], b[k])
-        hi = np.maximum(a[k], b[k])
-        d = b[k] - a[k]
-        x0, x1, y0, y1 = _cell_range(lo[0], hi[0], lo[1], hi[1], origin, cell, nx, ny)
-        for iy in range(y0, y1 + 1):
-            for ix in range(x0, x1 + 1):
-                c = iy * nx + ix
-                for m in range(grid_start[c], grid_start[c + 1]):
-                    t = grid_items[m]
-                    if stamp[t] == k:
-                        continue
-                    stamp[t] = k
-                    if tri_lo[t, 0] > hi[0] or tri_lo[t, 1] > hi[1] or tri_lo[t, 2] > hi[2] \
-                            or tri_hi[t, 0] < lo[0] or tri_hi[t, 1] < lo[1] \
-                            or tri_hi[t, 2] < lo[2]:
-                        continue
-                    if _segment_crosses_triangle(a[k], d, tris[t]):
-                        hit[k] = True
-                        break
-                if hit[k]:
-                    break
-            if hit[k]:
-                break
-    return hit
-
-
-@njit(cache=True)
-def _segment_crosses_triangle(a, d, tri):
-    """Whether the segment a -> a + d crosses triangle ``tri`` (Moller-Trumbore)."""
-    v0 = tri[0]
-    e1 = tri[1] - v0
-    e2 = tri[2] - v0
-    pv = _cross(d, e2)
-    det = _dot(e1, pv)
-    if abs(det) < 1e-12:
-        return False
-    inv = 1.0 / det
-    tv = a - v0
-    u = _dot(tv, pv) * inv
-    if u < 0.0 or u > 1.0:
-        return False
-    qv = _cross(tv, e1)
-    v = _dot(d, qv) * inv
-    if v < 0.0 or u + v > 1.0:
-        return False
-    w = _dot(e2, qv) * inv
-    return 0.0 <= w <= 1.0
-
-
-class TriangleGrid(NamedTuple):
-    """Scene triangles binned in query/spatial.py's uniform XY grid (collision probes)."""
-
-    tris: np.ndarray  # (T, 3, 3)
-    lo: np.ndarray  # (T, 3) bounds
-    hi: np.ndarray
-    origin: np.ndarray
-    cell: float
-    nx: int
-    ny: int
-    start: np.ndarray
-    items: np.ndarray
-
-
-def triangle_grid(vertices, triangles) -> TriangleGrid:
-    tris = np.asarray(vertices, np.float64).reshape(-1, 3)[
-        np.asarray(triangles, np.int64).reshape(-1, 3)]
-    lo, hi = tris.min(axis=1), tris.max(axis=1)
-    origin, cell, nx, ny, start, items = build_grid(lo, hi)
-    return TriangleGrid(np.ascontiguousarray(tris), lo, hi, origin, float(cell), int(nx),
-                        int(ny), start, items)
 
 
 # A ray from a ladder or pipe looks this far (metres) for the surface enclosing it.
@@ -838,37 +753,6 @@ def build_climb_graph(elements: ClimbElements, params: ClimbParams | None = None
 
 # ------------------------------------------------------------------------ navmesh join
 @njit(cache=True)
-def _closest_on_triangle_xy(px, py, tri):
-    """Closest point (x, y, z on the triangle's plane) of triangle ``tri`` to (px, py) in XY."""
-    best_d = np.inf
-    bx, by, bz = 0.0, 0.0, 0.0
-    ax, ay = tri[0, 0], tri[0, 1]
-    e1x, e1y = tri[1, 0] - ax, tri[1, 1] - ay
-    e2x, e2y = tri[2, 0] - ax, tri[2, 1] - ay
-    det = e1x * e2y - e1y * e2x
-    if abs(det) > 1e-14:
-        u = ((px - ax) * e2y - (py - ay) * e2x) / det
-        v = (e1x * (py - ay) - e1y * (px - ax)) / det
-        if u >= 0.0 and v >= 0.0 and u + v <= 1.0:
-            z = tri[0, 2] + u * (tri[1, 2] - tri[0, 2]) + v * (tri[2, 2] - tri[0, 2])
-            return px, py, z, 0.0
-    for k in range(3):
-        p = tri[k]
-        q = tri[(k + 1) % 3]
-        dx, dy = q[0] - p[0], q[1] - p[1]
-        ll = dx * dx + dy * dy
-        t = 0.0
-        if ll > 0.0:
-            t = min(max(((px - p[0]) * dx + (py - p[1]) * dy) / ll, 0.0), 1.0)
-        cx, cy = p[0] + t * dx, p[1] + t * dy
-        dd = (cx - px) ** 2 + (cy - py) ** 2
-        if dd < best_d:
-            best_d = dd
-            bx, by, bz = cx, cy, p[2] + t * (q[2] - p[2])
-    return bx, by, bz, np.sqrt(best_d)
-
-
-@njit(cache=True)
 def _nearest_ground(nodes, zlo, zhi, reach, tris, start, items, origin, cell, nx, ny):
     """For each node, the nearest (in XY) surface point within ``reach`` whose height lies in
     [zlo, zhi]: (triangle index or -1, point). Ties go to the lowest triangle index."""
@@ -1033,13 +917,47 @@ def _drop_buried(elements: ClimbElements, grid: TriangleGrid):
     return ClimbElements(*(np.asarray(f)[keep] for f in elements)), warnings
 
 
+def add_found_ledges(elements: ClimbElements, found) -> ClimbElements:
+    """``elements`` and the found ledges (``ledges.FoundLedges``) that do not lie on the
+    line of an element already there (an authored ledge wins, silently)."""
+    if found.ends.shape[0] == 0:
+        return elements
+    keep = []
+    ends = np.asarray(elements.ends).reshape(-1, 2, 3)
+    for k in range(found.ends.shape[0]):
+        seg = found.ends[k]
+        if not any(_overlap_length(ends[e], seg) > MERGE_DISTANCE
+                   or _overlap_length(seg, ends[e]) > MERGE_DISTANCE
+                   for e in range(ends.shape[0])
+                   if int(elements.kind[e]) == CLIMB_LEDGE
+                   and abs(ends[e, 0, 2] - seg[0, 2]) <= MERGE_DISTANCE):
+            keep.append(k)
+    n = len(keep)
+    kind = np.full(n, CLIMB_LEDGE, np.int8)
+    return ClimbElements(
+        np.concatenate([np.asarray(elements.kind, np.int8), kind]),
+        np.concatenate([ends, found.ends[keep].reshape(-1, 2, 3)]),
+        np.concatenate([np.asarray(elements.abilities, np.uint16),
+                        _ELEMENT_ABILITY_TABLE[kind]]),
+        np.array([*map(str, elements.name), *(found.name[k] for k in keep)], dtype=str))
+
+
 def add_climbing(navmesh, items, vertices, triangles, settings,
-                 params: ClimbParams | None = None):
+                 params: ClimbParams | None = None, ledge_mask=None, triangle_object=None,
+                 object_names=None):
     """``navmesh`` with its climb graph: ``items`` are ``(name, kind, points)`` of the climb
-    objects, ``vertices``/``triangles`` the walkable scene (bounds and collision probe).
-    Returns (navmesh, warnings); each warning names its object. Elements that cannot be
-    used are left out; the navmesh itself is unchanged.
+    objects, ``vertices``/``triangles`` the walkable scene (bounds, collision probe, found
+    ledges). Returns (navmesh, warnings); each warning names its object. Elements that
+    cannot be used are left out; the navmesh itself is unchanged.
+
+    With ``settings.auto_ledges``, ledges found from the geometry (``core/ledges.py``) are
+    added: ``ledge_mask`` (a bool per triangle, False: never part of a found ledge, e.g.
+    the triangles of an object whose found ledges are switched off) limits them;
+    ``triangle_object`` (an index per triangle into ``object_names``) names each after the
+    object of its wall (docs/climbing.md, "Found ledges").
     """
+    from .ledges import LedgeCriteria, find_ledges
+
     params = params or ClimbParams.from_settings(settings)
     v = np.asarray(vertices, np.float64).reshape(-1, 3)
     used = v[np.unique(np.asarray(triangles, np.int64))] if len(triangles) else v[:0]
@@ -1049,12 +967,152 @@ def add_climbing(navmesh, items, vertices, triangles, settings,
     if grid is not None and elements.kind.shape[0]:
         elements, buried = _drop_buried(elements, grid)
         warnings += buried
+    n_found = 0
+    if getattr(settings, "auto_ledges", False) and grid is not None:
+        found = find_ledges(v, triangles, navmesh, LedgeCriteria.from_settings(settings), grid,
+                            ledge_mask, triangle_object, object_names)
+        before = elements.kind.shape[0]
+        elements = add_found_ledges(elements, found)
+        n_found = elements.kind.shape[0] - before
     graph = build_climb_graph(elements, params, v, triangles, grid)
     links, more = join_navmesh(navmesh, elements, graph, params)
     stats = dict(navmesh.stats)
     stats.update(climb_elements=int(elements.kind.shape[0]),
+                 climb_found_ledges=int(n_found),
                  climb_nodes=int(graph.node_position.shape[0]),
                  climb_edges=int(graph.edge_kind.shape[0]),
                  climb_links=int(links.kind.shape[0]))
     out = dataclasses.replace(navmesh, stats=stats, **climb_arrays(elements, graph, links))
     return out, warnings + more
+
+
+# ------------------------------------------------------------------------ transits
+class ClimbTransits(NamedTuple):
+    """Ways through the climb graph from a navmesh entry to a navmesh exit, one row each:
+    what an engine that knows only point links (Detour's off-mesh connections) sees of
+    climbing (Fuse's "clue" pair standing in for a whole climb)."""
+
+    entry_link: np.ndarray  # (T,) int32 climb link getting on (ground -> node)
+    exit_link: np.ndarray  # (T,) int32 climb link getting off (node -> ground)
+    start: np.ndarray  # (T, 3) float64 ground point of the entry
+    end: np.ndarray  # (T, 3) float64 ground point of the exit
+    cost: np.ndarray  # (T,) float64 entry link + climb edges + exit link lengths
+
+
+@njit(cache=True)
+def _transit_search(n_nodes, edge_nodes, edge_length, edge_bidir, link_node, link_bidir,
+                    link_length, link_poly):
+    """For each entry link: the cheapest way over climb edges to every exit link whose
+    ground polygon differs from the entry's; per (entry, exit polygon) the cheapest exit.
+    Rows (entry, exit, cost)."""
+    n_e = edge_nodes.shape[0]
+    deg = np.zeros(n_nodes + 1, np.int64)
+    for k in range(n_e):
+        deg[edge_nodes[k, 0] + 1] += 1
+        if edge_bidir[k]:
+            deg[edge_nodes[k, 1] + 1] += 1
+    start = np.cumsum(deg)
+    fill = start[:-1].copy()
+    to = np.zeros(start[-1], np.int64)
+    ln = np.zeros(start[-1])
+    for k in range(n_e):
+        a, b = edge_nodes[k, 0], edge_nodes[k, 1]
+        to[fill[a]] = b
+        ln[fill[a]] = edge_length[k]
+        fill[a] += 1
+        if edge_bidir[k]:
+            to[fill[b]] = a
+            ln[fill[b]] = edge_length[k]
+            fill[b] += 1
+    # links by node
+    n_l = link_node.shape[0]
+    lcount = np.zeros(n_nodes + 1, np.int64)
+    for c in range(n_l):
+        lcount[link_node[c] + 1] += 1
+    lstart = np.cumsum(lcount)
+    lfill = lstart[:-1].copy()
+    lof = np.zeros(n_l, np.int64)
+    for c in range(n_l):
+        lof[lfill[link_node[c]]] = c
+        lfill[link_node[c]] += 1
+    dist = np.full(n_nodes, np.inf)
+    stamp = np.full(n_nodes, -1, np.int64)
+    n_poly = 0
+    for c in range(n_l):
+        n_poly = max(n_poly, link_poly[c] + 1)
+    poly_exit = np.full(n_poly, -1, np.int64)  # this round's best exit per polygon ...
+    poly_cost = np.full(n_poly, np.inf)  # ... and its cost
+    poly_stamp = np.full(n_poly, -1, np.int64)
+    touched = np.zeros(n_poly, np.int64)
+    hk = np.zeros(start[-1] + 16)
+    hv = np.zeros(start[-1] + 16, np.int64)
+    out = np.zeros((16, 3))
+    n_out = 0
+    for a in range(n_l):
+        if not link_bidir[a]:
+            continue  # a drop: no way on
+        src = link_node[a]
+        stamp[src] = a
+        dist[src] = 0.0
+        hs = heap_push(hk, hv, 0, 0.0, src)
+        n_touched = 0
+        while hs > 0:
+            d, n, hs = heap_pop(hk, hv, hs)
+            if d > dist[n]:
+                continue
+            for w in range(lstart[n], lstart[n + 1]):
+                b = lof[w]
+                if b == a or link_poly[b] == link_poly[a]:
+                    continue
+                c = link_length[a] + d + link_length[b]
+                p = link_poly[b]
+                if poly_stamp[p] != a:
+                    poly_stamp[p] = a
+                    touched[n_touched] = p
+                    n_touched += 1
+                    poly_exit[p] = b
+                    poly_cost[p] = c
+                elif c < poly_cost[p]:
+                    poly_exit[p] = b
+                    poly_cost[p] = c
+            for k in range(start[n], start[n + 1]):
+                m = to[k]
+                nd = d + ln[k]
+                if stamp[m] != a or nd < dist[m]:
+                    stamp[m] = a
+                    dist[m] = nd
+                    hs = heap_push(hk, hv, hs, nd, m)
+        for p in np.sort(touched[:n_touched]):
+            b = poly_exit[p]
+            if n_out == out.shape[0]:
+                bigger = np.zeros((n_out * 2, 3))
+                bigger[:n_out] = out[:n_out]
+                out = bigger
+            out[n_out, 0] = a
+            out[n_out, 1] = b
+            out[n_out, 2] = poly_cost[p]
+            n_out += 1
+    return out[:n_out]
+
+
+def climb_transits(nm) -> ClimbTransits:
+    """The ways through the climb graph of a NavMesh, entry to exit (any abilities, no
+    penalties): per entry link (ground -> climb node) and per navmesh polygon reached,
+    the cheapest exit link there. Deterministic (entries in link order, exits by
+    polygon)."""
+    n_l = int(nm.climb_link_kind.shape[0])
+    if n_l == 0:
+        z = np.zeros(0, np.int32)
+        return ClimbTransits(z, z, np.zeros((0, 3)), np.zeros((0, 3)), np.zeros(0))
+    rows = _transit_search(
+        int(nm.climb_node_position.shape[0]),
+        np.asarray(nm.climb_edge_nodes, np.int64).reshape(-1, 2),
+        np.asarray(nm.climb_edge_length, np.float64),
+        np.asarray(nm.climb_edge_bidirectional, np.bool_),
+        np.asarray(nm.climb_link_node, np.int64), np.asarray(nm.climb_link_bidirectional,
+                                                             np.bool_),
+        np.asarray(nm.climb_link_length, np.float64), np.asarray(nm.climb_link_poly, np.int64))
+    a = rows[:, 0].astype(np.int32)
+    b = rows[:, 1].astype(np.int32)
+    pts = np.asarray(nm.climb_link_point, np.float64).reshape(-1, 3)
+    return ClimbTransits(a, b, pts[a], pts[b], rows[:, 2].copy())

@@ -129,6 +129,7 @@ class BakeSettings:
     # --- climbing (core/climb.py, docs/climbing.md) ---
     climbing_enabled: bool = False
     max_climb_height: float = 3.0  # highest ledge an agent jumps up to hang from the ground
+    auto_ledges: bool = True  # also find ledges on wall tops (core/ledges.py)
 
     # --- tiles (core/tiles.py, docs/tiles.md) ---
     tile_size: int = 0  # cells per tile side; 0 = one solo grid

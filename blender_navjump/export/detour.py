@@ -38,7 +38,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..core.kinds import USER_AREA_FIRST
+from ..core.kinds import MAX_AREAS, USER_AREA_FIRST
 from ..core.navmesh import NavMesh
 from ..core.navmesh_check import check_navmesh
 from ._common import atomic_write, check_float32_reach, polygon_rows, z_up_to_y_up
@@ -69,6 +69,12 @@ STANCE_AREAS = (1, 2, 3)  # stand, crouch, prone
 STANCE_FLAGS = (0x01, 0x02, 0x04)
 LINK_AREAS = (4, 5, 6, 7)  # drop, jump_across, jump_up, custom (kinds.BUILTIN_AREAS)
 LINK_FLAGS = (0x08, 0x10, 0x20, 0x40)
+# Climbing (docs/climbing.md): one one-way connection per way through the climb graph
+# (core.climb.climb_transits), area 63 (the last 6-bit id; user areas must stay below it),
+# flag 0x80, userId CLIMB_USER_ID + the transit's row.
+CLIMB_AREA = MAX_AREAS - 1
+CLIMB_FLAG = 0x80
+CLIMB_USER_ID = 0x40000000
 
 HEADER_DTYPE = np.dtype([
     ("magic", "<i4"), ("version", "<i4"), ("x", "<i4"), ("y", "<i4"), ("layer", "<i4"),
@@ -150,21 +156,23 @@ def agent_radius(nm: NavMesh) -> float:
 class OffMeshConnections:
     """Point connections made from the links (Z-up world points)."""
 
-    link: np.ndarray  # (C,) int64 index of the link each connection comes from
+    link: np.ndarray  # (C,) int64 index of the link each connection comes from (-1: climb)
     start: np.ndarray  # (C, 3) float64
     end: np.ndarray  # (C, 3) float64
     radius: float
     bidirectional: np.ndarray  # (C,) bool
     area: np.ndarray  # (C,) uint8
     flags: np.ndarray  # (C,) uint16
+    user_id: np.ndarray  # (C,) uint32: the link index, or CLIMB_USER_ID + transit row
 
     @property
     def count(self) -> int:
         return int(self.link.shape[0])
 
 
-def offmesh_connections(nm: NavMesh) -> OffMeshConnections:
-    """Split each link into point connections spaced about one agent diameter apart.
+def offmesh_connections(nm: NavMesh, climbing: bool = True) -> OffMeshConnections:
+    """Split each link into point connections spaced about one agent diameter apart; then
+    (``climbing``) one per way through the climb graph (``CLIMB_AREA``, ``CLIMB_FLAG``).
 
     A link of width w gets n = max(1, round(w / diameter)) connections at the centres of n
     equal parts of its start segment, paired with the same fractions of its end segment.
@@ -193,14 +201,39 @@ def offmesh_connections(nm: NavMesh) -> OffMeshConnections:
     if kind.size and (kind.min() < 0 or kind.max() >= len(LINK_AREAS)):
         raise ValueError(f"link kind {int(kind[(kind < 0) | (kind >= 3)][0])} has no Detour "
                          f"area; known kinds are 0..{len(LINK_AREAS) - 1}")
-    return OffMeshConnections(
+    cons = OffMeshConnections(
         link=link,
         start=s[:, 0] + t * (s[:, 1] - s[:, 0]),
         end=e[:, 0] + t * (e[:, 1] - e[:, 0]),
         radius=radius,
         bidirectional=nm.link_bidirectional[link].astype(bool),
         area=np.array(LINK_AREAS, np.uint8)[kind],
-        flags=np.array(LINK_FLAGS, np.uint16)[kind])
+        flags=np.array(LINK_FLAGS, np.uint16)[kind],
+        user_id=link.astype(np.uint32))
+    if not climbing or not nm.climb_link_kind.shape[0]:
+        return cons
+    from ..core.climb import climb_transits
+
+    used = np.asarray(nm.polygon_area)
+    if used.size and int(used.max()) >= CLIMB_AREA:
+        raise ValueError(f"user area id {int(used.max())} collides with the climbing "
+                         f"connections' Detour area {CLIMB_AREA}: use fewer user areas")
+    tr = climb_transits(nm)
+    n = tr.cost.shape[0]
+    if cons.count + n > MAX_OFFMESH_CONNECTIONS:
+        raise ValueError(f"{cons.count} link and {n} climbing connections do not fit a "
+                         f"Detour tile (at most {MAX_OFFMESH_CONNECTIONS} off-mesh "
+                         f"connections)")
+    return OffMeshConnections(
+        link=np.concatenate([cons.link, np.full(n, -1, np.int64)]),
+        start=np.concatenate([cons.start.reshape(-1, 3), tr.start]),
+        end=np.concatenate([cons.end.reshape(-1, 3), tr.end]),
+        radius=radius,
+        bidirectional=np.concatenate([cons.bidirectional, np.zeros(n, bool)]),
+        area=np.concatenate([cons.area, np.full(n, CLIMB_AREA, np.uint8)]),
+        flags=np.concatenate([cons.flags, np.full(n, CLIMB_FLAG, np.uint16)]),
+        user_id=np.concatenate([cons.user_id, (CLIMB_USER_ID + np.arange(n)).astype(
+            np.uint32)]))
 
 
 # ------------------------------------------------------------------------------ tile
@@ -362,7 +395,9 @@ def build_detour_tile(nm: NavMesh, place: TilePlace | None = None) -> DetourTile
     if stance.min() < 0 or stance.max() >= len(STANCE_AREAS):
         raise ValueError(f"polygon stance {int(stance[(stance < 0) | (stance >= 3)][0])} "
                          f"has no Detour area")
-    cons = offmesh_connections(nm)
+    # climbing connections in single tiles only (a tile set's sub-navmeshes have no
+    # climb graph of their own; docs/climbing.md)
+    cons = offmesh_connections(nm, climbing=place is None)
     n_verts = nm.vertices.shape[0]
     total_verts = n_verts + 2 * cons.count
     total_polys = n_ground + cons.count
@@ -432,7 +467,7 @@ def build_detour_tile(nm: NavMesh, place: TilePlace | None = None) -> DetourTile
     if place is not None and cons.count:
         offmesh["side"] = classify_side(con_verts[:, 1].astype(np.float64),
                                         place.box_min, place.box_max)
-    offmesh["userId"] = cons.link
+    offmesh["userId"] = cons.user_id
 
     # Polygon boxes over polygon and detail vertices; the tile box is their union.
     poly_pts = ground_verts[padded].astype(np.float64)
@@ -693,7 +728,7 @@ def build_detour_tiles(nm: NavMesh) -> tuple[np.ndarray, list[tuple[int, DetourT
                 f"max_jump_distance / cell_size")
     nvp = nm.polygons.shape[1]
     n_valid = (nm.polygons >= 0).sum(axis=1)
-    cons = offmesh_connections(nm) if nm.link_count else None
+    cons = offmesh_connections(nm, climbing=False) if nm.link_count else None
     subs = []
     for k, x, y in zip(ids.tolist(), tx.tolist(), ty.tolist(), strict=True):
         sel = np.nonzero(tile == k)[0]

@@ -3,7 +3,10 @@
 Polygons are faces grouped by stance (``g stance_stand`` ...), in stance order and, inside a
 group, in polygon order. Each link adds six vertices and three ``l`` lines in a
 ``g links_<kind>`` group: the start segment, the end segment, and the line from the start
-segment's midpoint to the end segment's midpoint. Coordinates are Z-up like NavJump
+segment's midpoint to the end segment's midpoint. A climb graph (docs/climbing.md) adds,
+after the link vertices, its element ends, nodes and link ground points, and ``l`` lines in
+groups ``climb_elements_<kind>`` (each element's segment), ``climb_edges_<kind>`` (node to
+node) and ``climb_links_<kind>`` (node to ground point). Coordinates are Z-up like NavJump
 (``up="z"``) or converted with (x, y, z) -> (x, z, -y) for Y-up tools (``up="y"``); that is
 a rotation, so faces stay counter-clockwise seen from above either way.
 """
@@ -16,6 +19,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..core.kinds import CLIMB_EDGE_KINDS, CLIMB_ELEMENT_KINDS, CLIMB_LINK_KINDS
 from ..core.navmesh import LINK_KINDS, STANCE_NAMES, NavMesh
 from ..core.navmesh_check import check_navmesh
 from ..core.objio import obj_lines, open_obj_file
@@ -54,6 +58,13 @@ def write_obj(nm: NavMesh, path, up: str = "z") -> pathlib.Path:
         link_pts = np.concatenate([nm.link_start, nm.link_end, mids_s[:, None], mids_e[:, None]],
                                   axis=1)
         lines += _fmt(conv(link_pts.reshape(-1, 3)))
+    # climbing: element ends (2 per element), nodes, link ground points
+    c_ends = np.asarray(nm.climb_element_ends, np.float64).reshape(-1, 3)
+    c_nodes = np.asarray(nm.climb_node_position, np.float64).reshape(-1, 3)
+    c_points = np.asarray(nm.climb_link_point, np.float64).reshape(-1, 3)
+    climb_pts = np.concatenate([c_ends, c_nodes, c_points])
+    if climb_pts.shape[0]:
+        lines += _fmt(conv(climb_pts))
     stances = nm.polygon_stance.astype(np.int64)
     for s, name in enumerate(STANCE_NAMES):
         members = np.nonzero(stances == s)[0]
@@ -74,7 +85,37 @@ def write_obj(nm: NavMesh, path, up: str = "z") -> pathlib.Path:
         for i in members.tolist():
             b = n_verts + 6 * i + 1
             lines.append(f"l {b} {b + 1}\nl {b + 2} {b + 3}\nl {b + 4} {b + 5}\n")
+    lines += _climb_lines(nm, n_verts + 6 * nm.link_count + 1, c_ends.shape[0],
+                          c_nodes.shape[0])
     return atomic_write(path, lambda fh: fh.writelines(lines), binary=False)
+
+
+def _climb_lines(nm: NavMesh, first: int, n_ends: int, n_nodes: int) -> list[str]:
+    """``g climb_*`` groups of ``l`` lines; ``first``: the OBJ index of the first element
+    end (then the nodes, then the link ground points)."""
+    out: list[str] = []
+    node0, point0 = first + n_ends, first + n_ends + n_nodes
+    kind = np.asarray(nm.climb_element_kind, np.int64)
+    for k, name in enumerate(CLIMB_ELEMENT_KINDS):
+        members = np.nonzero(kind == k)[0]
+        if members.size:
+            out.append(f"g climb_elements_{name}\n")
+            out += [f"l {first + 2 * e} {first + 2 * e + 1}\n" for e in members.tolist()]
+    kind = np.asarray(nm.climb_edge_kind, np.int64)
+    en = np.asarray(nm.climb_edge_nodes, np.int64).reshape(-1, 2) + node0
+    for k, name in enumerate(CLIMB_EDGE_KINDS):
+        members = np.nonzero(kind == k)[0]
+        if members.size:
+            out.append(f"g climb_edges_{name}\n")
+            out += [f"l {a} {b}\n" for a, b in en[members].tolist()]
+    kind = np.asarray(nm.climb_link_kind, np.int64)
+    node = np.asarray(nm.climb_link_node, np.int64) + node0
+    for k, name in enumerate(CLIMB_LINK_KINDS):
+        members = np.nonzero(kind == k)[0]
+        if members.size:
+            out.append(f"g climb_links_{name}\n")
+            out += [f"l {node[c]} {point0 + c}\n" for c in members.tolist()]
+    return out
 
 
 @dataclass

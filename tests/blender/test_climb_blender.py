@@ -476,3 +476,29 @@ def test_a_path_test_end_dragged_onto_a_ladder_starts_mid_climb(bpy, navjump, ex
     scene.navjump_climb.test_abilities = set()
     gizmo.set_end(scene, "path_start", (9.7, 2.35, 1.9))
     assert pg.path_start[2] < 0.5
+
+
+def test_found_ledges_follow_the_objects_find_ledges_switch(bpy, ext, scene):
+    """A 2 m block (above the 1 m jump, within the 3 m climb height) on a floor: with
+    climbing and auto_ledges its wall tops become ledges named after it, with no climb
+    object in the scene; its Find Ledges switch off, none; another block keeps its own."""
+    _box(bpy, "Floor", (0, 0, -0.2), (30, 12, 0))
+    block = _box(bpy, "Block", (5, 3, 0), (10, 8, 2.0))
+    other = _box(bpy, "Other", (18, 3, 0), (23, 8, 2.0))
+    scene.navjump.auto_ledges = True
+    _bake(bpy, scene)
+    nm = ext.storage.load_navmesh(scene)
+    names = [str(n) for n in nm.climb_element_name]
+    assert any(n.startswith("Block") for n in names), names
+    assert any(n.startswith("Other") for n in names), names
+    assert nm.stats["climb_found_ledges"] == len(names)
+    block.navjump_find_ledges = False
+    _bake(bpy, scene)
+    names = [str(n) for n in ext.storage.load_navmesh(scene).climb_element_name]
+    assert names and not any(n.startswith("Block") for n in names), names
+    assert any(n.startswith("Other") for n in names), names
+    other.navjump_find_ledges = False
+    scene.navjump.auto_ledges = False
+    block.navjump_find_ledges = True
+    _bake(bpy, scene)
+    assert ext.storage.load_navmesh(scene).climb_element_count == 0

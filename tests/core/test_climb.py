@@ -269,7 +269,7 @@ def test_ladder_inside_a_wall_is_refused_by_name_and_the_rest_is_kept():
     items = [seg("inside-ladder", CLIMB_LADDER, (0, 0.5, 0), (0, 0.5, 3)),
              seg("front-ladder", CLIMB_LADDER, (2, -0.1, 0), (2, -0.1, 3)),
              seg("top-ledge", CLIMB_LEDGE, (-3, 0, 3), (3, 0, 3))]
-    settings = BakeSettings(climbing_enabled=True)
+    settings = BakeSettings(climbing_enabled=True, auto_ledges=False)
     nm, warnings = C.add_climbing(bake(v, t, settings), items, v, t, settings)
     assert nm.climb_element_name.tolist() == ["front-ladder", "top-ledge"]
     assert any("'inside-ladder'" in w and "inside solid geometry" in w for w in warnings)
@@ -316,7 +316,7 @@ def wall(tmp_path_factory):
     path = tmp_path_factory.mktemp("climb") / "wall.obj"
     write_named_obj(path, wall_scene_objects())
     scene = read_obj_scene(path)
-    settings = BakeSettings(climbing_enabled=True)
+    settings = BakeSettings(climbing_enabled=True, auto_ledges=False)
     nm = bake(scene.vertices, scene.triangles, settings)
     out, warnings = C.add_climbing(nm, scene.climb, scene.vertices, scene.triangles, settings)
     return path, scene, nm, out, warnings
@@ -377,7 +377,7 @@ def test_navmesh_join_links_ground_to_the_elements(wall):
 
 def test_hang_is_one_way_above_max_climb_height(wall):
     _path, scene, nm, _out, _ = wall
-    low = BakeSettings(climbing_enabled=True, max_climb_height=2.0)
+    low = BakeSettings(climbing_enabled=True, max_climb_height=2.0, auto_ledges=False)
     out, _ = C.add_climbing(nm, scene.climb, scene.vertices, scene.triangles, low)
     hang = out.climb_link_kind == CLIMB_LINK_HANG
     assert hang.any() and not out.climb_link_bidirectional[hang].any()
@@ -386,7 +386,7 @@ def test_hang_is_one_way_above_max_climb_height(wall):
 def test_rebuilding_on_the_navmesh_is_identical(wall):
     _path, scene, nm, out, _ = wall
     again, _ = C.add_climbing(nm, scene.climb, scene.vertices, scene.triangles,
-                              BakeSettings(climbing_enabled=True))
+                              BakeSettings(climbing_enabled=True, auto_ledges=False))
     assert again.equals(out)
     for name in CLIMB_ARRAYS:
         assert getattr(again, name).dtype == getattr(out, name).dtype
@@ -471,8 +471,15 @@ def test_cli_bake_with_climbing(wall, tmp_path):
     assert r.returncode == 0, r.stderr
     assert "'far-pipe'" in r.stderr and "'sky-ledge'" in r.stderr
     doc = json.loads((tmp_path / "on.json").read_text())
-    assert [e["name"] for e in doc["climb"]["elements"]] == ["front-ledge", "side-ladder",
-                                                             "sky-ledge"]
+    names = [e["name"] for e in doc["climb"]["elements"]]
+    assert names[:3] == ["front-ledge", "side-ladder", "sky-ledge"]
+    assert len(names) > 3 and all(n.startswith("auto-ledge") for n in names[3:])
+    # found ledges switched off with --set: only the authored elements
+    r = run("bake", path, "--out", tmp_path / "authored.json", "--set", "climbing_enabled=true",
+            "--set", "max_climb_height=2.8", "--set", "auto_ledges=false")
+    assert r.returncode == 0, r.stderr
+    authored = json.loads((tmp_path / "authored.json").read_text())
+    assert [e["name"] for e in authored["climb"]["elements"]] == names[:3]
     assert doc["settings"]["max_climb_height"] == 2.8
     assert {k["kind"] for k in doc["climb"]["links"]} == {"mount", "ladder_foot", "hang"}
     # off: the climb objects are still not walkable, and the navmesh is the same
@@ -494,7 +501,7 @@ def islands(tmp_path_factory):
                            ("tower", Scene().box(-4, 0, 0, 4, 4, 4)),
                            ("east-ladder", Scene().box(4, 1.5, 0, 4.2, 2.5, 4))])
     scene = read_obj_scene(path)
-    settings = BakeSettings(climbing_enabled=True)
+    settings = BakeSettings(climbing_enabled=True, auto_ledges=False)
     nm = bake(scene.vertices, scene.triangles, settings)
     out, warnings = C.add_climbing(nm, scene.climb, scene.vertices, scene.triangles, settings)
     assert warnings == []
@@ -615,16 +622,71 @@ def test_start_mid_climb_reaches_both_ends(islands):
         assert np.abs(res.points[-1] - goal).max() <= 0.3
 
 
+def pockets(query, pg, agent, ends):
+    """The dead-end pocket arguments of _plan_batch for one query (as the hook makes them)."""
+    from blender_navjump.core.query.climb import (
+        POCKET_MAX_ENTRIES,
+        POCKET_MAX_NODES,
+        _dead_pockets,
+        _end_pockets,
+    )
+
+    allowed, cost_s, link_ok, link_scale, _, _ = query._filter_arrays(agent)
+    d = query.data
+    node_pocket, node_dead = _dead_pockets(
+        pg.position, pg.node_poly, pg.poly_start, pg.poly_nodes, pg.n_port, pg.n_climb,
+            pg.edge_start, pg.edge_to, pg.edge_type,
+        pg.edge_aux, pg.edge_length, pg.edge_abilities, agent.ability_mask(), d.poly_stance,
+        allowed, cost_s, d.link_kind, link_ok, d.link_cost, link_scale, d.link_end_poly,
+        d.link_start_poly, d.link_node_start, POCKET_MAX_NODES, POCKET_MAX_ENTRIES)
+    out = [node_pocket, node_dead]
+    for end in ends:
+        node = np.array([end[1] if end[0] == "node" else -1])
+        poly = np.array([end[1] if end[0] == "poly" else -1])
+        out.append(_end_pockets(pg, node_pocket, node, poly))
+    return out
+
+
 @settings(max_examples=12, deadline=None)
 @given(st.integers(0, 10_000))
 def test_astar_equals_brute_force_dijkstra(wall, seed):
     """The plan A* (one numba call for a batch) against a brute-force Dijkstra over the
     same joined graph, with random abilities, stance costs and climb penalties."""
+    check_plan_against_dijkstra(wall[3], seed)
+
+
+@settings(max_examples=12, deadline=None)
+@given(st.integers(0, 10_000))
+def test_astar_with_dead_end_pockets_equals_brute_force_dijkstra(islands, seed):
+    """The same on the platform reached by one ladder: a dead-end pocket (pruned unless a
+    query starts or ends in it), so the pruning is checked against the full graph."""
+    check_plan_against_dijkstra(islands, seed)
+
+
+def test_a_platform_with_one_ladder_is_a_dead_end_pocket(islands):
+    from blender_navjump.core.query import AgentFilter
+    from blender_navjump.core.query.climb import plan_graph_for
+    from blender_navjump.core.query.path import query_for
+
+    query = query_for(islands)
+    pg = plan_graph_for(query)
+    pocket, dead, _, _ = pockets(query, pg, AgentFilter(), [("node", -1), ("node", -1)])
+    climb = np.arange(pg.n_port, pg.n_port + pg.n_climb)
+    assert np.all(dead[climb])  # the ladder's nodes ...
+    assert len(set(pocket[climb].tolist())) == 1  # ... and the platform: one pocket
+    # the platform's nodes (ports and ladder-top ground nodes) are in it, the ground's not
+    inside = np.nonzero(pocket >= 0)[0]
+    walk = inside[(inside < pg.n_port) | (inside >= pg.n_port + pg.n_climb)]
+    assert walk.size and np.all(pg.position[walk, 2] > 3.5)
+    outside = np.nonzero(pocket < 0)[0]
+    assert outside.size and np.all(pg.position[outside, 2] < 1.0)
+
+
+def check_plan_against_dijkstra(nm, seed):
     from blender_navjump.core.query import AgentFilter
     from blender_navjump.core.query.climb import _plan_batch, plan_graph_for
     from blender_navjump.core.query.path import query_for
 
-    nm = wall[3]
     rng = np.random.default_rng(seed)
     agent = AgentFilter(abilities=[a for a in ("climb", "ladder", "shimmy", "mount")
                                    if rng.random() < 0.7],
@@ -656,7 +718,7 @@ def test_astar_equals_brute_force_dijkstra(wall, seed):
         allowed, cost_s, link_ok, link_scale, min(hscale, 1.0), agent.ability_mask(),
         penalty, arr(ends[0], "node"), arr(ends[0], "poly"), pos(ends[0]),
         arr(ends[1], "node"), arr(ends[1], "poly"), pos(ends[1]), np.array([np.inf]),
-        pg.rev_start, pg.rev_edge)
+        pg.rev_start, pg.rev_edge, *pockets(query, pg, agent, ends))
     if np.isfinite(want):
         assert cost[0] == pytest.approx(want, rel=1e-9, abs=1e-9)
         assert len(set(nodes.tolist())) == nodes.shape[0]  # no node twice
@@ -695,7 +757,7 @@ def test_second_agent_takes_the_other_ascent_when_the_first_is_reserved(tmp_path
                            ("east-ladder", Scene().box(4, 1.5, 0, 4.2, 2.5, 4)),
                            ("west-ladder", Scene().box(-4.2, 1.5, 0, -4, 2.5, 4))])
     scene = read_obj_scene(path)
-    settings = BakeSettings(climbing_enabled=True)
+    settings = BakeSettings(climbing_enabled=True, auto_ledges=False)
     nm, _ = C.add_climbing(bake(scene.vertices, scene.triangles, settings), scene.climb,
                            scene.vertices, scene.triangles, settings)
     east = set(np.nonzero(nm.climb_edge_element == 0)[0].tolist())

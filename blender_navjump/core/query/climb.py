@@ -264,12 +264,15 @@ def _plan_batch(pg_pos, node_poly, poly_start, poly_nodes, edge_start, edge_to, 
                 edge_aux, edge_length, edge_abilities, poly_stance, link_kind, link_cost,
                 link_end_poly, link_start_poly, link_node_start, stance_allowed, stance_cost,
                 link_allowed, link_scale, hscale, mask, penalty, s_node, s_poly, s_pos,
-                g_node, g_poly, g_pos, bound, rev_start, rev_edge):
+                g_node, g_poly, g_pos, bound, rev_start, rev_edge, node_pocket, node_dead,
+                s_pocket, g_pocket):
     """A* per query over the plan graph. An end is a graph node (``*_node >= 0``, on the
     climb graph) or a point in a polygon (``*_poly``). Returns (cost (Q,), path offsets
     (Q+1,), path nodes, the edge into each path node): a path lists its graph nodes only
     (the start and goal points are implied); cost inf when unreachable or when no path
-    costs less than ``bound[q]`` (the search stops there: the ordinary path is as good)."""
+    costs less than ``bound[q]`` (the search stops there: the ordinary path is as good).
+    Nodes of a dead-end pocket (:func:`_dead_pockets`) are not entered unless the query
+    starts or ends in that pocket (``s_pocket``, ``g_pocket``)."""
     nv = pg_pos.shape[0]
     nq = s_pos.shape[0]
     g = np.zeros(nv)
@@ -355,6 +358,9 @@ def _plan_batch(pg_pos, node_poly, poly_start, poly_nodes, edge_start, edge_to, 
             for k in range(edge_start[n], edge_start[n + 1]):
                 m = edge_to[k]
                 if closed[m] == q:
+                    continue
+                if node_dead[m] and node_pocket[m] != s_pocket[q] \
+                        and node_pocket[m] != g_pocket[q]:
                     continue
                 t = edge_type[k]
                 a = edge_aux[k]
@@ -444,6 +450,219 @@ def _components(n_nodes, edge_start, edge_to, edge_type, edge_aux, edge_abilitie
             x = parent[x]
         parent[n] = x
     return parent
+
+
+# Pockets bigger than this (nodes), or with more entries, are never pruned (bounds the
+# work of :func:`_dead_pockets`).
+POCKET_MAX_NODES = 4096
+POCKET_MAX_ENTRIES = 64
+
+
+@njit(cache=True)
+def _edge_cost(k, n, m, edge_type, edge_aux, edge_length, edge_abilities, mask, poly_stance,
+               stance_allowed, stance_cost, link_kind, link_allowed, link_cost, link_scale,
+               link_end_poly, link_start_poly, link_node_start):
+    """The plan search's cost of edge k (n -> m) for a filter, without penalties (inf: the
+    agent cannot use it); as in :func:`_plan_batch`."""
+    t = edge_type[k]
+    a = edge_aux[k]
+    if t == _WALK:
+        if not stance_allowed[poly_stance[a]]:
+            return np.inf
+        return stance_cost[poly_stance[a]] * edge_length[k]
+    if t == _LINK:
+        kind = link_kind[a]
+        if not link_allowed[kind]:
+            return np.inf
+        into = link_end_poly[a] if m != link_node_start[a] else link_start_poly[a]
+        if not stance_allowed[poly_stance[into]]:
+            return np.inf
+        return max(link_cost[a] * link_scale[kind], edge_length[k])
+    if edge_abilities[k] & ~mask:
+        return np.inf
+    return edge_length[k]
+
+
+@njit(cache=True)
+def _find(parent, x):
+    while parent[x] != x:
+        parent[x] = parent[parent[x]]
+        x = parent[x]
+    return x
+
+
+@njit(cache=True)
+def _dead_pockets(pos, node_poly, poly_start, poly_nodes, n_port, n_climb, edge_start,
+                  edge_to, edge_type, edge_aux,
+                  edge_length, edge_abilities, mask, poly_stance, stance_allowed, stance_cost,
+                  link_kind, link_allowed, link_cost, link_scale, link_end_poly,
+                  link_start_poly, link_node_start, max_nodes, max_entries):
+    """Per plan-graph node: its pocket (-1: in the outside) and whether that pocket is a
+    dead end. The *outside* is the largest part of the navmesh joined by walking and jump
+    links; a *pocket* is a connected part of the rest (climb nodes, islands such as a
+    tower's top). A pocket is a dead end when, for every way in (outside node e -> pocket)
+    and every way out (pocket -> outside node x), going through the pocket costs no less
+    than walking from e to x outside (both with this filter's costs, no penalties): then
+    a path through it is never cheaper than one around it, and the plan search need not
+    enter it unless the query starts or ends in it. Walking to a way out x counts as
+    reaching a node z of x's polygon and going straight to x (a drop's ground node is
+    never walked into): every walk on from x is then as cheap from z. Returns (pocket
+    (V,), dead (V,))."""
+    n_nodes = pos.shape[0]
+    cost_args = (edge_type, edge_aux, edge_length, edge_abilities, mask, poly_stance,
+                 stance_allowed, stance_cost, link_kind, link_allowed, link_cost, link_scale,
+                 link_end_poly, link_start_poly, link_node_start)
+    is_climb = np.zeros(n_nodes, np.bool_)
+    is_climb[n_port:n_port + n_climb] = True
+    # 1. walking parts (walk and jump-link edges, either direction)
+    parent = np.arange(n_nodes)
+    for n in range(n_nodes):
+        for k in range(edge_start[n], edge_start[n + 1]):
+            if edge_type[k] > _LINK:
+                continue
+            m = edge_to[k]
+            if _edge_cost(k, n, m, *cost_args) == np.inf:
+                continue
+            x, y = _find(parent, n), _find(parent, m)
+            if x != y:
+                parent[max(x, y)] = min(x, y)
+    count = np.zeros(n_nodes, np.int64)
+    for n in range(n_nodes):
+        if not is_climb[n]:
+            count[_find(parent, n)] += 1
+    outside_root = np.argmax(count)
+    outside = np.zeros(n_nodes, np.bool_)
+    for n in range(n_nodes):
+        outside[n] = not is_climb[n] and _find(parent, n) == outside_root
+    # 2. pockets: connected parts of the rest over every usable edge
+    pp = np.arange(n_nodes)
+    for n in range(n_nodes):
+        if outside[n]:
+            continue
+        for k in range(edge_start[n], edge_start[n + 1]):
+            m = edge_to[k]
+            if outside[m] or _edge_cost(k, n, m, *cost_args) == np.inf:
+                continue
+            x, y = _find(pp, n), _find(pp, m)
+            if x != y:
+                pp[max(x, y)] = min(x, y)
+    pocket = np.full(n_nodes, -1, np.int64)
+    size = np.zeros(n_nodes, np.int64)
+    for n in range(n_nodes):
+        if not outside[n]:
+            pocket[n] = _find(pp, n)
+            size[pocket[n]] += 1
+    # 3. entries of each pocket: outside nodes with an edge into it
+    n_entries = np.zeros(n_nodes, np.int64)
+    for n in range(n_nodes):
+        if outside[n]:
+            for k in range(edge_start[n], edge_start[n + 1]):
+                m = edge_to[k]
+                if not outside[m] and _edge_cost(k, n, m, *cost_args) < np.inf:
+                    n_entries[pocket[m]] += 1
+    alive = np.zeros(n_nodes, np.bool_)  # by pocket root: not a dead end
+    for r in range(n_nodes):
+        if size[r] > max_nodes or n_entries[r] > max_entries:
+            alive[r] = True
+    # 4. for each entry: the cost through the pocket to each exit, then the walk outside
+    dist = np.full(n_nodes, np.inf)
+    stamp = np.full(n_nodes, -1, np.int64)
+    exit_cost = np.full(n_nodes, np.inf)
+    exit_stamp = np.full(n_nodes, -1, np.int64)
+    exits = np.zeros(n_nodes, np.int64)
+    cap = edge_to.shape[0] + 16
+    hk = np.zeros(cap)
+    hv = np.zeros(cap, np.int64)
+    run = 0
+    for e in range(n_nodes):
+        if not outside[e]:
+            continue
+        for k0 in range(edge_start[e], edge_start[e + 1]):
+            m0 = edge_to[k0]
+            if outside[m0] or alive[pocket[m0]]:
+                continue
+            c0 = _edge_cost(k0, e, m0, *cost_args)
+            if c0 == np.inf:
+                continue
+            r = pocket[m0]
+            # through the pocket from e (its first step k0)
+            run += 1
+            n_exit = 0
+            stamp[m0] = run
+            dist[m0] = c0
+            hs = heap_push(hk, hv, 0, c0, m0)
+            while hs > 0:
+                dn, n, hs = heap_pop(hk, hv, hs)
+                if dn > dist[n]:
+                    continue
+                for k in range(edge_start[n], edge_start[n + 1]):
+                    m = edge_to[k]
+                    c = _edge_cost(k, n, m, *cost_args)
+                    if c == np.inf:
+                        continue
+                    if outside[m]:
+                        if exit_stamp[m] != run:
+                            exit_stamp[m] = run
+                            exit_cost[m] = dn + c
+                            exits[n_exit] = m
+                            n_exit += 1
+                        elif dn + c < exit_cost[m]:
+                            exit_cost[m] = dn + c
+                        continue
+                    if stamp[m] != run or dn + c < dist[m]:
+                        stamp[m] = run
+                        dist[m] = dn + c
+                        hs = heap_push(hk, hv, hs, dn + c, m)
+            if n_exit == 0:
+                continue
+            limit = 0.0
+            for i in range(n_exit):
+                limit = max(limit, exit_cost[exits[i]])
+            # walking outside from e, as far as the dearest way through
+            run += 1
+            stamp[e] = run
+            dist[e] = 0.0
+            hs = heap_push(hk, hv, 0, 0.0, e)
+            while hs > 0:
+                dn, n, hs = heap_pop(hk, hv, hs)
+                if dn > dist[n] or dn > limit:
+                    continue
+                for k in range(edge_start[n], edge_start[n + 1]):
+                    m = edge_to[k]
+                    if not outside[m]:
+                        continue
+                    c = _edge_cost(k, n, m, *cost_args)
+                    if c == np.inf:
+                        continue
+                    if stamp[m] != run or dn + c < dist[m]:
+                        stamp[m] = run
+                        dist[m] = dn + c
+                        hs = heap_push(hk, hv, hs, dn + c, m)
+            for i in range(n_exit):
+                x = exits[i]
+                walk = dist[x] if stamp[x] == run else np.inf
+                p = node_poly[x, 0]
+                if p >= 0 and stance_allowed[poly_stance[p]]:
+                    for w in range(poly_start[p], poly_start[p + 1]):
+                        z = poly_nodes[w]
+                        if stamp[z] == run:
+                            walk = min(walk, dist[z] + stance_cost[poly_stance[p]]
+                                       * _d3(pos[z], pos[x]))
+                if walk > exit_cost[x]:
+                    alive[r] = True
+                    break
+    dead = np.zeros(n_nodes, np.bool_)
+    for n in range(n_nodes):
+        if pocket[n] >= 0:
+            dead[n] = not alive[pocket[n]]
+    return pocket, dead
+
+
+def _end_pockets(pg: ClimbPlanGraph, node_pocket, node, poly) -> np.ndarray:
+    """The pocket (``_dead_pockets``) of each query end: its climb node's, else its
+    polygon's first node's (-1: outside, or a polygon without nodes)."""
+    return np.where(_end_labels(pg, node_pocket, node, poly) >= 0,
+                    _end_labels(pg, node_pocket, node, poly), -1)
 
 
 def _end_labels(pg: ClimbPlanGraph, labels, node, poly) -> np.ndarray:
@@ -621,6 +840,16 @@ def solve_with_climbing(query, starts, goals, agent, ext, plain):
                                  pg.edge_type, pg.edge_aux, pg.edge_abilities, int(mask),
                                  d.poly_stance, allowed, d.link_kind, link_ok)
     labels = cache[key]
+    dead_cache = query.__dict__.setdefault("_climb_pockets", {})
+    if key not in dead_cache:
+        dead_cache[key] = _dead_pockets(
+            pg.position, pg.node_poly, pg.poly_start, pg.poly_nodes, pg.n_port, pg.n_climb,
+            pg.edge_start, pg.edge_to,
+            pg.edge_type, pg.edge_aux, pg.edge_length, pg.edge_abilities, int(mask),
+            d.poly_stance, allowed, cost_s, d.link_kind, link_ok, d.link_cost, link_scale,
+            d.link_end_poly, d.link_start_poly, d.link_node_start, POCKET_MAX_NODES,
+            POCKET_MAX_ENTRIES)
+    node_pocket, node_dead = dead_cache[key]
     same = _end_labels(pg, labels, s_node[idx], s_poly[idx]) \
         == _end_labels(pg, labels, g_node[idx], g_poly[idx])
     idx = idx[same]
@@ -645,7 +874,9 @@ def solve_with_climbing(query, starts, goals, agent, ext, plain):
         d.link_kind, d.link_cost, d.link_end_poly, d.link_start_poly, d.link_node_start,
         allowed, cost_s, link_ok, link_scale, hscale, int(mask),
         np.asarray(penalty, np.float64), s_node[idx], s_poly[idx], s_pos, g_node[idx],
-        g_poly[idx], g_pos, np.ascontiguousarray(bound[idx]), pg.rev_start, pg.rev_edge)
+        g_poly[idx], g_pos, np.ascontiguousarray(bound[idx]), pg.rev_start, pg.rev_edge,
+        node_pocket, node_dead, _end_pockets(pg, node_pocket, s_node[idx], s_poly[idx]),
+        _end_pockets(pg, node_pocket, g_node[idx], g_poly[idx]))
     climb_type = (pg.edge_type[pedges] >= _CLIMB_EDGE) if pedges.size else np.zeros(0, bool)
     on_graph = (pnodes >= pg.n_port) & (pnodes < pg.n_port + pg.n_climb)
     # a plan climbs when it uses a climb edge or link, or starts / ends on the graph
@@ -700,18 +931,18 @@ def solve_with_climbing(query, starts, goals, agent, ext, plain):
             if s.walk:
                 w = walk_of[(q, i)]
                 assert walks is not None  # (a walking section was solved)
-                if walks.status[w] != FOUND:
+                if walks._summary[w, SUM_STATUS] != FOUND:
                     ok = False
                     break
-                r = walks.path(w)
-                p_pts, p_info = r.points, np.stack([r.flags, r.stances, r.point_links], 1)
-                pts.append(p_pts)
-                info.append(p_info.astype(np.int64))
-                links = r.corridor_links.copy()
-                if entered_by_climb and links.size:
-                    links[0] = -1
-                cor.append(np.stack([r.corridor, links], 1))
-                total_cost += r.cost
+                # the section's rows of the walking batch, as they are
+                (a0, c0), (b0, e0) = walks._offsets[w], walks._offsets[w + 1]
+                pts.append(walks.points[a0:b0])
+                info.append(walks._point_info[a0:b0])
+                section_cor = walks._corridor[c0:e0].copy()
+                if entered_by_climb and section_cor.shape[0]:
+                    section_cor[0, 1] = -1
+                cor.append(section_cor)
+                total_cost += float(walks._summary[w, SUM_COST])
             else:
                 if pts:  # the walk's last point (its goal) is the climb's first
                     pts[-1], info[-1] = pts[-1][:-1], info[-1][:-1]

@@ -1,0 +1,139 @@
+"""Geometry kernels shared by the climb graph (``climb.py``) and the ledge finder
+(``ledges.py``): vector helpers, segment-triangle crossings over query/spatial.py's grid of
+triangles, and the closest point of a triangle in XY. numpy + numba only."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+from .query.spatial import _cell_range, build_grid
+
+# Horizontal reach from a climb node to walkable ground, beyond the agent radius (metres).
+GROUND_REACH = 0.5
+
+
+@njit(cache=True)
+def _dot(a, b):
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+
+
+@njit(cache=True)
+def _cross(a, b):
+    out = np.empty(3)
+    out[0] = a[1] * b[2] - a[2] * b[1]
+    out[1] = a[2] * b[0] - a[0] * b[2]
+    out[2] = a[0] * b[1] - a[1] * b[0]
+    return out
+
+
+@njit(cache=True)
+def _segment_hits(a, b, tris, tri_lo, tri_hi, origin, cell, nx, ny, grid_start, grid_items):
+    """True for each probe segment a[k]-b[k] that crosses a triangle (Moller-Trumbore),
+    testing only the triangles binned (query/spatial.py's grid) in the cells it spans."""
+    n = a.shape[0]
+    hit = np.zeros(n, np.bool_)
+    stamp = np.full(tris.shape[0], -1, np.int64)
+    for k in range(n):
+        lo = np.minimum(a[k], b[k])
+        hi = np.maximum(a[k], b[k])
+        d = b[k] - a[k]
+        x0, x1, y0, y1 = _cell_range(lo[0], hi[0], lo[1], hi[1], origin, cell, nx, ny)
+        for iy in range(y0, y1 + 1):
+            for ix in range(x0, x1 + 1):
+                c = iy * nx + ix
+                for m in range(grid_start[c], grid_start[c + 1]):
+                    t = grid_items[m]
+                    if stamp[t] == k:
+                        continue
+                    stamp[t] = k
+                    if tri_lo[t, 0] > hi[0] or tri_lo[t, 1] > hi[1] or tri_lo[t, 2] > hi[2] \
+                            or tri_hi[t, 0] < lo[0] or tri_hi[t, 1] < lo[1] \
+                            or tri_hi[t, 2] < lo[2]:
+                        continue
+                    if _segment_crosses_triangle(a[k], d, tris[t]):
+                        hit[k] = True
+                        break
+                if hit[k]:
+                    break
+            if hit[k]:
+                break
+    return hit
+
+
+@njit(cache=True)
+def _segment_crosses_triangle(a, d, tri):
+    """Whether the segment a -> a + d crosses triangle ``tri`` (Moller-Trumbore)."""
+    v0 = tri[0]
+    e1 = tri[1] - v0
+    e2 = tri[2] - v0
+    pv = _cross(d, e2)
+    det = _dot(e1, pv)
+    if abs(det) < 1e-12:
+        return False
+    inv = 1.0 / det
+    tv = a - v0
+    u = _dot(tv, pv) * inv
+    if u < 0.0 or u > 1.0:
+        return False
+    qv = _cross(tv, e1)
+    v = _dot(d, qv) * inv
+    if v < 0.0 or u + v > 1.0:
+        return False
+    w = _dot(e2, qv) * inv
+    return 0.0 <= w <= 1.0
+
+
+class TriangleGrid(NamedTuple):
+    """Scene triangles binned in query/spatial.py's uniform XY grid (collision probes)."""
+
+    tris: np.ndarray  # (T, 3, 3)
+    lo: np.ndarray  # (T, 3) bounds
+    hi: np.ndarray
+    origin: np.ndarray
+    cell: float
+    nx: int
+    ny: int
+    start: np.ndarray
+    items: np.ndarray
+
+
+def triangle_grid(vertices, triangles) -> TriangleGrid:
+    tris = np.asarray(vertices, np.float64).reshape(-1, 3)[
+        np.asarray(triangles, np.int64).reshape(-1, 3)]
+    lo, hi = tris.min(axis=1), tris.max(axis=1)
+    origin, cell, nx, ny, start, items = build_grid(lo, hi)
+    return TriangleGrid(np.ascontiguousarray(tris), lo, hi, origin, float(cell), int(nx),
+                        int(ny), start, items)
+
+@njit(cache=True)
+def _closest_on_triangle_xy(px, py, tri):
+    """Closest point (x, y, z on the triangle's plane) of triangle ``tri`` to (px, py) in XY."""
+    best_d = np.inf
+    bx, by, bz = 0.0, 0.0, 0.0
+    ax, ay = tri[0, 0], tri[0, 1]
+    e1x, e1y = tri[1, 0] - ax, tri[1, 1] - ay
+    e2x, e2y = tri[2, 0] - ax, tri[2, 1] - ay
+    det = e1x * e2y - e1y * e2x
+    if abs(det) > 1e-14:
+        u = ((px - ax) * e2y - (py - ay) * e2x) / det
+        v = (e1x * (py - ay) - e1y * (px - ax)) / det
+        if u >= 0.0 and v >= 0.0 and u + v <= 1.0:
+            z = tri[0, 2] + u * (tri[1, 2] - tri[0, 2]) + v * (tri[2, 2] - tri[0, 2])
+            return px, py, z, 0.0
+    for k in range(3):
+        p = tri[k]
+        q = tri[(k + 1) % 3]
+        dx, dy = q[0] - p[0], q[1] - p[1]
+        ll = dx * dx + dy * dy
+        t = 0.0
+        if ll > 0.0:
+            t = min(max(((px - p[0]) * dx + (py - p[1]) * dy) / ll, 0.0), 1.0)
+        cx, cy = p[0] + t * dx, p[1] + t * dy
+        dd = (cx - px) ** 2 + (cy - py) ** 2
+        if dd < best_d:
+            best_d = dd
+            bx, by, bz = cx, cy, p[2] + t * (q[2] - p[2])
+    return bx, by, bz, np.sqrt(best_d)
