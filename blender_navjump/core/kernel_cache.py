@@ -937,11 +937,12 @@ def warm_up(progress=None) -> float:
         navmesh = bake_with("watershed")
         report(1 / 3)
         # climbing: the climb graph's kernels, then queries that plan through it
-        from .climb import add_climbing
+        from .climb import add_climbing, climb_transits
         from .warmup_scene import warmup_climb_items
 
         navmesh, _warnings = add_climbing(navmesh, warmup_climb_items(), vertices, triangles,
                                           BakeSettings(climbing_enabled=True))
+        climb_transits(navmesh)  # the Detour export's ways through the climb graph
         query = query_for(navmesh)
         pts = random_navmesh_points(navmesh, 8, rng=0)
         find_paths(query, pts[:4], pts[4:], on_error="status")

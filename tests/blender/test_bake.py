@@ -41,9 +41,14 @@ def test_operator_bake_matches_core_bake_on_the_same_triangles(bpy, navjump, dem
     direct, climb_warnings = climb_items.add_gathered_climbing(direct, gathered, settings)
     assert climb_warnings == []
     assert stored.equals(direct)
-    # the climbing wall: a ladder, a pipe and two ledges, joined to the navmesh
-    assert sorted(str(n) for n in stored.climb_element_name) == \
-        ["Drain-pipe", "Hand-hold ledge", "Tower ladder", "Wall top ledge"]
+    # the climbing wall: a ladder, a pipe and two ledges, joined to the navmesh; besides
+    # them, ledges found on wall tops of the right height (auto_ledges), named after walls
+    names = [str(n) for n in stored.climb_element_name]
+    authored = [n for n in names if " auto-ledge " not in n]
+    assert sorted(authored) == ["Drain-pipe", "Hand-hold ledge", "Tower ladder",
+                                "Wall top ledge"]
+    found = stored.stats["climb_found_ledges"]
+    assert found > 0 and len(names) == 4 + found
     assert stored.climb_link_kind.shape[0] > 0
     assert stored.settings == settings.to_dict()
     np.testing.assert_array_equal(stored.polygon_stance, direct.polygon_stance)
@@ -240,7 +245,8 @@ def test_background_thread_job_and_cancel(bpy, navjump, demo_scene):
                                  walkable=gathered.walkable)
     climb_items = importlib.import_module(f"{navjump.module}.blender.climb_items")
     sync, _warnings = climb_items.add_gathered_climbing(sync, gathered, settings)
-    assert job.result.equals(sync) and job.result.climb_element_count == 4
+    assert job.result.equals(sync)
+    assert job.result.climb_element_count == 4 + job.result.stats["climb_found_ledges"]
 
     stages = []
 
