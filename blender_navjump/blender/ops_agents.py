@@ -5,6 +5,7 @@ from __future__ import annotations
 from bpy.props import BoolProperty
 from bpy.types import Operator
 
+from . import props_agents
 from .props_agents import copy_scene_sliders
 from .stub_gaps import register_classes_factory
 
@@ -31,6 +32,7 @@ class NAVJUMP_OT_agent_add(Operator):
         agent.name = _unique({a.name for a in pg.agents if a != agent}, "agent")
         copy_scene_sliders(agent, context.scene.navjump)
         pg.active_agent = len(pg.agents) - 1
+        props_agents.nav_settings_changed(context.scene, f"{self.bl_label}: agent types changed")
         return {'FINISHED'}
 
 
@@ -50,6 +52,7 @@ class NAVJUMP_OT_agent_remove(Operator):
         i = min(max(pg.active_agent, 0), len(pg.agents) - 1)
         pg.agents.remove(i)
         pg.active_agent = max(0, min(i, len(pg.agents) - 1))
+        props_agents.nav_settings_changed(context.scene, f"{self.bl_label}: agent types changed")
         return {'FINISHED'}
 
 
@@ -65,6 +68,7 @@ class NAVJUMP_OT_area_add(Operator):
         area = pg.areas.add()
         area.name = _unique({a.name for a in pg.areas if a != area}, "area")
         pg.active_area = len(pg.areas) - 1
+        props_agents.nav_settings_changed(context.scene, f"{self.bl_label}: agent types changed")
         return {'FINISHED'}
 
 
@@ -84,6 +88,7 @@ class NAVJUMP_OT_area_remove(Operator):
         i = min(max(pg.active_area, 0), len(pg.areas) - 1)
         pg.areas.remove(i)
         pg.active_area = max(0, min(i, len(pg.areas) - 1))
+        props_agents.nav_settings_changed(context.scene, f"{self.bl_label}: agent types changed")
         return {'FINISHED'}
 
 
@@ -107,11 +112,13 @@ class NAVJUMP_OT_agent_cost_add(Operator):
             if len(agent.area_costs):
                 agent.area_costs.remove(min(agent.active_cost, len(agent.area_costs) - 1))
                 agent.active_cost = max(0, agent.active_cost - 1)
+            props_agents.nav_settings_changed(context.scene, "area cost removed")
             return {'FINISHED'}
         cost = agent.area_costs.add()
         if 0 <= pg.active_area < len(pg.areas):
             cost.area = pg.areas[pg.active_area].name
         agent.active_cost = len(agent.area_costs) - 1
+        props_agents.nav_settings_changed(context.scene, f"{self.bl_label}: agent types changed")
         return {'FINISHED'}
 
 

@@ -32,10 +32,32 @@ from .stub_gaps import register_classes_factory
 _D = BakeSettings()
 
 
+def nav_settings_changed(owner, reason: str) -> None:
+    """Auto re-bake (where it is on) after an agent, area or per-object navigation setting
+    changed: ``owner`` is the Scene or Object the setting belongs to."""
+    from . import live_rebake
+
+    if isinstance(owner, bpy.types.Scene):
+        scenes = [owner]
+    else:
+        scenes = [sc for sc in bpy.data.scenes if owner.name in sc.objects]
+    for scene in scenes:
+        pg = getattr(scene, "navjump_overlay", None)
+        if pg is not None and pg.auto_rebake:
+            live_rebake.schedule(scene, reason)
+
+
+def _changed(self, _context):
+    owner = self.id_data
+    what = "agent or area types" if isinstance(owner, bpy.types.Scene) else \
+        f"{owner.name} navigation settings"
+    nav_settings_changed(owner, f"{what} changed")
+
+
 def _length(name, default, description, soft_max=10.0, hard_max=100.0):
     return FloatProperty(name=name, description=description, default=default, min=0.0,
                          max=hard_max, soft_max=soft_max, unit='LENGTH', subtype='DISTANCE',
-                         precision=3, step=1)
+                         precision=3, step=1, update=_changed)
 
 
 def _redraw(_self, context):
@@ -45,11 +67,12 @@ def _redraw(_self, context):
 
 
 class NAVJUMP_PG_agent_area_cost(PropertyGroup):
-    area: StringProperty(name="Area", description="Area type this cost is for")
+    area: StringProperty(name="Area", description="Area type this cost is for", update=_changed)
     cost: FloatProperty(name="Cost", default=1.0, min=0.001, max=1.0e6, soft_max=100.0,
-                        description="Walking-cost multiplier of this area for the agent")
+                        description="Walking-cost multiplier of this area for the agent",
+                        update=_changed)
     not_walkable: BoolProperty(name="Not Walkable", default=False,
-                               description="The agent never enters this area")
+                               description="The agent never enters this area", update=_changed)
 
 
 class NAVJUMP_PG_agent(PropertyGroup):
@@ -57,17 +80,18 @@ class NAVJUMP_PG_agent(PropertyGroup):
     agent_radius: _length("Radius", 0.4, "Agent radius", soft_max=5.0, hard_max=50.0)
     agent_height: _length("Height", 1.8, "Clearance the agent needs (single stance)")
     multi_stance: BoolProperty(name="Stances", default=True,
-                               description="Stand / crouch / prone by free height")
+                               description="Stand / crouch / prone by free height", update=_changed)
     stand_height: _length("Stand", _D.stand_height, "Clearance to walk upright")
     crouch_height: _length("Crouch", _D.crouch_height, "Clearance to crouch")
     prone_height: _length("Prone", _D.prone_height, "Clearance to crawl")
-    stand_enabled: BoolProperty(name="Stand", default=True)
-    crouch_enabled: BoolProperty(name="Crouch", default=True)
-    prone_enabled: BoolProperty(name="Prone", default=True)
+    stand_enabled: BoolProperty(name="Stand", default=True, update=_changed)
+    crouch_enabled: BoolProperty(name="Crouch", default=True, update=_changed)
+    prone_enabled: BoolProperty(name="Prone", default=True, update=_changed)
     agent_max_climb: _length("Max Climb", 0.4, "Tallest step walked up", soft_max=5.0)
     agent_max_slope: FloatProperty(name="Max Slope", default=45.0, min=0.0, max=89.9,
-                                   description="Steepest walkable slope, in degrees")
-    links_enabled: BoolProperty(name="Jump Links", default=True)
+                                   description="Steepest walkable slope, in degrees",
+                                   update=_changed)
+    links_enabled: BoolProperty(name="Jump Links", default=True, update=_changed)
     max_jump_height: _length("Jump Height", _D.max_jump_height, "Highest ledge jumped up",
                              hard_max=20.0)
     max_jump_distance: _length("Jump Distance", _D.max_jump_distance, "Widest gap jumped",
@@ -82,7 +106,8 @@ class NAVJUMP_PG_area(PropertyGroup):
     # ``name``: the area's name (in the navmesh's area table and the exports)
     cost: FloatProperty(name="Default Cost", default=1.0, min=0.001, max=1.0e6,
                         soft_max=100.0,
-                        description="Walking-cost multiplier for agents without their own")
+                        description="Walking-cost multiplier for agents without their own",
+                        update=_changed)
 
 
 class NAVJUMP_PG_agents(PropertyGroup):
@@ -112,29 +137,33 @@ def _link_end_poll(_self, obj) -> bool:
 
 class NAVJUMP_PG_object_nav(PropertyGroup):
     volume: EnumProperty(name="Volume", items=VOLUME_ITEMS, default='NONE',
-                         description="Use this mesh as a modifier volume (it is not baked)")
+                         description="Use this mesh as a modifier volume (it is not baked)",
+                         update=_changed)
     area: StringProperty(name="Area", default="",
                          description="Area type the volume gives the navmesh inside it; on a "
-                                     "walkable object, the area of the navmesh on its faces")
+                                     "walkable object, the area of the navmesh on its faces",
+                                     update=_changed)
     is_link: BoolProperty(
         name="Link", default=False,
         description="A hand-placed link (not baked): a mesh with one edge (from its first "
-                    "to its second vertex), or an empty to the 'Link End' empty")
+                    "to its second vertex), or an empty to the 'Link End' empty", update=_changed)
     link_end: PointerProperty(name="Link End", type=bpy.types.Object, poll=_link_end_poll,
-                              description="Where the link of this empty lands")
+                              description="Where the link of this empty lands", update=_changed)
     link_width: _length("Width", 0.0, "Width of the link's start and end (0: a point)")
-    link_bidirectional: BoolProperty(name="Both Ways", default=True)
-    link_kind: EnumProperty(name="Kind", items=LINK_KIND_ITEMS, default="custom")
+    link_bidirectional: BoolProperty(name="Both Ways", default=True, update=_changed)
+    link_kind: EnumProperty(name="Kind", items=LINK_KIND_ITEMS, default="custom", update=_changed)
     link_cost: FloatProperty(name="Cost", default=-1.0, min=-1.0, max=1.0e6,
-                             description="Cost of taking the link (-1: its length)")
+                             description="Cost of taking the link (-1: its length)",
+                             update=_changed)
     link_area: StringProperty(
         name="Link Area", default="",
         description="Area type of the link: each agent's cost of it multiplies the link's "
-                    "cost; agents for which it is not walkable do not get the link")
+                    "cost; agents for which it is not walkable do not get the link",
+                    update=_changed)
     no_links: BoolProperty(
         name="No Generated Links", default=False,
         description="Remove generated links with an end on this object (its bounding box, "
-                    "raised by the tallest agent)")
+                    "raised by the tallest agent)", update=_changed)
 
 
 def agent_rows(scene) -> list[AgentRow]:

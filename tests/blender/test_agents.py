@@ -469,3 +469,43 @@ def test_agent_and_object_panels_draw(bpy, navjump, scene):
             "link_kind", "link_area"} <= set(layout.log["props"])
     assert {"navjump.agent_add", "navjump.area_add", "navjump.agent_cost_add"} <= \
         set(layout.log["ops"])
+
+
+def test_auto_rebake_follows_agent_area_and_object_settings(bpy, navjump, scene):
+    """With Auto re-bake on, adding an agent, changing its radius and marking an object as
+    a modifier volume each schedule a re-bake whose stored result follows the change."""
+    live = importlib_sub(navjump, "blender.live_rebake")
+    set_up(scene)
+    add_floor(bpy, "Floor", 0, 0, 10, 8)
+    bake(bpy)
+    live.cancel()
+    try:
+        scene.navjump_overlay.auto_rebake = True
+        assert not live.pending()
+        add_agent(bpy, scene, "small", 0.2)
+        assert live.pending() and "agent" in live.status()["reason"]
+        live.rebake_pending()
+        small = navjump.storage.load_navmesh(scene, "small")
+        assert small is not None and small.settings["agent_radius"] == pytest.approx(0.2)
+        lo_before = small.vertices[:, :2].min(axis=0)
+        scene.navjump_agents.agents["small"].agent_radius = 0.6
+        assert live.pending()
+        live.rebake_pending()
+        small = navjump.storage.load_navmesh(scene, "small")
+        assert small.settings["agent_radius"] == pytest.approx(0.6)
+        assert (small.vertices[:, :2].min(axis=0) > lo_before + 0.3).all()
+        # an object becomes an area volume: its name is in the reason, the area is baked
+        assert bpy.ops.navjump.area_add() == {'FINISHED'}
+        live.rebake_pending()
+        area = scene.navjump_agents.areas[0].name
+        vol = add_box(bpy, "Mud", (2, 2, -1), (5, 5, 1))
+        live.rebake_pending() if live.pending() else None
+        vol.navjump_nav.area = area
+        vol.navjump_nav.volume = 'AREA'
+        assert live.pending() and "Mud navigation settings" in live.status()["reason"]
+        live.rebake_pending()
+        nm = navjump.storage.load_navmesh(scene, "small")
+        assert area in [str(a) for a in nm.area_names], nm.area_names
+    finally:
+        scene.navjump_overlay.auto_rebake = False
+        live.cancel()
