@@ -91,3 +91,23 @@ def shown_agent(names: Sequence[str], chosen: str) -> str:
     if chosen in names:
         return chosen
     return names[0] if names else ""
+
+
+def agent_rows(scene) -> list[AgentRow]:
+    """The scene's agent list as :class:`AgentRow` (area costs: the agent's own, else each
+    area type's default when it is not 1)."""
+    pg = scene.navjump_agents
+    defaults = {a.name: float(a.cost) for a in pg.areas if a.cost != 1.0}
+    rows = []
+    for agent in pg.agents:
+        values = {name: getattr(agent, name) for name in AGENT_FIELDS}
+        costs = dict(defaults)
+        for c in agent.area_costs:
+            costs[c.area] = float("inf") if c.not_walkable else float(c.cost)
+        rows.append(AgentRow(agent.name, values, costs))
+    return rows
+
+
+def area_names(scene) -> list[str]:
+    """The scene's area type names (``scene.navjump_agents.areas``)."""
+    return [a.name for a in scene.navjump_agents.areas]

@@ -8,7 +8,7 @@ between agents with the same voxel settings.
 
 from __future__ import annotations
 
-from .agents_model import core_agents, shown_agent
+from .agents_model import agent_rows, area_names, core_agents, shown_agent
 
 
 def prepare_nav(context, settings, gathered) -> None:
@@ -27,7 +27,6 @@ def add_agents(scene, settings, gathered) -> None:
     """Put the scene's checked agents (and the one to show) into ``gathered.nav``;
     SettingsError / ValueError naming the agent and setting when one is unusable."""
     from ..core.agents import Agent, check_agent_fits
-    from .props_agents import agent_rows, area_names
 
     nav = gathered.nav
     if nav is None:

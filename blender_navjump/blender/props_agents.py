@@ -26,7 +26,7 @@ from bpy.types import PropertyGroup
 
 from ..core.kinds import LINK_KINDS
 from ..core.settings import BakeSettings
-from .agents_model import AGENT_FIELDS, AgentRow
+from .agents_model import AGENT_FIELDS
 from .stub_gaps import register_classes_factory
 
 _D = BakeSettings()
@@ -164,25 +164,6 @@ class NAVJUMP_PG_object_nav(PropertyGroup):
         name="No Generated Links", default=False,
         description="Remove generated links with an end on this object (its bounding box, "
                     "raised by the tallest agent)", update=_changed)
-
-
-def agent_rows(scene) -> list[AgentRow]:
-    """The scene's agent list as :class:`AgentRow` (area costs: the agent's own, else each
-    area type's default when it is not 1)."""
-    pg = scene.navjump_agents
-    defaults = {a.name: float(a.cost) for a in pg.areas if a.cost != 1.0}
-    rows = []
-    for agent in pg.agents:
-        values = {name: getattr(agent, name) for name in AGENT_FIELDS}
-        costs = dict(defaults)
-        for c in agent.area_costs:
-            costs[c.area] = float("inf") if c.not_walkable else float(c.cost)
-        rows.append(AgentRow(agent.name, values, costs))
-    return rows
-
-
-def area_names(scene) -> list[str]:
-    return [a.name for a in scene.navjump_agents.areas]
 
 
 def copy_scene_sliders(agent, settings_pg) -> None:
