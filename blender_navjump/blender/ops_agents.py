@@ -19,6 +19,13 @@ def _unique(names, base: str) -> str:
     return f"{base}_{k}"
 
 
+def _changed(context, op) -> set[str]:
+    """Every operator here changes what a bake makes: Auto re-bake (where it is on)."""
+    props_agents.nav_settings_changed(context.scene, f"{op.bl_label}: agent or area types "
+                                                     f"changed")
+    return {'FINISHED'}
+
+
 class NAVJUMP_OT_agent_add(Operator):
     """Add an agent type (a copy of the scene's agent sliders)"""
 
@@ -32,8 +39,7 @@ class NAVJUMP_OT_agent_add(Operator):
         agent.name = _unique({a.name for a in pg.agents if a != agent}, "agent")
         copy_scene_sliders(agent, context.scene.navjump)
         pg.active_agent = len(pg.agents) - 1
-        props_agents.nav_settings_changed(context.scene, f"{self.bl_label}: agent types changed")
-        return {'FINISHED'}
+        return _changed(context, self)
 
 
 class NAVJUMP_OT_agent_remove(Operator):
@@ -52,8 +58,7 @@ class NAVJUMP_OT_agent_remove(Operator):
         i = min(max(pg.active_agent, 0), len(pg.agents) - 1)
         pg.agents.remove(i)
         pg.active_agent = max(0, min(i, len(pg.agents) - 1))
-        props_agents.nav_settings_changed(context.scene, f"{self.bl_label}: agent types changed")
-        return {'FINISHED'}
+        return _changed(context, self)
 
 
 class NAVJUMP_OT_area_add(Operator):
@@ -68,8 +73,7 @@ class NAVJUMP_OT_area_add(Operator):
         area = pg.areas.add()
         area.name = _unique({a.name for a in pg.areas if a != area}, "area")
         pg.active_area = len(pg.areas) - 1
-        props_agents.nav_settings_changed(context.scene, f"{self.bl_label}: agent types changed")
-        return {'FINISHED'}
+        return _changed(context, self)
 
 
 class NAVJUMP_OT_area_remove(Operator):
@@ -88,8 +92,7 @@ class NAVJUMP_OT_area_remove(Operator):
         i = min(max(pg.active_area, 0), len(pg.areas) - 1)
         pg.areas.remove(i)
         pg.active_area = max(0, min(i, len(pg.areas) - 1))
-        props_agents.nav_settings_changed(context.scene, f"{self.bl_label}: agent types changed")
-        return {'FINISHED'}
+        return _changed(context, self)
 
 
 class NAVJUMP_OT_agent_cost_add(Operator):
@@ -112,14 +115,12 @@ class NAVJUMP_OT_agent_cost_add(Operator):
             if len(agent.area_costs):
                 agent.area_costs.remove(min(agent.active_cost, len(agent.area_costs) - 1))
                 agent.active_cost = max(0, agent.active_cost - 1)
-            props_agents.nav_settings_changed(context.scene, "area cost removed")
-            return {'FINISHED'}
+            return _changed(context, self)
         cost = agent.area_costs.add()
         if 0 <= pg.active_area < len(pg.areas):
             cost.area = pg.areas[pg.active_area].name
         agent.active_cost = len(agent.area_costs) - 1
-        props_agents.nav_settings_changed(context.scene, f"{self.bl_label}: agent types changed")
-        return {'FINISHED'}
+        return _changed(context, self)
 
 
 classes = (NAVJUMP_OT_agent_add, NAVJUMP_OT_agent_remove, NAVJUMP_OT_area_add,
