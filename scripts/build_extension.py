@@ -25,10 +25,12 @@ Steps:
    staged folder, then ``build --split-platforms`` into ``--out``:
    ``<id>-<version>-linux_x64.zip`` and so on, each holding only its platform's wheels.
 
-``--checkout-kernels`` does step 3 alone, into this checkout's ``blender_navjump/kernels/``:
-committed with the sources they were compiled from, they spare a clean clone (the README's
-demo, the tests) the first compile; once a core source changes they no longer match its
-fingerprint and are ignored (everything compiles as without them), never used wrongly.
+``--checkout-kernels`` does step 3 alone, into this checkout's
+``blender_navjump/kernels/linux-x64.tar.xz`` (xz, about 4-5 MB) and ``linux-x64.json`` (its
+manifest). Committed with the sources they were compiled from, they spare a clean clone (the
+README's demo, the tests) the first compile; once a core source changes they no longer match
+its fingerprint and are ignored (everything compiles as without them), never used wrongly,
+and ``tests/core/test_kernel_pack.py`` fails until the pack is built again.
 
 Blender 4.2-5.0 run Python 3.11 and 5.1+ Python 3.13: with both wheel sets in a zip,
 Blender installs the ones matching its own Python. Defaults: all three platforms, both
@@ -261,6 +263,17 @@ def build_kernels(ext_dir: Path, cache: Path, log=print) -> dict:
     return info
 
 
+def _kernel_cache_module():
+    """``core/kernel_cache.py`` on its own (it imports nothing of the core): packing needs
+    no numba set-up in this process."""
+    spec = importlib.util.spec_from_file_location(
+        "navjump_kernel_cache", PACKAGE_DIR / "core" / "kernel_cache.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def run_blender_ext(blender_ext: Path, *args: str, log=print) -> str:
     cmd = [sys.executable, str(blender_ext), *args]
     proc = subprocess.run(cmd, capture_output=True, text=True)
@@ -361,6 +374,9 @@ def main(argv=None) -> int:
         except BuildError as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 1
+        pack, _manifest = _kernel_cache_module().write_pack(
+            str(ROOT / "blender_navjump" / "kernels"))
+        print(f"packed {os.path.relpath(pack, ROOT)} ({os.path.getsize(pack) / 1e6:.1f} MB)")
         return 0
     try:
         zips = build(_csv(args.platforms), _csv(args.python), args.out, args.wheels_cache,

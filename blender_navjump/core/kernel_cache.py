@@ -75,6 +75,7 @@ ROOT_ENV = "NAVJUMP_KERNEL_CACHE"
 # CPU-specific instructions"); NUMBA_CPU_FEATURES is empty for it.
 PORTABLE_CPU = "generic"
 SHIPPED_MANIFEST = "kernels.json"
+PACK_SUFFIX = ".tar.xz"
 WARM_MARKER = "warm"
 LAST_USED = "last_used"
 # Rough first-compile time on a 2-core machine, for the one status line.
@@ -529,7 +530,18 @@ def portable_magic() -> tuple:
 
 
 def _shipped_manifest_path(shipped_dir: str = SHIPPED_DIR) -> str:
-    return os.path.join(shipped_dir, platform_tag(), SHIPPED_MANIFEST)
+    """The manifest of the kernels shipped as a folder (``<platform>/kernels.json``, the
+    extension zip) or, without one, of those packed as ``<platform>.tar.xz`` beside
+    ``<platform>.json`` (a checkout's own pack, :func:`write_pack`)."""
+    folder = os.path.join(shipped_dir, platform_tag(), SHIPPED_MANIFEST)
+    if os.path.exists(folder):
+        return folder
+    return _pack_paths(shipped_dir)[1]
+
+
+def _pack_paths(shipped_dir: str) -> tuple[str, str]:
+    base = os.path.join(shipped_dir, platform_tag())
+    return base + PACK_SUFFIX, base + ".json"
 
 
 def shipped_info(shipped_dir: str = SHIPPED_DIR, why: list | None = None) -> dict | None:
@@ -569,11 +581,13 @@ def install_shipped(target: str | None = None, shipped_dir: str = SHIPPED_DIR) -
         return 0
     source = os.path.join(shipped_dir, platform_tag())
     target = target or cache_dir()
+    if not os.path.isdir(source):
+        return _install_pack(_pack_paths(shipped_dir)[0], target)
     copied = 0
     for base, _dirs, files in os.walk(source):
         rel = os.path.relpath(base, source)
         for name in files:
-            if not name.endswith((".nbi", ".nbc", ".nbc" + SYMBOLS_SUFFIX)):
+            if not _is_kernel_file(name):
                 continue
             dest_dir = os.path.normpath(os.path.join(target, rel))
             dest = os.path.join(dest_dir, name)
@@ -587,9 +601,68 @@ def install_shipped(target: str | None = None, shipped_dir: str = SHIPPED_DIR) -
                 copied += 1
             except OSError:
                 return copied
-    if copied:
-        mark_warm(target)
+    mark_warm(target)  # every shipped kernel is there (copied now or before)
     return copied
+
+
+def _is_kernel_file(name: str) -> bool:
+    return name.endswith((".nbi", ".nbc", ".nbc" + SYMBOLS_SUFFIX))
+
+
+def _install_pack(pack: str, target: str) -> int:
+    """Unpack a checkout's kernel pack into the user folder (files already there are kept,
+    members that are not kernel files under ``core/`` are never written); files unpacked."""
+    import tarfile
+
+    copied = 0
+    try:
+        with tarfile.open(pack, "r:xz") as tar:
+            for member in tar:
+                parts = member.name.split("/")
+                if not member.isfile() or parts[0] != "core" or ".." in parts or \
+                        not _is_kernel_file(parts[-1]):
+                    continue
+                dest = os.path.join(target, *parts)
+                if os.path.exists(dest):
+                    continue
+                data = tar.extractfile(member)
+                if data is None:
+                    continue
+                os.makedirs(os.path.dirname(dest), exist_ok=True)
+                tmp = f"{dest}.tmp.{os.getpid()}"
+                with open(tmp, "wb") as fh:
+                    shutil.copyfileobj(data, fh)
+                os.replace(tmp, dest)
+                copied += 1
+    except (OSError, tarfile.TarError, EOFError):
+        return copied  # a damaged pack: what is missing compiles as usual
+    mark_warm(target)  # every shipped kernel is there (copied now or before)
+    return copied
+
+
+def write_pack(folder: str) -> tuple[str, str]:
+    """Turn ``<folder>/<platform>/`` written by :func:`write_shipped` into
+    ``<folder>/<platform>.tar.xz`` and ``<folder>/<platform>.json`` (a checkout's pack:
+    about a sixth of the folder's size, one file for git)."""
+    import tarfile
+
+    source = os.path.join(folder, platform_tag())
+    pack, manifest = _pack_paths(folder)
+    names = []
+    for base, _dirs, files in os.walk(os.path.join(source, "core")):
+        names += [os.path.join(base, n) for n in files if _is_kernel_file(n)]
+    tmp = pack + ".tmp"
+    with tarfile.open(tmp, "w:xz", preset=9) as tar:
+        for path in sorted(names):
+            info = tar.gettarinfo(path, arcname=os.path.relpath(path, source).replace(
+                os.sep, "/"))
+            info.mtime, info.uid, info.gid, info.uname, info.gname = 0, 0, 0, "", ""
+            with open(path, "rb") as fh:
+                tar.addfile(info, fh)
+    os.replace(tmp, pack)
+    shutil.move(os.path.join(source, SHIPPED_MANIFEST), manifest)
+    shutil.rmtree(source)
+    return pack, manifest
 
 
 def write_shipped(source: str, dest: str, magic) -> dict:
@@ -724,7 +797,9 @@ def compile_notice() -> str | None:
     """The one line to show before a bake that will compile the kernels, else None. When
     another process is compiling them (:func:`compiling`), waits for it first (saying so
     on stderr): the bake then loads them instead of compiling them a second time."""
-    if is_warm() or install_shipped(_active_dir()):
+    if not is_warm():
+        install_shipped(_active_dir())
+    if is_warm():
         return None
     if wait_for_compiler():
         return None  # what a bake uses is compiled now (see warm_up)
