@@ -231,6 +231,14 @@ def test_path_climbing_segments_follow_the_flags():
     lines = oc.path_climb_lines(pts, flags, lift=0.0)
     assert lines[0].count == 4
     np.testing.assert_allclose(lines[0].positions[0::2], pts[1:5])
+    # the smoothed curve: a thin line from the path's first point to its last, through
+    # every point (a straight path here: on the line itself)
+    curve = lines[-1]
+    assert curve.width == oc.PATH_CURVE_WIDTH and curve.count > len(pts)
+    np.testing.assert_allclose(curve.positions[[0, -1]], pts[[0, -1]], atol=1e-5)
+    chain = curve.positions.astype(float)
+    np.testing.assert_allclose(chain[1:-1:2], chain[2::2], atol=1e-6)  # joined end to end
+    assert len(oc.path_climb_lines(pts, flags, lift=0.0, curve=False)) == 2
     s = oc.path_climb_summary(flags)
     assert s == {"climb_moves": 4, "climb_by_move": {"ladder_on": 1, "ladder_climb": 2,
                                                      "mount": 1}}
