@@ -13,10 +13,11 @@ calls it. See docs/climbing.md, "In Blender".
 * A **ladder or pipe**: the vertical axis of the bounds of its points (mesh, curve or the
   bounds of anything else), one element per object.
 
-Per-object settings (:class:`ClimbObjectSettings`, i.e. ``core.climb.ElementOptions``;
-Object properties): the abilities the element needs (instead of its kind's), which climb
-moves may touch it and which links to the navmesh it gets; each item carries its object's
-settings into the core's graph build (:func:`core_items`).
+Per-object settings (:class:`ClimbObjectSettings`, i.e.
+``core.climb_options.ElementOptions``; Object properties): the abilities the element needs
+(instead of its kind's), which climb moves may touch it and which links to the navmesh it
+gets; each item carries its object's settings into the core's graph build
+(:func:`core_items`).
 """
 
 from __future__ import annotations

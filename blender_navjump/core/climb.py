@@ -11,7 +11,9 @@ numpy + numba only. The model follows the climb mesh of *Fuse* (see docs/climbin
    T or crossing: a crossing gives one node of degree 4); "along" edges between
    consecutive nodes of an element; implicit jump / drop / back-jump edges between the
    end and centre nodes of different elements, gated by distance, angle and a collision
-   probe against the scene's triangles.
+   probe against the scene's triangles. Per-element options (``core/climb_options.py``:
+   abilities, allowed moves, navmesh links; an item's optional fourth field) shape the
+   edges at both ends of each element.
 3. **Joined to the navmesh** (:func:`join_navmesh`, :class:`ClimbLinks`): mount, ladder-foot
    and hang links between climb nodes and walkable ground.
 
