@@ -1,7 +1,8 @@
 """``python -m blender_navjump path NAVMESH --start X Y Z --goal X Y Z ...``.
 
 Prints the path as JSON (found, status, length, cost, points, flags, stances, corridor,
-links, climbing, climb_edges; docs/path-queries.md and docs/climbing.md). Exit code 0
+links, climbing, climb_edges; with ``--curve SPACING`` also curve; docs/path-queries.md
+and docs/climbing.md). Exit code 0
 when a path was computed (found or partial); 2, with one line ``error: ...`` on stderr,
 for bad arguments, bad input or an unreadable or invalid navmesh (as ``bake``).
 """
@@ -40,6 +41,14 @@ def _parser() -> argparse.ArgumentParser:
                     help="comma-separated climbing abilities of the agent (climb, ladder, "
                          "pipe, shimmy, mount, back_jump; default all; '' for none); used "
                          "when the navmesh has a climb graph (docs/climbing.md)")
+    ap.add_argument("--curve", type=float, default=None, metavar="SPACING",
+                    help="also print 'curve': points SPACING metres apart along the "
+                         "smoothed C1 curve through the path's points (docs/path-queries.md)")
+    ap.add_argument("--curve-max-deviation", type=float, default=None, metavar="M",
+                    help="farthest the curve may stray from the path's polyline (metres, "
+                         "default 0.25)")
+    ap.add_argument("--curve-tension", type=float, default=None, metavar="T",
+                    help="curve tangent scale in [0, 3] (default 1; 0: the polyline)")
     ap.add_argument("--indent", type=int, default=None, help="indent the JSON output")
     return ap
 
@@ -74,7 +83,11 @@ def path_command(args: list[str]) -> int:
         except OSError as exc:
             raise ValueError(f"{ns.navmesh}: cannot read ({exc.strerror or exc})") from None
         query = NavQuery(navmesh, extents=ns.extents)
-        doc = query.find_path(ns.start, ns.goal, agent).to_dict()
+        curve = {k: v for k, v in (("max_deviation", ns.curve_max_deviation),
+                                   ("tension", ns.curve_tension)) if v is not None}
+        if curve and ns.curve is None:
+            raise ValueError("--curve-max-deviation and --curve-tension need --curve SPACING")
+        doc = query.find_path(ns.start, ns.goal, agent).to_dict(ns.curve, **curve)
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

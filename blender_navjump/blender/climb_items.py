@@ -13,9 +13,11 @@ calls it. See docs/climbing.md, "In Blender".
 * A **ladder or pipe**: the vertical axis of the bounds of its points (mesh, curve or the
   bounds of anything else), one element per object.
 
-Per-object settings (:class:`ClimbObjectSettings`, Object properties): the abilities its
-own moves need (instead of the kind's) and which links to the navmesh it gets; applied to
-a baked climb graph by :func:`apply_object_settings`.
+Per-object settings (:class:`ClimbObjectSettings`, i.e.
+``core.climb_options.ElementOptions``; Object properties): the abilities the element needs
+(instead of its kind's), which climb moves may touch it and which links to the navmesh it
+gets; each item carries its object's settings into the core's graph build
+(:func:`core_items`).
 """
 
 from __future__ import annotations
@@ -25,8 +27,10 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ..core.climb_options import ALL_LINKS, ElementOptions
 from ..core.kinds import (
     CLIMB_ABILITIES,
+    CLIMB_EDGE_KINDS,
     CLIMB_LADDER,
     CLIMB_LEDGE,
     CLIMB_LINK_KINDS,
@@ -48,7 +52,7 @@ ROLE_KINDS = {'LEDGE': CLIMB_LEDGE, 'LADDER': CLIMB_LADDER, 'PIPE': CLIMB_PIPE}
 # Two edges of a wire ledge meeting at a bend sharper than this (degrees) start a new ledge.
 BEND_DEG = 10.0
 _DUPLICATE_NUMBER = re.compile(r"\.\d{3,}$")
-ALL_LINK_KINDS = (1 << len(CLIMB_LINK_KINDS)) - 1
+ALL_LINK_KINDS = ALL_LINKS
 
 
 class ClimbItem(NamedTuple):
@@ -59,11 +63,9 @@ class ClimbItem(NamedTuple):
     points: np.ndarray  # (K, 3) float64, world, Z up
 
 
-class ClimbObjectSettings(NamedTuple):
-    """Per-object climbing settings (``navjump_climb_*`` Object properties)."""
-
-    abilities: int | None = None  # bit mask of CLIMB_ABILITIES its moves need; None: kind's
-    link_kinds: int = ALL_LINK_KINDS  # bit i: it gets links of CLIMB_LINK_KINDS[i]
+# Per-object climbing settings (``navjump_climb_*`` Object properties): the core's
+# per-element options (abilities or None for the kind's, moves, links).
+ClimbObjectSettings = ElementOptions
 
 
 def name_kind(name: str) -> int | None:
@@ -99,6 +101,14 @@ def link_kinds_mask(names) -> int:
     mask = 0
     for n in names:
         mask |= 1 << CLIMB_LINK_KINDS.index(n)
+    return mask
+
+
+def moves_mask(names) -> int:
+    """Bit mask of climb move names (``CLIMB_EDGE_KINDS``)."""
+    mask = 0
+    for n in names:
+        mask |= 1 << CLIMB_EDGE_KINDS.index(n)
     return mask
 
 
@@ -170,49 +180,13 @@ def item_object(item_name: str) -> str:
     return m.group(1) if m else item_name
 
 
-def apply_object_settings(navmesh, by_object: dict):
-    """``navmesh`` with per-object climbing settings applied to its climb graph.
-
-    ``by_object``: object name -> :class:`ClimbObjectSettings`. An element whose object
-    has ``abilities`` set needs those (and so do its "along" edges); a climb link at a node
-    is kept when some element owning the node allows its kind (``link_kinds``).
-    """
-    import dataclasses
-
-    names = [str(n) for n in np.asarray(navmesh.climb_element_name).tolist()]
-    if not names or not by_object:
-        return navmesh
-    settings = [by_object.get(item_object(n), ClimbObjectSettings()) for n in names]
-    el_ab = np.array(navmesh.climb_element_abilities, np.uint16, copy=True)
-    edge_ab = np.array(navmesh.climb_edge_abilities, np.uint16, copy=True)
-    edge_el = np.asarray(navmesh.climb_edge_element, np.int64)
-    own = np.full(len(names), ALL_LINK_KINDS, np.int64)
-    for e, s in enumerate(settings):  # one entry per element, not per node or edge
-        if s.abilities is not None:
-            el_ab[e] = s.abilities
-        own[e] = s.link_kinds
-    custom = np.array([s.abilities is not None for s in settings], np.bool_)
-    along = edge_el >= 0
-    sel = along & custom[np.clip(edge_el, 0, len(names) - 1)]
-    edge_ab[sel] = el_ab[edge_el[sel]]
-    # link kinds allowed at each node: OR over the elements whose along edges touch it
-    n_nodes = np.asarray(navmesh.climb_node_position).shape[0]
-    allowed = np.zeros(n_nodes, np.int64)
-    en = np.asarray(navmesh.climb_edge_nodes, np.int64).reshape(-1, 2)
-    for col in (0, 1):
-        np.bitwise_or.at(allowed, en[along, col], own[edge_el[along]])
-    lk = np.asarray(navmesh.climb_link_kind, np.int64)
-    ln = np.asarray(navmesh.climb_link_node, np.int64)
-    keep = (((allowed[ln] >> lk) & 1) == 1) if lk.size else np.zeros(0, np.bool_)
-    link_fields = {f: np.asarray(getattr(navmesh, f))[keep]
-                   for f in ("climb_link_kind", "climb_link_node", "climb_link_point",
-                             "climb_link_poly", "climb_link_bidirectional",
-                             "climb_link_length")}
-    stats = dict(navmesh.stats)
-    if "climb_links" in stats:
-        stats["climb_links"] = int(keep.sum())
-    return dataclasses.replace(navmesh, climb_element_abilities=el_ab,
-                               climb_edge_abilities=edge_ab, stats=stats, **link_fields)
+def core_items(items, by_object: dict) -> list[tuple]:
+    """``(name, kind, points, options)`` items for ``core.climb.add_climbing``: each item
+    with the settings of its object (``by_object``: object name -> settings; an object not
+    in it gets the defaults)."""
+    default = ElementOptions()
+    return [(i.name, i.kind, i.points, by_object.get(item_object(i.name), default))
+            for i in (ClimbItem(*tuple(it)[:3]) for it in items)]
 
 
 def found_ledge_inputs(gathered) -> dict:
@@ -242,7 +216,6 @@ def add_gathered_climbing(navmesh, gathered, settings):
         return navmesh, []
     from ..core.climb import add_climbing
 
-    out, warnings = add_climbing(navmesh, [tuple(i) for i in items], gathered.vertices,
-                                 gathered.triangles, settings,
-                                 **found_ledge_inputs(gathered))
-    return apply_object_settings(out, getattr(gathered, "climb_settings", {}) or {}), warnings
+    by_object = getattr(gathered, "climb_settings", {}) or {}
+    return add_climbing(navmesh, core_items(items, by_object), gathered.vertices,
+                        gathered.triangles, settings, **found_ledge_inputs(gathered))

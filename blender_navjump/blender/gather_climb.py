@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.climb_options import ALL_MOVES
 from .climb_items import (
     ALL_LINK_KINDS,
     ClimbItem,
@@ -17,6 +18,7 @@ from .climb_items import (
     abilities_mask,
     climb_kind,
     link_kinds_mask,
+    moves_mask,
     object_items,
 )
 
@@ -26,7 +28,8 @@ def object_settings(obj) -> ClimbObjectSettings:
     custom = bool(getattr(obj, "navjump_climb_custom", False))
     abilities = abilities_mask(getattr(obj, "navjump_climb_abilities", ())) if custom else None
     kinds = getattr(obj, "navjump_climb_links", None)
-    return ClimbObjectSettings(abilities,
+    moves = getattr(obj, "navjump_climb_moves", None)
+    return ClimbObjectSettings(abilities, ALL_MOVES if moves is None else moves_mask(moves),
                                ALL_LINK_KINDS if kinds is None else link_kinds_mask(kinds))
 
 

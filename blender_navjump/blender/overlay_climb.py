@@ -49,6 +49,8 @@ ELEMENT_WIDTH = 5.0
 EDGE_WIDTH = 2.0
 NODE_WIDTH = 2.0
 PATH_CLIMB_WIDTH = 5.0
+PATH_CURVE_WIDTH = 2.0
+PATH_CURVE_SPACING = 0.2  # metres between the drawn curve's samples
 NODE_SIZE = 0.12   # half-length of a node's cross arms (m)
 ARROW_SIZE = 0.2
 # path-point flags that start a climbing move (core/query/climb.py): every flag from
@@ -182,9 +184,11 @@ def climbing_segments(flags) -> np.ndarray:
     return np.nonzero(fl[:-1] >= FIRST_CLIMB_FLAG)[0]
 
 
-def path_climb_lines(points, flags, lift: float = 0.1) -> list[LineSet]:
+def path_climb_lines(points, flags, lift: float = 0.1, curve: bool = True) -> list[LineSet]:
     """The climbing moves of a test path: their segments in the path-climbing colour, over
-    the path's own line, and a diamond at every point where a climbing move starts."""
+    the path's own line, a diamond at every point where a climbing move starts and (with
+    ``curve``) the path's smoothed curve (``core/query/curve.py``) as a thin line in the
+    same colour."""
     pts = np.asarray(points if points is not None else np.zeros((0, 3)), np.float64)
     pts = pts.reshape(-1, 3)
     fl = np.asarray(flags, np.int64).reshape(-1)
@@ -194,8 +198,14 @@ def path_climb_lines(points, flags, lift: float = 0.1) -> list[LineSet]:
     if idx.size == 0:
         return []
     p = pts + np.array([0.0, 0.0, lift])
-    return [_lineset(p[idx], p[idx + 1], PATH_CLIMB_COLOR, PATH_CLIMB_WIDTH),
-            _lineset(*_diamond(p[idx], 0.2), PATH_CLIMB_COLOR, PATH_CLIMB_WIDTH)]
+    out = [_lineset(p[idx], p[idx + 1], PATH_CLIMB_COLOR, PATH_CLIMB_WIDTH),
+           _lineset(*_diamond(p[idx], 0.2), PATH_CLIMB_COLOR, PATH_CLIMB_WIDTH)]
+    if curve:
+        from ..core.query.curve import path_curve  # the core is loaded once a path exists
+
+        c = path_curve(p, fl).sample(PATH_CURVE_SPACING).points
+        out.append(_lineset(c[:-1], c[1:], PATH_CLIMB_COLOR, PATH_CURVE_WIDTH))
+    return out
 
 
 def path_climb_summary(flags) -> dict:

@@ -49,6 +49,7 @@ class NAVJUMP_PT_object_climb(Panel):
         col = layout.column(align=True)
         col.active = obj.navjump_climb_custom
         col.prop(obj, "navjump_climb_abilities")
+        layout.prop(obj, "navjump_climb_moves")
         layout.prop(obj, "navjump_climb_links")
 
 

@@ -2,7 +2,8 @@
 
 * Object (Object properties > NavJump > Climbing, :mod:`.panel_climb`):
   ``navjump_climb_custom`` / ``navjump_climb_abilities`` (the abilities this element's
-  moves need, instead of its kind's) and ``navjump_climb_links`` (which links to the
+  moves need, instead of its kind's), ``navjump_climb_moves`` (the climb moves that may
+  touch it: along, jump, drop, back jump) and ``navjump_climb_links`` (which links to the
   navmesh it gets); ``navjump_find_ledges`` (walkable objects: may its wall tops become
   found ledges, ``auto_ledges``). The role itself is ``navjump_role`` (props.ROLE_ITEMS:
   Ledge, Ladder, Pipe besides Walkable, Obstacle, Ignored).
@@ -17,6 +18,7 @@ from bpy.types import PropertyGroup
 from ..core.kinds import (
     CLIMB_ABILITIES,
     CLIMB_EDGE_COLORS,
+    CLIMB_EDGE_KINDS,
     CLIMB_ELEMENT_COLORS,
     CLIMB_LINK_COLORS,
     CLIMB_LINK_KINDS,
@@ -42,6 +44,16 @@ LINK_DESCRIPTIONS = {
 }
 LINK_ITEMS = tuple((name, name.replace("_", " ").title(), LINK_DESCRIPTIONS[name])
                    for name in CLIMB_LINK_KINDS)
+MOVE_DESCRIPTIONS = {
+    "along": "Move along it: shimmy along a ledge, climb a ladder or pipe",
+    "jump": "Jump to or from it (another climb element nearby)",
+    "drop": "Drop from it onto an element below, or onto it from one above",
+    "back_jump": "Jump backwards between it and a parallel ledge behind",
+}
+MOVE_LABELS = {"along": "Along (Shimmy, Climb)", "jump": "Jump", "drop": "Drop",
+               "back_jump": "Back Jump"}
+MOVE_ITEMS = tuple((name, MOVE_LABELS[name], MOVE_DESCRIPTIONS[name])
+                   for name in CLIMB_EDGE_KINDS)
 
 
 def _object_changed(self, context):
@@ -119,7 +131,13 @@ _OBJECT_PROPS = (
     ("navjump_climb_abilities", lambda: EnumProperty(
         name="Abilities", items=ABILITY_ITEMS, options={'ENUM_FLAG'},
         default={"climb", "shimmy"}, update=_object_changed,
-        description="Abilities an agent needs to move along this element")),
+        description="Abilities an agent needs to move along this element; all but Shimmy "
+                    "are needed for every jump or drop to or from it too")),
+    ("navjump_climb_moves", lambda: EnumProperty(
+        name="Moves", items=MOVE_ITEMS, options={'ENUM_FLAG'},
+        default=set(CLIMB_EDGE_KINDS), update=_object_changed,
+        description="Which climb moves this element allows; a jump, drop or back jump "
+                    "between two elements needs both to allow it")),
     ("navjump_find_ledges", lambda: BoolProperty(
         name="Find Ledges", default=True, update=_object_changed,
         description="With climbing and Find Ledges on in the bake settings, the top edges of "

@@ -11,7 +11,9 @@ numpy + numba only. The model follows the climb mesh of *Fuse* (see docs/climbin
    T or crossing: a crossing gives one node of degree 4); "along" edges between
    consecutive nodes of an element; implicit jump / drop / back-jump edges between the
    end and centre nodes of different elements, gated by distance, angle and a collision
-   probe against the scene's triangles.
+   probe against the scene's triangles. Per-element options (``core/climb_options.py``:
+   abilities, allowed moves, navmesh links; an item's optional fourth field) shape the
+   edges at both ends of each element.
 3. **Joined to the navmesh** (:func:`join_navmesh`, :class:`ClimbLinks`): mount, ladder-foot
    and hang links between climb nodes and walkable ground.
 
@@ -37,6 +39,7 @@ from .climb_geom import (
     _segment_hits,
     triangle_grid,
 )
+from .climb_options import ALL_LINKS, ALL_MOVES, ElementOptions
 from .kinds import (
     ABILITY_BACK_JUMP,
     ABILITY_CLIMB,
@@ -68,6 +71,9 @@ ELEMENT_ABILITIES = {
 }
 _ELEMENT_ABILITY_TABLE = np.array([ELEMENT_ABILITIES[k] for k in range(len(CLIMB_ELEMENT_KINDS))],
                                   np.uint16)
+# An element's abilities minus these are what an agent needs to hold on to it at all, and
+# so what every implicit edge to or from it needs too (shimmying is its along move only).
+ALONG_ONLY_ABILITIES = ABILITY_SHIMMY
 
 # Node spacing along an element (metres): nodes at both ends and evenly spaced at most this
 # far apart, never fewer than 3 (ends and centre, as in Fuse).
@@ -95,6 +101,8 @@ class ClimbElements(NamedTuple):
     ends: np.ndarray  # (E, 2, 3) float64: p0, p1 (ledges: any order; vertical: bottom, top)
     abilities: np.ndarray  # (E,) uint16 bit mask of CLIMB_ABILITIES the element needs
     name: np.ndarray  # (E,) str: the source object's name
+    moves: np.ndarray  # (E,) uint8 bit mask of CLIMB_EDGE_KINDS allowed to touch it
+    links: np.ndarray  # (E,) uint8 bit mask of CLIMB_LINK_KINDS allowed at its nodes
 
 
 class ClimbParams(NamedTuple):
@@ -145,7 +153,16 @@ class ClimbLinks(NamedTuple):
 
 def empty_elements() -> ClimbElements:
     return ClimbElements(np.zeros(0, np.int8), np.zeros((0, 2, 3)), np.zeros(0, np.uint16),
-                         np.zeros(0, dtype=str))
+                         np.zeros(0, dtype=str), np.zeros(0, np.uint8), np.zeros(0, np.uint8))
+
+
+def item_options(item) -> ElementOptions:
+    """The :class:`ElementOptions` of a ``(name, kind, points[, options])`` item."""
+    opts = item[3] if len(item) > 3 and item[3] is not None else ElementOptions()
+    if not isinstance(opts, ElementOptions):
+        opts = ElementOptions(*opts)
+    opts.check(item[0])
+    return opts
 
 
 # ------------------------------------------------------------------------ elements
@@ -229,12 +246,13 @@ def _element_segments(points, start, kind, top_tol):
 
 
 def _segments_of(items) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(segments (E, 2, 3), status (E,), lengths (E,)) of ``(name, kind, points)`` items."""
-    pts = [np.asarray(p, np.float64).reshape(-1, 3) for _, _, p in items]
+    """(segments (E, 2, 3), status (E,), lengths (E,)) of ``(name, kind, points[, options])``
+    items."""
+    pts = [np.asarray(it[2], np.float64).reshape(-1, 3) for it in items]
     start = np.zeros(len(pts) + 1, np.int64)
     np.cumsum([p.shape[0] for p in pts], out=start[1:])
     flat = np.concatenate(pts) if pts else np.zeros((0, 3))
-    kind = np.array([int(k) for _, k, _ in items], np.int8)
+    kind = np.array([int(it[1]) for it in items], np.int8)
     seg, status = _element_segments(flat, start, kind, LEDGE_TOP_TOLERANCE)
     return seg, status, np.linalg.norm(seg[:, 1] - seg[:, 0], axis=1)
 
@@ -268,7 +286,8 @@ def element_from_points(name: str, kind: int, points) -> tuple[np.ndarray | None
 
 
 def make_elements(items, scene_bounds=None) -> tuple[ClimbElements, list[str]]:
-    """Elements from ``(name, kind, points)`` items; returns (elements, warnings).
+    """Elements from ``(name, kind, points)`` or ``(name, kind, points, options)`` items
+    (:class:`ElementOptions`); returns (elements, warnings).
 
     Refused with a warning naming the object (the rest are kept): an element that is too
     short, one farther than ``OUTSIDE_SCENE_MARGIN`` from ``scene_bounds`` ((2, 3) min/max
@@ -278,6 +297,7 @@ def make_elements(items, scene_bounds=None) -> tuple[ClimbElements, list[str]]:
     warnings: list[str] = []
     if not items:
         return empty_elements(), warnings
+    options = [item_options(it) for it in items]
     all_segs, status, length = _segments_of(items)
     ok = np.ones(len(items), np.bool_)
     if scene_bounds is not None:
@@ -320,8 +340,13 @@ def make_elements(items, scene_bounds=None) -> tuple[ClimbElements, list[str]]:
                             f"skipped")
     keep = np.array([k for k in range(segs.shape[0]) if k not in dropped], np.int64)
     kinds = kinds[keep]
-    return ClimbElements(kinds, segs[keep], _ELEMENT_ABILITY_TABLE[kinds],
-                         np.array([names[k] for k in keep.tolist()], dtype=str)), warnings
+    opts = [options[int(idx[k])] for k in keep.tolist()]
+    abilities = np.array([_ELEMENT_ABILITY_TABLE[kd] if o.abilities is None else o.abilities
+                          for kd, o in zip(kinds.tolist(), opts, strict=True)], np.uint16)
+    return ClimbElements(kinds, segs[keep], abilities,
+                         np.array([names[k] for k in keep.tolist()], dtype=str),
+                         np.array([o.moves for o in opts], np.uint8),
+                         np.array([o.links for o in opts], np.uint8)), warnings
 
 
 def _overlap_length(s, t) -> float:
@@ -620,9 +645,11 @@ def _along_edges(base, node_of, abilities):
 
 @njit(cache=True)
 def _implicit_links(kind, axes, base, node_of, pos, pairs, merge, max_dist, max_up,
-                    max_drop, par_cos):
+                    max_drop, par_cos, moves, hold):
     """Implicit links between the test nodes (ends and centre) of element pairs that share
     no node: rows (a, b, kind, -1, abilities, bidirectional); see :func:`build_climb_graph`.
+    A link of kind k exists only when both elements allow it (bit k of ``moves``) and needs
+    the holding abilities (``hold``) of both.
     """
     out = np.zeros((pairs.shape[0] * 5 + 1, 6), np.int64)
     k = 0
@@ -648,6 +675,8 @@ def _implicit_links(kind, axes, base, node_of, pos, pairs, merge, max_dist, max_
         test_a[4], test_b[4] = mid_i, mid_j
         both_ledges = kind[i] == CLIMB_LEDGE and kind[j] == CLIMB_LEDGE
         parallel = abs(_dot(axes[i], axes[j])) >= par_cos
+        allowed = moves[i] & moves[j]
+        pair_abil = ABILITY_CLIMB | hold[i] | hold[j]
         for q in range(5):
             a, b = test_a[q], test_b[q]
             if a == b:
@@ -662,7 +691,7 @@ def _implicit_links(kind, axes, base, node_of, pos, pairs, merge, max_dist, max_
             low, high = (a, b) if dz >= 0 else (b, a)
             rise = abs(dz)
             up_angle = math.atan2(rise, horiz)
-            abil = ABILITY_CLIMB
+            abil = pair_abil
             if dist <= max_dist and up_angle <= max_up + 1e-12:
                 edge = CLIMB_EDGE_JUMP
                 if both_ledges and parallel and horiz > merge:
@@ -671,10 +700,12 @@ def _implicit_links(kind, axes, base, node_of, pos, pairs, merge, max_dist, max_
                     if along < 0.5:
                         edge = CLIMB_EDGE_BACK_JUMP
                         abil |= ABILITY_BACK_JUMP
-                out[k, 0], out[k, 1], out[k, 2] = low, high, edge
-                out[k, 3], out[k, 4], out[k, 5] = -1, abil, 1
-                k += 1
-            elif horiz <= max_dist and rise <= max_drop and rise > 0:
+                if (allowed >> edge) & 1:
+                    out[k, 0], out[k, 1], out[k, 2] = low, high, edge
+                    out[k, 3], out[k, 4], out[k, 5] = -1, abil, 1
+                    k += 1
+            elif horiz <= max_dist and rise <= max_drop and rise > 0 \
+                    and (allowed >> CLIMB_EDGE_DROP) & 1:
                 out[k, 0], out[k, 1], out[k, 2] = high, low, CLIMB_EDGE_DROP
                 out[k, 3], out[k, 4], out[k, 5] = -1, abil, 0
                 k += 1
@@ -719,7 +750,9 @@ def build_climb_graph(elements: ClimbElements, params: ClimbParams | None = None
     node_of, pos = _merge_nodes(ends, base, t_all, contacts)
     element_nodes = np.split(node_of.astype(np.int32), base[1:-1]) if n_el else []
     abilities = np.asarray(elements.abilities, np.int64)
+    moves = np.asarray(elements.moves, np.int64)
     along = _along_edges(base, node_of, abilities)
+    along = along[(moves[along[:, 3]] >> CLIMB_EDGE_ALONG) & 1 == 1]
     along = along[_first_of_each_pair(along, pos.shape[0])]
 
     # 3. implicit links between test nodes (ends and centre) of different elements:
@@ -733,7 +766,8 @@ def build_climb_graph(elements: ClimbElements, params: ClimbParams | None = None
         implicit = _implicit_links(
             np.asarray(elements.kind, np.int64), axes, base, node_of, pos, pairs,
             float(params.merge_distance), reach, math.radians(params.max_link_angle),
-            float(params.max_drop_height), math.cos(math.radians(BACK_JUMP_PARALLEL_DEG)))
+            float(params.max_drop_height), math.cos(math.radians(BACK_JUMP_PARALLEL_DEG)),
+            moves, abilities & ~np.int64(ALONG_ONLY_ABILITIES))
     rows = np.concatenate([along, implicit])
     keep = _first_of_each_pair(rows, pos.shape[0])
     keep = keep[keep >= along.shape[0]]  # an implicit link only where no edge is yet
@@ -854,7 +888,8 @@ def join_navmesh(navmesh, elements: ClimbElements, graph: ClimbGraph,
                                       zlo, zhi, float(params.reach))
     got = found_t >= 0
     linked = np.zeros(n_el, np.bool_)
-    linked[q_el[got]] = True
+    linked[q_el[got]] = True  # (the warning is about the ground, not the element's links)
+    got &= ((np.asarray(elements.links, np.int64)[q_el] >> q_kind) & 1) == 1
     for e in np.nonzero(~linked)[0].tolist():
         warnings.append(f"{CLIMB_ELEMENT_KINDS[int(elements.kind[e])]} "
                         f"{str(elements.name[e])!r}: no walkable ground within "
@@ -939,7 +974,9 @@ def add_found_ledges(elements: ClimbElements, found) -> ClimbElements:
         np.concatenate([ends, found.ends[keep].reshape(-1, 2, 3)]),
         np.concatenate([np.asarray(elements.abilities, np.uint16),
                         _ELEMENT_ABILITY_TABLE[kind]]),
-        np.array([*map(str, elements.name), *(found.name[k] for k in keep)], dtype=str))
+        np.array([*map(str, elements.name), *(found.name[k] for k in keep)], dtype=str),
+        np.concatenate([np.asarray(elements.moves, np.uint8), np.full(n, ALL_MOVES, np.uint8)]),
+        np.concatenate([np.asarray(elements.links, np.uint8), np.full(n, ALL_LINKS, np.uint8)]))
 
 
 def add_climbing(navmesh, items, vertices, triangles, settings,

@@ -187,11 +187,70 @@ def test_per_object_abilities_and_ground_links(bpy, ext, scene):
     assert k.CLIMB_LINK_MOUNT in set(nm.climb_link_kind[~at_ledge].tolist())
 
 
+def _nodes_of(nm, names, name):
+    return set().union(*[set(n.tolist()) for n in _element_nodes(nm, names.index(name))])
+
+
+def _element_nodes(nm, e):
+    """The nodes of element e: its along edges' ends, or its segment's ends when it has
+    none (a ladder with no along moves)."""
+    along = nm.climb_edge_nodes[nm.climb_edge_element == e]
+    if along.size:
+        return [along.ravel()]
+    ends = nm.climb_element_ends[e]
+    d = np.linalg.norm(nm.climb_node_position[:, None, :] - ends[None], axis=2).min(axis=1)
+    return [np.nonzero(d < 1e-6)[0]]
+
+
+def test_per_object_moves_and_abilities_change_the_implicit_edges(bpy, ext, scene):
+    """The pipe's Moves without jumps and drops: no implicit edge at its nodes (its own
+    climb stays); the ladder's custom abilities: every implicit edge at it needs them."""
+    k = ext.kinds
+    _climbing_wall(bpy)
+    _bake(bpy, scene)
+    before = ext.storage.load_navmesh(scene)
+    names = [str(n) for n in before.climb_element_name]
+    pipe = _nodes_of(before, names, "Drain-pipe.001")
+    implicit = before.climb_edge_kind != k.CLIMB_EDGE_ALONG
+    at_pipe = implicit & np.isin(before.climb_edge_nodes, list(pipe)).any(axis=1)
+    assert at_pipe.any()  # the pipe's top is a jump from the ledge along the wall top
+    pipe_obj = bpy.data.objects["Drain-pipe.001"]
+    pipe_obj.navjump_climb_moves = {"along"}
+    ladder = bpy.data.objects["Ladder"]
+    ladder.navjump_climb_custom = True
+    ladder.navjump_climb_abilities = {"ladder", "mount"}
+    _bake(bpy, scene)
+    nm = ext.storage.load_navmesh(scene)
+    assert [str(n) for n in nm.climb_element_name] == names
+    implicit = nm.climb_edge_kind != k.CLIMB_EDGE_ALONG
+    assert not (implicit & np.isin(nm.climb_edge_nodes, list(pipe)).any(axis=1)).any()
+    e = names.index("Drain-pipe.001")
+    np.testing.assert_array_equal(nm.climb_edge_nodes[nm.climb_edge_element == e],
+                                  before.climb_edge_nodes[before.climb_edge_element == e])
+    lad = _nodes_of(nm, names, "Ladder")
+    at_lad = implicit & np.isin(nm.climb_edge_nodes, list(lad)).any(axis=1)
+    need = k.ABILITY_CLIMB | k.ABILITY_LADDER | k.ABILITY_MOUNT
+    assert np.all(nm.climb_edge_abilities[at_lad] & need == need)
+    # the other implicit edges are those of the first bake
+    rest_before = implicit_rows(before, k, pipe | lad)
+    assert implicit_rows(nm, k, pipe | lad) == rest_before
+
+
+def implicit_rows(nm, k, away):
+    rows = set()
+    for (a, b), kind, abil in zip(nm.climb_edge_nodes.tolist(), nm.climb_edge_kind.tolist(),
+                                  nm.climb_edge_abilities.tolist(), strict=True):
+        if kind != k.CLIMB_EDGE_ALONG and a not in away and b not in away:
+            rows.add((a, b, kind, abil))
+    return rows
+
+
 def test_save_and_reopen_keep_roles_settings_and_the_climb_graph(bpy, ext, scene, tmp_path):
     _climbing_wall(bpy)
     bpy.data.objects["Ladder"].navjump_climb_custom = True
     bpy.data.objects["Ladder"].navjump_climb_abilities = {"ladder"}
     bpy.data.objects["Top"].navjump_climb_links = {"mount", "hang"}
+    bpy.data.objects["Drain-pipe.001"].navjump_climb_moves = {"along", "drop"}
     _bake(bpy, scene)
     before = ext.storage.load_navmesh(scene)
     path = tmp_path / "climb.blend"
@@ -204,6 +263,7 @@ def test_save_and_reopen_keep_roles_settings_and_the_climb_graph(bpy, ext, scene
     assert bpy.data.objects["Ladder"].navjump_climb_custom
     assert set(bpy.data.objects["Ladder"].navjump_climb_abilities) == {"ladder"}
     assert set(bpy.data.objects["Top"].navjump_climb_links) == {"mount", "hang"}
+    assert set(bpy.data.objects["Drain-pipe.001"].navjump_climb_moves) == {"along", "drop"}
     assert scene.navjump.climbing_enabled
     after = ext.storage.load_navmesh(scene)
     assert after.climb_element_count == 4
@@ -438,7 +498,7 @@ def test_climbing_panels_draw_settings_counts_and_legend(bpy, navjump, ext, scen
     log = _draw(bpy, navjump, "NAVJUMP_PT_object_climb")
     assert any("Pipe (from its name)" in t for t in log["labels"])
     assert any("Climbing is off" in t for t in log["labels"])
-    assert {"navjump_climb_custom", "navjump_climb_abilities",
+    assert {"navjump_climb_custom", "navjump_climb_abilities", "navjump_climb_moves",
             "navjump_climb_links"} <= set(log["props"])
     assert _draw(bpy, navjump, "NAVJUMP_PT_result_climb") is None  # nothing baked yet
     _bake(bpy, scene)

@@ -113,23 +113,38 @@ def tower():
     return nm, gathered, s, out
 
 
+def _with_settings(tower, by_object):
+    nm, gathered, s, _out = tower
+    out, warnings = ci.add_gathered_climbing(
+        nm, types.SimpleNamespace(**{**vars(gathered), "climb_settings": by_object}), s)
+    assert warnings == []
+    return out
+
+
 def test_no_settings_change_nothing_and_climbing_off_adds_nothing(tower):
     nm, gathered, s, out = tower
     assert out.climb_element_count == 2
-    same = ci.apply_object_settings(out, {"Lad": ci.ClimbObjectSettings()})
-    for f in out.array_fields():
-        np.testing.assert_array_equal(getattr(same, f), getattr(out, f), err_msg=f)
+    same = _with_settings(tower, {"Lad": ci.ClimbObjectSettings()})
+    assert same.equals(out)
     off, warnings = ci.add_gathered_climbing(nm, gathered,
                                              dataclasses.replace(s, climbing_enabled=False))
     assert off is nm and warnings == []
 
 
+def test_core_items_carry_each_objects_settings():
+    _v, _t, items = _tower_scene()
+    lad = ci.ClimbObjectSettings(abilities=kinds.ABILITY_PIPE)
+    got = ci.core_items(items, {"Lad": lad})
+    assert [(i[0], i[3]) for i in got] == [("Lad", lad), ("Rim[0]", ci.ClimbObjectSettings())]
+    assert ci.moves_mask(["along", "drop"]) == 1 | 4
+
+
 def test_custom_abilities_and_link_kinds_apply_to_their_element_only(tower):
-    _nm, _g, _s, out = tower
+    out = tower[3]
     k = kinds
-    got = ci.apply_object_settings(out, {
+    got = _with_settings(tower, {
         "Lad": ci.ClimbObjectSettings(abilities=k.ABILITY_PIPE),
-        "Rim": ci.ClimbObjectSettings(link_kinds=ci.link_kinds_mask(["hang"]))})
+        "Rim": ci.ClimbObjectSettings(links=ci.link_kinds_mask(["hang"]))})
     names = [str(n) for n in got.climb_element_name]
     lad, rim = names.index("Lad"), names.index("Rim[0]")
     assert got.climb_element_abilities[lad] == k.ABILITY_PIPE
@@ -138,6 +153,12 @@ def test_custom_abilities_and_link_kinds_apply_to_their_element_only(tower):
     rim_edges = out.climb_edge_element == rim
     np.testing.assert_array_equal(got.climb_edge_abilities[rim_edges],
                                   out.climb_edge_abilities[rim_edges])
+    # the implicit edges between the ladder and the rim need the ladder's abilities now
+    implicit = got.climb_edge_kind != k.CLIMB_EDGE_ALONG
+    assert implicit.any()
+    assert np.all(got.climb_edge_abilities[implicit] == k.ABILITY_CLIMB | k.ABILITY_PIPE)
+    assert np.all(out.climb_edge_abilities[out.climb_edge_kind != k.CLIMB_EDGE_ALONG]
+                  == k.ABILITY_CLIMB | k.ABILITY_LADDER)
     rim_nodes = np.unique(out.climb_edge_nodes[rim_edges])
     lad_nodes = np.unique(out.climb_edge_nodes[out.climb_edge_element == lad])
     only_rim = np.setdiff1d(rim_nodes, lad_nodes)
@@ -148,6 +169,21 @@ def test_custom_abilities_and_link_kinds_apply_to_their_element_only(tower):
     # the ladder's links are untouched
     np.testing.assert_array_equal(got.climb_link_kind[~after], out.climb_link_kind[~before])
     assert got.stats["climb_links"] == got.climb_link_kind.shape[0]
+
+
+def test_moves_of_an_object_remove_its_edges(tower):
+    out = tower[3]
+    k = kinds
+    assert (out.climb_edge_kind == k.CLIMB_EDGE_JUMP).any()
+    got = _with_settings(tower, {
+        "Rim": ci.ClimbObjectSettings(moves=ci.moves_mask(["drop", "back_jump"]))})
+    names = [str(n) for n in got.climb_element_name]
+    rim = names.index("Rim[0]")
+    assert not (got.climb_edge_element == rim).any()  # no shimmying along it
+    assert not (got.climb_edge_kind == k.CLIMB_EDGE_JUMP).any()  # no jumps to or from it
+    lad = names.index("Lad")
+    np.testing.assert_array_equal(got.climb_edge_nodes[got.climb_edge_element == lad],
+                                  out.climb_edge_nodes[out.climb_edge_element == lad])
 
 
 # ------------------------------------------------------------------ overlay geometry
@@ -195,6 +231,14 @@ def test_path_climbing_segments_follow_the_flags():
     lines = oc.path_climb_lines(pts, flags, lift=0.0)
     assert lines[0].count == 4
     np.testing.assert_allclose(lines[0].positions[0::2], pts[1:5])
+    # the smoothed curve: a thin line from the path's first point to its last, through
+    # every point (a straight path here: on the line itself)
+    curve = lines[-1]
+    assert curve.width == oc.PATH_CURVE_WIDTH and curve.count > len(pts)
+    np.testing.assert_allclose(curve.positions[[0, -1]], pts[[0, -1]], atol=1e-5)
+    chain = curve.positions.astype(float)
+    np.testing.assert_allclose(chain[1:-1:2], chain[2::2], atol=1e-6)  # joined end to end
+    assert len(oc.path_climb_lines(pts, flags, lift=0.0, curve=False)) == 2
     s = oc.path_climb_summary(flags)
     assert s == {"climb_moves": 4, "climb_by_move": {"ladder_on": 1, "ladder_climb": 2,
                                                      "mount": 1}}

@@ -4,6 +4,7 @@ Cost model and flags: docs/path-queries.md.
 """
 
 from .batch_kernel import FLAG_NAMES, STATUS_NAMES
+from .curve import PathCurve, path_curve
 from .filter import AgentFilter
 from .path import (
     DEFAULT_EXTENTS,
@@ -22,11 +23,13 @@ __all__ = [
     "FLAG_NAMES",
     "NavQuery",
     "PathBatch",
+    "PathCurve",
     "PathResult",
     "STATUS_NAMES",
     "far_apart_points",
     "find_path",
     "find_paths",
+    "path_curve",
     "query_for",
     "random_navmesh_points",
 ]

@@ -35,6 +35,7 @@ from .batch_kernel import (
     solve_batch,
 )
 from .climb import CLIMB_FLAGS, check_penalty, solve_with_climbing
+from .curve import DEFAULT_MAX_DEVIATION, DEFAULT_TENSION, PathCurve, path_curve
 from .filter import AgentFilter
 from .graph import QueryData, build_query_data
 from .spatial import nearest_polygon, nearest_polygon_anywhere
@@ -89,8 +90,16 @@ class PathResult:
     def links_used(self) -> np.ndarray:
         return self.corridor_links[self.corridor_links >= 0]
 
-    def to_dict(self) -> dict:
-        return {
+    def curve(self, tension: float = DEFAULT_TENSION,
+              max_deviation: float = DEFAULT_MAX_DEVIATION) -> PathCurve:
+        """The smoothed C1 curve through the points, respecting their flags
+        (:func:`.curve.path_curve`; docs/path-queries.md, "Smoothed curve")."""
+        return path_curve(self.points, self.flags, tension, max_deviation)
+
+    def to_dict(self, curve_spacing: float | None = None, **curve_options) -> dict:
+        """The JSON form (the ``path`` command's output); with ``curve_spacing`` (metres)
+        also ``curve``: points of :meth:`curve` (``curve_options``) that far apart."""
+        doc = {
             "found": bool(self.found),
             "status": self.status,
             "length": float(self.length),
@@ -104,6 +113,10 @@ class PathResult:
             "climbing": self.climbing,
             "climb_edges": [int(k) for k in self.climb_edges],
         }
+        if curve_spacing is not None:
+            samples = self.curve(**curve_options).sample(curve_spacing)
+            doc["curve"] = [[float(v) for v in p] for p in samples.points]
+        return doc
 
 
 class PathBatch:
