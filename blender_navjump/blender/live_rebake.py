@@ -92,8 +92,17 @@ def settings_signature(scene) -> Signature:
         values = {"error": str(exc)}
     source = (pg.source, pg.source_collection.name if pg.source_collection else "",
               pg.bounds_object.name if pg.bounds_object else "")
-    objects = sum(1 for obj in scene.objects if not gather.is_result_object(obj))
-    return make_signature(values, source, objects)
+    return make_signature(values, source, _object_count(scene))
+
+
+def _object_count(scene) -> int:
+    """The scene's objects, NavJump's results not counted (without a walk over them)."""
+    from .storage import result_collection
+
+    coll = result_collection(scene)
+    ours = sum(1 for obj in coll.all_objects if gather.is_result_object(obj)) \
+        if coll is not None else 0
+    return len(scene.objects) - ours
 
 
 def _roles(scene) -> dict[str, str]:
@@ -125,7 +134,10 @@ def change_reason(scene, depsgraph=None, ignore_geometry: bool = False) -> str:
     if depsgraph is None:
         now = _roles(scene)
         _state.roles[uid] = now
-        return role_change(roles, now)
+        reason = role_change(roles, now)
+        if reason:
+            _state.objects.mark_unknown()
+        return reason
     reason = ""
     for update in depsgraph.updates:
         obj = update.id
@@ -135,13 +147,17 @@ def change_reason(scene, depsgraph=None, ignore_geometry: bool = False) -> str:
         if obj is None or gather.is_result_object(obj):
             continue
         role = obj.navjump_role  # type: ignore[attr-defined]  # added by props.register()
-        reason = reason or role_change(roles, {obj.name: role})
+        role_reason = role_change(roles, {obj.name: role})
+        if role_reason:
+            _state.objects.mark_unknown()  # the gather walks every object again
+        reason = reason or role_reason
         roles[obj.name] = role
         if ignore_geometry or obj.type not in gather.GEOMETRY_TYPES | {'EMPTY'}:
             continue
         if update.is_updated_geometry:
             _state.objects.invalidate(obj.name)
         if update.is_updated_geometry or update.is_updated_transform:
+            _state.objects.touch(obj.name)
             reason = reason or f"{obj.name} changed"
     return reason
 
@@ -177,6 +193,12 @@ def stop() -> None:
     _state.generation += 1
     if _state.running is not None:
         _state.running.job.cancel()
+
+
+def object_settings_changed() -> None:
+    """An object's NavJump settings changed (its volume, link, area, climbing settings):
+    the next gather reads every object (the depsgraph does not report these)."""
+    _state.objects.mark_unknown()
 
 
 def pending() -> bool:
@@ -316,7 +338,7 @@ def finish(wait: bool = True) -> dict | None:
     report = _Report()
     _state.storing = True  # our own result objects change: not an edit
     try:
-        ok = ops_bake.finish(scene, run.job, report) == {'FINISHED'}
+        ok = ops_bake.finish(scene, run.job, report, compress=False) == {'FINISHED'}
     finally:
         _state.storing = False
     _state.error = report.error if not ok else ""

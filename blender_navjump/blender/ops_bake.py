@@ -201,9 +201,10 @@ def prepare(context, report, gather=None):
     return settings, gathered
 
 
-def finish(scene, job: BakeJob, report) -> set[str]:
+def finish(scene, job: BakeJob, report, compress: bool | None = None) -> set[str]:
     """Report the job's outcome; store the result only when it succeeded (the previous
-    result stays until the new one is completely built)."""
+    result stays until the new one is completely built). ``compress``: see
+    :func:`.storage.write_result` (Auto re-bake stores the blob uncompressed)."""
     from .. import core
 
     if job.cancelled:
@@ -232,7 +233,7 @@ def finish(scene, job: BakeJob, report) -> set[str]:
                    "bake_seconds": job.seconds}
     try:
         storage.write_result(scene, navmesh, gather_info, warnings, debug=job.debug,
-                             agents=job.results)
+                             agents=job.results, compress=compress)
     except Exception as exc:
         log.exception("Storing the NavJump result failed")
         report({'ERROR'}, f"Storing the NavJump result failed: {exc}")

@@ -40,6 +40,7 @@ def nav_settings_changed(owner, reason: str) -> None:
     if isinstance(owner, bpy.types.Scene):
         scenes = [owner]
     else:
+        live_rebake.object_settings_changed()
         scenes = [sc for sc in bpy.data.scenes if owner.name in sc.objects]
     for scene in scenes:
         pg = getattr(scene, "navjump_overlay", None)
