@@ -144,7 +144,7 @@ def _one_edit(bpy, live, edit, tag_scene: bool = True) -> dict:
             "store_ms": timings["store_ms"], "overlay_ms": timings["overlay_ms"],
             "depsgraph_ms": (t_done - t_stored) * 1000.0,
             "objects_read": timings["gather"]["reads"],
-            "gather_patched": int(bool(timings["gather"].get("patched"))),
+            "gather_patched": int(bool(timings.get("gather_patched"))),
             "tiles_rebaked": timings.get("tiles_rebaked") or 0,
             "ui_blocked_ms": handler + (t_started - t_handled) * 1000.0
             + (t_done - t_waited) * 1000.0,

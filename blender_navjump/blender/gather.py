@@ -216,8 +216,7 @@ class ObjectCache:
         self.slots.clear()
 
     def stats(self) -> dict:
-        return {"objects": len(self.entries), "reads": self.reads, "hits": self.hits,
-                "patched": self.patched}
+        return {"objects": len(self.entries), "reads": self.reads, "hits": self.hits}
 
 
 class _Slot(NamedTuple):

@@ -361,6 +361,8 @@ def finish(wait: bool = True) -> dict | None:
                    "wait_ms": (run.started_at - run.changed_at) * 1000.0,
                    "gather_ms": run.gather_ms,
                    "gather": _state.objects.stats(),
+                   # only the touched objects were read (gather.ObjectCache, patching)
+                   "gather_patched": _state.objects.patched,
                    # a tiled bake: tiles baked again (all of them for a full bake)
                    "tiles_rebaked": stats.get("tiles_rebaked"),
                    "bake_ms": bake_ms,

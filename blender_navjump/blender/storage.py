@@ -376,6 +376,31 @@ def write_result(scene, navmesh: NavMesh, gather_info: dict | None = None,
     return coll
 
 
+def show_agent(scene) -> bool:
+    """Make the result objects show the agent the scene shows
+    (``scene.navjump_agents.shown``, :func:`.storage_agents.shown_name`): their meshes are
+    rewritten in place from that agent's stored NavMesh. True when they changed; False
+    when they already show it, or the result holds one agent only."""
+    mesh = _navmesh_data(scene)
+    names = storage_agents.baked_names(mesh)
+    if mesh is None or not names:
+        return False
+    shown = storage_agents.shown_name(scene, mesh)
+    if shown == storage_agents.drawn_name(mesh) or shown not in names:
+        return False
+    navmesh = storage_agents.load(mesh, shown)
+    if navmesh is None:
+        return False
+    faces = _face_mesh(navmesh)
+    edges = _edge_mesh(navmesh)
+    _set_face_mesh(mesh, faces)
+    links = result_object(scene, KIND_LINKS)
+    if links is not None and links.type == 'MESH' and isinstance(links.data, bpy.types.Mesh):
+        _set_edge_mesh(links.data, edges)
+    set_prop(mesh, storage_agents.DRAWN_KEY, shown)
+    return True
+
+
 def _remove_object(obj):
     data = obj.data
     bpy.data.objects.remove(obj)

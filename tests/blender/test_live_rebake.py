@@ -340,12 +340,27 @@ def test_tiled_auto_rebake_bakes_only_the_tiles_an_edit_touches(bpy, navjump, mo
         first = live.rebake(scene)
         n_tiles = first["tiles_rebaked"]  # nothing cached yet: every tile
         assert n_tiles == 14
+        storage = navjump.storage
+        meshes = {kind: storage.result_object(scene, kind).data.as_pointer()
+                  for kind in ("navmesh", "links")}
+        n_meshes = len(bpy.data.meshes)
         crate.location.x -= 1.0
         _update(bpy)
         timings = live.rebake_pending()
         assert timings["gather"] == {"objects": 3, "reads": 1, "hits": 2}
+        assert timings["gather_patched"]  # only the crate was read, nothing walked
         assert 1 <= timings["tiles_rebaked"] <= 4, timings  # the crate's end of the floor
+        # the result meshes were rewritten in place: no datablock added or removed (that
+        # would make Blender rebuild the dependency graph of the whole scene)
+        assert {kind: storage.result_object(scene, kind).data.as_pointer()
+                for kind in ("navmesh", "links")} == meshes
+        assert len(bpy.data.meshes) == n_meshes
         stored = navjump.storage.load_navmesh(scene)
+        # stored uncompressed by Auto re-bake; compressed (the same NavMesh) when saved
+        mesh = storage.result_object(scene, "navmesh").data
+        assert mesh["navjump_npz_compressed"] == 0
+        assert storage.compress_stored(scene) and mesh["navjump_npz_compressed"] == 1
+        assert navjump.storage.load_navmesh(scene).equals(stored)
         settings = navjump.props.to_bake_settings(scene.navjump)
         g = navjump.gather.gather_from_context(bpy.context)
         from importlib import import_module
