@@ -163,7 +163,7 @@ class ObjectCache:
     nothing to compare with. A tiled bake re-bakes only the tiles these boxes touch
     (``core.tiles.TileCache``).
 
-    **Patching** (the per-object gather of a live edit): the caller also reports every
+    **Patching** (``patching=True``: the per-object gather of a live edit) the owner reports every
     object the depsgraph updated (:meth:`touch`: transform or geometry) and every change
     the depsgraph does not show as an object update (:meth:`mark_unknown`: a role, an
     object's NavJump settings). When nothing unknown happened since the last gather, the
@@ -175,8 +175,10 @@ class ObjectCache:
     same as a full gather (``tests/blender/test_gather.py``).
     """
 
-    def __init__(self):
+    def __init__(self, patching: bool = False):
         self.entries: dict[str, _Entry] = {}
+        # the owner reports every depsgraph object update (touch): see the class notes
+        self.patching = patching
         self.dirty: set[str] = set()
         self.reads = 0
         self.hits = 0
@@ -234,9 +236,15 @@ def scene_signature(depsgraph, view_layer=None, collection=None, exclude=()) -> 
     (hiding or showing an object changes it). About 1 ms for 3,000 objects."""
     objects = collection.all_objects if collection is not None else \
         (view_layer.objects if view_layer is not None else ())
+    # NavJump's own result objects (created by the first bake, never gathered) not counted
+    ours = [o for coll in depsgraph.scene.collection.children_recursive
+            if coll.get(RESULT_TAG) is not None for o in coll.all_objects]
+    our_names = {o.name for o in ours}
+    shown = sum(1 for o in ours if view_layer is None or o.visible_get(view_layer=view_layer))
     return (collection.name if collection is not None else "",
             tuple(o.name for o in exclude if o is not None),
-            len(depsgraph.object_instances), tuple(o.name for o in objects))
+            len(depsgraph.object_instances) - shown,
+            tuple(n for n in (o.name for o in objects) if n not in our_names))
 
 
 def _matrix_key(matrix) -> bytes:
@@ -389,7 +397,8 @@ def _patch(depsgraph, cache: ObjectCache, signature: tuple) -> GatherResult | No
     """The last gather with the touched objects read again (see :class:`ObjectCache`), or
     None when it cannot be patched (then every object is walked)."""
     last = cache.last
-    if last is None or cache.unknown or cache.signature != signature or not cache.gathered:
+    if not cache.patching or last is None or cache.unknown or not cache.gathered \
+            or cache.signature != signature:
         return None
     import bpy
 

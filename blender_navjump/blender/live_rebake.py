@@ -66,7 +66,8 @@ class _State:
         self.cancelled = 0  # runs cancelled or made stale by a newer change
         self.running: _Running | None = None
         self.stage = ""
-        self.objects = gather.ObjectCache()
+        # patching: _check reports every object the depsgraph updates (touch)
+        self.objects = gather.ObjectCache(patching=True)
         # tiled bakes: each scene's tile cache, and the boxes edited since the last
         # completed re-bake of ``tile_scene`` (None: unknown, the next bake does every tile)
         self.tiles: dict[str, TileCache] = {}

@@ -457,13 +457,21 @@ def test_agent_and_object_panels_draw(bpy, navjump, scene):
     link.navjump_nav.is_link = True
     bpy.context.view_layer.objects.active = link
     panels = importlib_sub(navjump, "blender.panel_agents")
-    layout = _Layout(bpy)
-    for cls in panels.classes:
-        if issubclass(cls, bpy.types.Panel):
-            assert cls.is_registered and cls.bl_parent_id == "NAVJUMP_PT_main"
-            cls.draw(type("P", (), {"layout": layout})(), bpy.context)
-    text = " ".join(layout.log["labels"])
+
+    def draw():
+        layout = _Layout(bpy)
+        for cls in panels.classes:
+            if issubclass(cls, bpy.types.Panel):
+                assert cls.is_registered and cls.bl_parent_id == "NAVJUMP_PT_main"
+                cls.draw(type("P", (), {"layout": layout})(), bpy.context)
+        return layout, " ".join(layout.log["labels"])
+
+    layout, text = draw()
     assert "Baked: small, big" in text
+    assert "result objects:" not in text  # they follow the shown agent
+    # a result whose objects show another agent (stored before they followed it)
+    navjump.storage.result_object(scene, "navmesh").data["navjump_agent_drawn"] = "small"
+    layout, text = draw()
     assert "Overlay: big; result objects: small" in text
     assert {"agents", "shown", "agent_radius", "area_costs", "areas", "is_link",
             "link_kind", "link_area"} <= set(layout.log["props"])

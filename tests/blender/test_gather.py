@@ -279,7 +279,7 @@ def test_a_patched_gather_equals_a_full_gather(bpy, navjump, scene):
         objs[name].location = (0, 0, 0) if name == "Floor" else (2.0 * i, 2.0, 0.0)
         scene.collection.objects.link(objs[name])
     bpy.context.view_layer.update()
-    cache = gather.ObjectCache()
+    cache = gather.ObjectCache(patching=True)
 
     def check(patched: bool):
         cached = gather.gather_from_context(bpy.context, object_cache=cache)
