@@ -5,17 +5,19 @@
   NavMesh as an .npz blob (custom property ``navjump_npz``, int32 words) plus the bake
   settings, stats and warnings as JSON, so :func:`load_navmesh` works after save, reopen
   and undo; with the "Debug Data" bake setting, the bake's debug data too (``navjump_debug``,
-  :func:`load_debug`). The blob is zlib-compressed (:data:`STORE_COMPRESSED`); a blob stored
-  uncompressed (``navjump_npz_compressed`` 0: much faster to store, see
-  ``scripts/bench_live.py``) is compressed when the .blend is saved.
+  :func:`load_debug`). The blob is zlib-compressed (:data:`STORE_COMPRESSED`) by the Bake
+  button and the batch; Auto re-bake stores it uncompressed (``navjump_npz_compressed`` 0:
+  much faster to store, see ``scripts/bench_live.py``) and it is compressed when the
+  .blend is saved.
 * ``NavJump Links``: one edge per jump link (start-segment midpoint to end-segment
   midpoint), edge attributes ``kind`` (index into LINK_KINDS), ``bidirectional``,
   ``width`` (m) and ``cost``.
 * A ``NavJump Report`` text datablock with a readable summary.
 
-The new result is built completely before the old one is touched, so a failed or
-cancelled bake leaves the previous result as it was; re-baking swaps mesh data into the
-existing objects and removes the old meshes (no orphans).
+The new result is computed completely (arrays, blobs, report) before the old one is
+touched, so a failed or cancelled bake leaves the previous result as it was; re-baking
+rewrites the existing result meshes in place (no datablock added or removed, so Blender
+does not rebuild the scene's dependency graph, and no orphans).
 """
 
 from __future__ import annotations
