@@ -192,6 +192,7 @@ class ObjectCache:
         self.last: GatherResult | None = None
         self.slots: dict[str, _Slot] = {}
         self.patched = False
+        self.patched_names: list[str] = []  # the objects the last patch was told of
 
     def invalidate(self, name: str) -> None:
         self.dirty.add(name)
@@ -443,6 +444,7 @@ def _patch(depsgraph, cache: ObjectCache, signature: tuple) -> GatherResult | No
             entry.triangles + slot.first_vertex
     cache.reads, cache.hits = len(reads), len(cache.entries) - len(reads)
     cache.changed = changed
+    cache.patched_names = sorted(cache.touched)
     cache.touched.clear()
     cache.dirty.clear()
     return dataclasses.replace(last, object_names=list(last.object_names),

@@ -68,6 +68,7 @@ class _State:
         self.stage = ""
         # patching: _check reports every object the depsgraph updates (touch)
         self.objects = gather.ObjectCache(patching=True)
+        self.nav = None  # the last re-bake's gather_nav.NavObjects (see _prepare_nav)
         # tiled bakes: each scene's tile cache, and the boxes edited since the last
         # completed re-bake of ``tile_scene`` (None: unknown, the next bake does every tile)
         self.tiles: dict[str, TileCache] = {}
@@ -261,7 +262,8 @@ def start(scene, reason: str = "", changed_at: float | None = None) -> bool:
     with bpy.context.temp_override(**_context_override(scene)):
         prepared = ops_bake.prepare(
             bpy.context, report,
-            gather=lambda ctx: gather.gather_from_context(ctx, object_cache=_state.objects))
+            gather=lambda ctx: gather.gather_from_context(ctx, object_cache=_state.objects),
+            nav=_prepare_nav)
     t_gathered = time.perf_counter()
     if prepared is None:
         _state.error = report.error or "The auto re-bake could not start"
@@ -280,6 +282,31 @@ def start(scene, reason: str = "", changed_at: float | None = None) -> bool:
         bpy.app.timers.register(_on_poll, first_interval=POLL_SECONDS)
     overlay.tag_redraw()
     return True
+
+
+def _prepare_nav(context, settings, gathered) -> None:
+    """``bake_nav.prepare_nav`` without its walk over every object when the gather was
+    patched (nothing but the touched objects changed) and none of them is a modifier
+    volume, a link, a link's end or an object with an area or No Generated Links: the
+    volumes and links of the last bake are taken again (the agents are read anew)."""
+    from .bake_nav import add_agents, prepare_nav
+
+    cache = _state.objects
+    nav = _state.nav
+    if cache.patched and nav is not None and not any(
+            _nav_relevant(bpy.data.objects.get(name)) for name in cache.patched_names):
+        gathered.nav = nav._replace(agents=[], shown="")
+        add_agents(context.scene, settings, gathered)
+    else:
+        prepare_nav(context, settings, gathered)
+    _state.nav = gathered.nav
+
+
+def _nav_relevant(obj) -> bool:
+    if obj is None or obj.type == 'EMPTY':  # gone, or maybe a link's end
+        return True
+    s = getattr(obj, "navjump_nav", None)
+    return s is not None and (s.volume != 'NONE' or s.is_link or bool(s.area) or s.no_links)
 
 
 def _tile_job(scene, settings) -> tuple[TileCache | None, list | None]:

@@ -166,11 +166,12 @@ def start_beside_ui(job: BakeJob) -> None:
     job.start()
 
 
-def prepare(context, report, gather=None):
+def prepare(context, report, gather=None, nav=None):
     """Validated settings and gathered triangles, or None after reporting why.
 
     ``report(type, message)`` is an operator's ``report``; ``gather(context)`` replaces
-    :func:`.gather.gather_from_context` (Auto re-bake's per-object cache)."""
+    :func:`.gather.gather_from_context` (Auto re-bake's per-object cache) and
+    ``nav(context, settings, gathered)`` :func:`.bake_nav.prepare_nav`."""
     from .. import core
 
     settings = props.to_bake_settings(context.scene.navjump)
@@ -191,7 +192,7 @@ def prepare(context, report, gather=None):
     from .bake_nav import prepare_nav
 
     try:
-        prepare_nav(context, settings, gathered)
+        (nav or prepare_nav)(context, settings, gathered)
     except core.SettingsError as exc:
         report({'ERROR'}, summary.settings_error_message(exc, props.setting_label))
         return None

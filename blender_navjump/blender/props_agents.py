@@ -37,10 +37,10 @@ def nav_settings_changed(owner, reason: str) -> None:
     changed: ``owner`` is the Scene or Object the setting belongs to."""
     from . import live_rebake
 
+    live_rebake.object_settings_changed()  # area types checked by the volumes, too
     if isinstance(owner, bpy.types.Scene):
         scenes = [owner]
     else:
-        live_rebake.object_settings_changed()
         scenes = [sc for sc in bpy.data.scenes if owner.name in sc.objects]
     for scene in scenes:
         pg = getattr(scene, "navjump_overlay", None)
