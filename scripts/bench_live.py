@@ -7,7 +7,11 @@ crate (the demo's obstacle crate; one box of the big level). For each edit, ``--
 times, the time from the change to the stored result, split into:
 
 * ``handler_ms``: what runs on the edit: Blender's depsgraph evaluation, our depsgraph
-  handler and the settings message; ``check_ms``: of that, NavJump's own change check;
+  handler and the settings message; ``check_ms``: of that, NavJump's own change check (a
+  slider change tags the whole scene, as a Python-set property does not tag it; a moved
+  crate tags only itself, as the UI does);
+* ``objects_read`` and ``gather_patched`` (1: only the touched objects were read and
+  written into the last gather's arrays, ``gather.ObjectCache``);
 * ``gather_ms``, ``bake_ms`` (the core bake in the worker thread, its input validation
   included), ``validate_ms`` (the core's time outside its stages: input validation,
   voxel set-up), ``store_ms`` (writing the result into the scene), ``overlay_ms``;
