@@ -154,11 +154,10 @@ def read_report(scene) -> dict | None:
 
 
 # ---------------------------------------------------------------- building meshes
-def _check_lengths(what: str, counts: dict[str, int], attributes: dict[str, np.ndarray]):
+def _check_lengths(what: str, domain: str, n: int, attributes: dict[str, np.ndarray]):
     """ValueError when an attribute does not have one value per element (checked before
     anything in the scene is touched)."""
     for attr_name, values in attributes.items():
-        domain, n = next(iter(counts.items()))
         if values.shape[0] != n:
             raise ValueError(f"{what}: attribute {attr_name!r} has {values.shape[0]} values "
                              f"for {n} {domain}")
@@ -183,7 +182,7 @@ def _set_face_mesh(mesh, faces: result_mesh.FaceMesh) -> None:
 
 def _face_mesh(navmesh: NavMesh) -> result_mesh.FaceMesh:
     faces = result_mesh.navmesh_faces(navmesh)
-    _check_lengths("the navmesh", {"polygons": faces.loop_starts.shape[0]}, faces.attributes)
+    _check_lengths("the navmesh", "polygons", faces.loop_starts.shape[0], faces.attributes)
     return faces
 
 
@@ -219,7 +218,7 @@ def _set_edge_mesh(mesh, edges: result_mesh.EdgeMesh) -> None:
 
 def _edge_mesh(navmesh: NavMesh) -> result_mesh.EdgeMesh:
     edges = result_mesh.link_edges(navmesh)
-    _check_lengths("the links", {"links": edges.edges.shape[0] // 2}, edges.attributes)
+    _check_lengths("the links", "links", edges.edges.shape[0] // 2, edges.attributes)
     return edges
 
 
