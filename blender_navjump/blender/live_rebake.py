@@ -66,7 +66,9 @@ class _State:
         self.cancelled = 0  # runs cancelled or made stale by a newer change
         self.running: _Running | None = None
         self.stage = ""
-        self.objects = gather.ObjectCache()
+        # patching: _check reports every object the depsgraph updates (touch)
+        self.objects = gather.ObjectCache(patching=True)
+        self.nav = None  # the last re-bake's gather_nav.NavObjects (see _prepare_nav)
         # tiled bakes: each scene's tile cache, and the boxes edited since the last
         # completed re-bake of ``tile_scene`` (None: unknown, the next bake does every tile)
         self.tiles: dict[str, TileCache] = {}
@@ -92,8 +94,17 @@ def settings_signature(scene) -> Signature:
         values = {"error": str(exc)}
     source = (pg.source, pg.source_collection.name if pg.source_collection else "",
               pg.bounds_object.name if pg.bounds_object else "")
-    objects = sum(1 for obj in scene.objects if not gather.is_result_object(obj))
-    return make_signature(values, source, objects)
+    return make_signature(values, source, _object_count(scene))
+
+
+def _object_count(scene) -> int:
+    """The scene's objects, NavJump's results not counted (without a walk over them)."""
+    from .storage import result_collection
+
+    coll = result_collection(scene)
+    ours = sum(1 for obj in coll.all_objects if gather.is_result_object(obj)) \
+        if coll is not None else 0
+    return len(scene.objects) - ours
 
 
 def _roles(scene) -> dict[str, str]:
@@ -125,7 +136,10 @@ def change_reason(scene, depsgraph=None, ignore_geometry: bool = False) -> str:
     if depsgraph is None:
         now = _roles(scene)
         _state.roles[uid] = now
-        return role_change(roles, now)
+        reason = role_change(roles, now)
+        if reason:
+            _state.objects.mark_unknown()
+        return reason
     reason = ""
     for update in depsgraph.updates:
         obj = update.id
@@ -135,13 +149,17 @@ def change_reason(scene, depsgraph=None, ignore_geometry: bool = False) -> str:
         if obj is None or gather.is_result_object(obj):
             continue
         role = obj.navjump_role  # type: ignore[attr-defined]  # added by props.register()
-        reason = reason or role_change(roles, {obj.name: role})
+        role_reason = role_change(roles, {obj.name: role})
+        if role_reason:
+            _state.objects.mark_unknown()  # the gather walks every object again
+        reason = reason or role_reason
         roles[obj.name] = role
         if ignore_geometry or obj.type not in gather.GEOMETRY_TYPES | {'EMPTY'}:
             continue
         if update.is_updated_geometry:
             _state.objects.invalidate(obj.name)
         if update.is_updated_geometry or update.is_updated_transform:
+            _state.objects.touch(obj.name)
             reason = reason or f"{obj.name} changed"
     return reason
 
@@ -177,6 +195,12 @@ def stop() -> None:
     _state.generation += 1
     if _state.running is not None:
         _state.running.job.cancel()
+
+
+def object_settings_changed() -> None:
+    """An object's NavJump settings changed (its volume, link, area, climbing settings):
+    the next gather reads every object (the depsgraph does not report these)."""
+    _state.objects.mark_unknown()
 
 
 def pending() -> bool:
@@ -238,7 +262,8 @@ def start(scene, reason: str = "", changed_at: float | None = None) -> bool:
     with bpy.context.temp_override(**_context_override(scene)):
         prepared = ops_bake.prepare(
             bpy.context, report,
-            gather=lambda ctx: gather.gather_from_context(ctx, object_cache=_state.objects))
+            gather=lambda ctx: gather.gather_from_context(ctx, object_cache=_state.objects),
+            nav=_prepare_nav)
     t_gathered = time.perf_counter()
     if prepared is None:
         _state.error = report.error or "The auto re-bake could not start"
@@ -257,6 +282,31 @@ def start(scene, reason: str = "", changed_at: float | None = None) -> bool:
         bpy.app.timers.register(_on_poll, first_interval=POLL_SECONDS)
     overlay.tag_redraw()
     return True
+
+
+def _prepare_nav(context, settings, gathered) -> None:
+    """``bake_nav.prepare_nav`` without its walk over every object when the gather was
+    patched (nothing but the touched objects changed) and none of them is a modifier
+    volume, a link, a link's end or an object with an area or No Generated Links: the
+    volumes and links of the last bake are taken again (the agents are read anew)."""
+    from .bake_nav import add_agents, prepare_nav
+
+    cache = _state.objects
+    nav = _state.nav
+    if cache.patched and nav is not None and not any(
+            _nav_relevant(bpy.data.objects.get(name)) for name in cache.patched_names):
+        gathered.nav = nav._replace(agents=[], shown="")
+        add_agents(context.scene, settings, gathered)
+    else:
+        prepare_nav(context, settings, gathered)
+    _state.nav = gathered.nav
+
+
+def _nav_relevant(obj) -> bool:
+    if obj is None or obj.type == 'EMPTY':  # gone, or maybe a link's end
+        return True
+    s = getattr(obj, "navjump_nav", None)
+    return s is not None and (s.volume != 'NONE' or s.is_link or bool(s.area) or s.no_links)
 
 
 def _tile_job(scene, settings) -> tuple[TileCache | None, list | None]:
@@ -316,7 +366,7 @@ def finish(wait: bool = True) -> dict | None:
     report = _Report()
     _state.storing = True  # our own result objects change: not an edit
     try:
-        ok = ops_bake.finish(scene, run.job, report) == {'FINISHED'}
+        ok = ops_bake.finish(scene, run.job, report, compress=False) == {'FINISHED'}
     finally:
         _state.storing = False
     _state.error = report.error if not ok else ""
@@ -339,6 +389,8 @@ def finish(wait: bool = True) -> dict | None:
                    "wait_ms": (run.started_at - run.changed_at) * 1000.0,
                    "gather_ms": run.gather_ms,
                    "gather": _state.objects.stats(),
+                   # only the touched objects were read (gather.ObjectCache, patching)
+                   "gather_patched": _state.objects.patched,
                    # a tiled bake: tiles baked again (all of them for a full bake)
                    "tiles_rebaked": stats.get("tiles_rebaked"),
                    "bake_ms": bake_ms,

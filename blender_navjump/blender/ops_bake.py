@@ -166,11 +166,12 @@ def start_beside_ui(job: BakeJob) -> None:
     job.start()
 
 
-def prepare(context, report, gather=None):
+def prepare(context, report, gather=None, nav=None):
     """Validated settings and gathered triangles, or None after reporting why.
 
     ``report(type, message)`` is an operator's ``report``; ``gather(context)`` replaces
-    :func:`.gather.gather_from_context` (Auto re-bake's per-object cache)."""
+    :func:`.gather.gather_from_context` (Auto re-bake's per-object cache) and
+    ``nav(context, settings, gathered)`` :func:`.bake_nav.prepare_nav`."""
     from .. import core
 
     settings = props.to_bake_settings(context.scene.navjump)
@@ -191,7 +192,7 @@ def prepare(context, report, gather=None):
     from .bake_nav import prepare_nav
 
     try:
-        prepare_nav(context, settings, gathered)
+        (nav or prepare_nav)(context, settings, gathered)
     except core.SettingsError as exc:
         report({'ERROR'}, summary.settings_error_message(exc, props.setting_label))
         return None
@@ -201,9 +202,10 @@ def prepare(context, report, gather=None):
     return settings, gathered
 
 
-def finish(scene, job: BakeJob, report) -> set[str]:
+def finish(scene, job: BakeJob, report, compress: bool | None = None) -> set[str]:
     """Report the job's outcome; store the result only when it succeeded (the previous
-    result stays until the new one is completely built)."""
+    result stays until the new one is completely built). ``compress``: see
+    :func:`.storage.write_result` (Auto re-bake stores the blob uncompressed)."""
     from .. import core
 
     if job.cancelled:
@@ -232,7 +234,7 @@ def finish(scene, job: BakeJob, report) -> set[str]:
                    "bake_seconds": job.seconds}
     try:
         storage.write_result(scene, navmesh, gather_info, warnings, debug=job.debug,
-                             agents=job.results)
+                             agents=job.results, compress=compress)
     except Exception as exc:
         log.exception("Storing the NavJump result failed")
         report({'ERROR'}, f"Storing the NavJump result failed: {exc}")

@@ -519,39 +519,44 @@ def build_tile_layer(navmesh, verts, polys, keep, issues, lift: float = 0.05) ->
         except (KeyError, TypeError, ValueError, IndexError):
             issues.append("stats['tile_grid'] is not a tile grid: tile borders not drawn")
             return LayerGeometry()
-        low: dict[int, float] = {}
-        for p in rows:
-            row = polys[p]
-            z = float(verts[row[row >= 0], 2].min())
-            k = int(tile[p])
-            low[k] = min(low.get(k, z), z)
-        a, b = [], []
-        for k, z in sorted(low.items()):
-            x0, y0 = ox + (k % tiles_x) * side, oy + (k // tiles_x) * side
-            c = np.array([[x0, y0, z], [x0 + side, y0, z], [x0 + side, y0 + side, z],
-                          [x0, y0 + side, z]]) + [0.0, 0.0, lift]
-            a.append(c)
-            b.append(np.roll(c, -1, axis=0))
+        # the lowest vertex of each kept polygon, then of each tile (no Python loop: a
+        # live re-bake rebuilds this layer)
+        sub = polys[rows]
+        z = np.where(sub >= 0, verts[np.maximum(sub, 0), 2], np.inf).min(axis=1)
+        tiles, first = np.unique(tile[rows], return_inverse=True)
+        if tiles.size == 0:
+            return LayerGeometry()
+        low = np.full(tiles.size, np.inf)
+        np.minimum.at(low, first, z)
+        x0 = ox + (tiles % tiles_x) * side
+        y0 = oy + (tiles // tiles_x) * side
+        zl = low + lift
+        c = np.stack([np.stack([x0, y0, zl], axis=1), np.stack([x0 + side, y0, zl], axis=1),
+                      np.stack([x0 + side, y0 + side, zl], axis=1),
+                      np.stack([x0, y0 + side, zl], axis=1)], axis=1)  # (T, 4, 3)
         layer = LayerGeometry()
-        layer.lines.append(_lineset(np.concatenate(a), np.concatenate(b), TILE_BORDER_COLOR,
-                                    TILE_BORDER_WIDTH))
+        layer.lines.append(_lineset(c.reshape(-1, 3), np.roll(c, -1, axis=1).reshape(-1, 3),
+                                    TILE_BORDER_COLOR, TILE_BORDER_WIDTH))
         return layer
     nb = _array(navmesh, "neighbours", np.int64, (polys.shape[1],), issues)
     if nb is None or nb.shape[0] != polys.shape[0]:
         return LayerGeometry()
-    a, b = [], []
-    for p in rows:
-        row = polys[p]
-        n = int((row >= 0).sum())
-        for i in range(n):
-            o = nb[p, i]
-            if 0 <= o < tile.shape[0] and o > p and tile[o] != tile[p]:
-                a.append(verts[row[i]])
-                b.append(verts[row[(i + 1) % n]])
+    # edges (p, i) of kept polygons whose neighbour o > p lies in another tile
+    counts = (polys >= 0).sum(axis=1)
+    slot = np.arange(polys.shape[1])[None, :]
+    kept = np.zeros(polys.shape[0], np.bool_)
+    kept[rows] = True
+    o = nb
+    valid = (slot < counts[:, None]) & kept[:, None] & (o >= 0) & (o < tile.shape[0])
+    o_safe = np.where(valid, o, 0)
+    valid &= (o_safe > np.arange(polys.shape[0])[:, None]) & (tile[o_safe] != tile[:, None])
+    p_idx, i_idx = np.nonzero(valid)
     layer = LayerGeometry()
-    if a:
+    if p_idx.size:
+        nxt = (i_idx + 1) % counts[p_idx]
         lifted = np.array([0.0, 0.0, lift])
-        layer.lines.append(_lineset(np.array(a) + lifted, np.array(b) + lifted,
+        layer.lines.append(_lineset(verts[polys[p_idx, i_idx]] + lifted,
+                                    verts[polys[p_idx, nxt]] + lifted,
                                     TILE_BORDER_COLOR, TILE_BORDER_WIDTH))
     return layer
 

@@ -37,6 +37,7 @@ def nav_settings_changed(owner, reason: str) -> None:
     changed: ``owner`` is the Scene or Object the setting belongs to."""
     from . import live_rebake
 
+    live_rebake.object_settings_changed()  # area types checked by the volumes, too
     if isinstance(owner, bpy.types.Scene):
         scenes = [owner]
     else:
@@ -58,12 +59,6 @@ def _length(name, default, description, soft_max=10.0, hard_max=100.0):
     return FloatProperty(name=name, description=description, default=default, min=0.0,
                          max=hard_max, soft_max=soft_max, unit='LENGTH', subtype='DISTANCE',
                          precision=3, step=1, update=_changed)
-
-
-def _redraw(_self, context):
-    from . import overlay
-
-    overlay.tag_redraw()
 
 
 class NAVJUMP_PG_agent_area_cost(PropertyGroup):
@@ -110,13 +105,24 @@ class NAVJUMP_PG_area(PropertyGroup):
                         update=_changed)
 
 
+def _shown_changed(self, context):
+    """The result objects (and with them the overlay and the path test) show the agent
+    chosen here."""
+    from . import overlay, storage
+
+    scene = self.id_data
+    if isinstance(scene, bpy.types.Scene):
+        storage.show_agent(scene)
+    overlay.tag_redraw()
+
+
 class NAVJUMP_PG_agents(PropertyGroup):
     agents: CollectionProperty(type=NAVJUMP_PG_agent)
     active_agent: IntProperty(name="Active Agent", default=0)
     shown: StringProperty(
-        name="Show Agent", default="", update=_redraw,
-        description="The baked agent the overlay, the path test and the export use "
-                    "(empty: the first)")
+        name="Show Agent", default="", update=_shown_changed,
+        description="The baked agent the result objects, the overlay, the path test and "
+                    "the export show (empty: the first)")
     areas: CollectionProperty(type=NAVJUMP_PG_area)
     active_area: IntProperty(name="Active Area", default=0)
 

@@ -60,6 +60,7 @@ def _object_changed(self, context):
     # a per-object climbing setting changed: Auto re-bake (when on) bakes again
     from . import live_rebake
 
+    live_rebake.object_settings_changed()
     for scene in bpy.data.scenes:
         pg = getattr(scene, "navjump_overlay", None)
         if pg is not None and pg.auto_rebake and self.name in scene.objects:

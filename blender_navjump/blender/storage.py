@@ -5,17 +5,19 @@
   NavMesh as an .npz blob (custom property ``navjump_npz``, int32 words) plus the bake
   settings, stats and warnings as JSON, so :func:`load_navmesh` works after save, reopen
   and undo; with the "Debug Data" bake setting, the bake's debug data too (``navjump_debug``,
-  :func:`load_debug`). The blob is zlib-compressed (:data:`STORE_COMPRESSED`); a blob stored
-  uncompressed (``navjump_npz_compressed`` 0: much faster to store, see
-  ``scripts/bench_live.py``) is compressed when the .blend is saved.
+  :func:`load_debug`). The blob is zlib-compressed (:data:`STORE_COMPRESSED`) by the Bake
+  button and the batch; Auto re-bake stores it uncompressed (``navjump_npz_compressed`` 0:
+  much faster to store, see ``scripts/bench_live.py``) and it is compressed when the
+  .blend is saved.
 * ``NavJump Links``: one edge per jump link (start-segment midpoint to end-segment
   midpoint), edge attributes ``kind`` (index into LINK_KINDS), ``bidirectional``,
   ``width`` (m) and ``cost``.
 * A ``NavJump Report`` text datablock with a readable summary.
 
-The new result is built completely before the old one is touched, so a failed or
-cancelled bake leaves the previous result as it was; re-baking swaps mesh data into the
-existing objects and removes the old meshes (no orphans).
+The new result is computed completely (arrays, blobs, report) before the old one is
+touched, so a failed or cancelled bake leaves the previous result as it was; re-baking
+rewrites the existing result meshes in place (no datablock added or removed, so Blender
+does not rebuild the scene's dependency graph, and no orphans).
 """
 
 from __future__ import annotations
@@ -132,14 +134,6 @@ def load_debug(scene) -> BakeDebug | None:
                          f"{exc})") from None
 
 
-def _store_debug(mesh, debug: BakeDebug) -> None:
-    buf = io.BytesIO()
-    np.savez_compressed(buf, **debug.to_arrays())
-    data = buf.getvalue()
-    mesh[DEBUG_KEY] = bytes_to_words(data)
-    mesh[f"{DEBUG_KEY}_size"] = len(data)
-
-
 def read_report(scene) -> dict | None:
     """Stored bake metadata (settings, stats, summary, gather info, warnings), cached."""
     mesh = _navmesh_data(scene)
@@ -160,21 +154,43 @@ def read_report(scene) -> dict | None:
 
 
 # ---------------------------------------------------------------- building meshes
-def build_navmesh_mesh(navmesh: NavMesh, name: str = NAVMESH_NAME):
+def _check_lengths(what: str, domain: str, n: int, attributes: dict[str, np.ndarray]):
+    """ValueError when an attribute does not have one value per element (checked before
+    anything in the scene is touched)."""
+    for attr_name, values in attributes.items():
+        if values.shape[0] != n:
+            raise ValueError(f"{what}: attribute {attr_name!r} has {values.shape[0]} values "
+                             f"for {n} {domain}")
+
+
+def _set_face_mesh(mesh, faces: result_mesh.FaceMesh) -> None:
+    """Replace the geometry and face attributes of ``mesh`` (in place: the mesh datablock,
+    its users and its custom properties stay)."""
+    mesh.clear_geometry()
+    mesh.vertices.add(faces.vertices.shape[0])
+    mesh.vertices.foreach_set("co", faces.vertices.ravel())
+    mesh.loops.add(faces.loops.shape[0])
+    mesh.loops.foreach_set("vertex_index", faces.loops)
+    mesh.polygons.add(faces.loop_starts.shape[0])
+    mesh.polygons.foreach_set("loop_start", faces.loop_starts)
+    mesh.update(calc_edges=True)
+    for attr_name, values in faces.attributes.items():
+        attr = mesh.attributes.new(attr_name, 'INT', 'FACE')
+        assert isinstance(attr, bpy.types.IntAttribute)
+        attr.data.foreach_set("value", values)
+
+
+def _face_mesh(navmesh: NavMesh) -> result_mesh.FaceMesh:
     faces = result_mesh.navmesh_faces(navmesh)
+    _check_lengths("the navmesh", "polygons", faces.loop_starts.shape[0], faces.attributes)
+    return faces
+
+
+def build_navmesh_mesh(navmesh: NavMesh, name: str = NAVMESH_NAME):
+    faces = _face_mesh(navmesh)
     mesh = bpy.data.meshes.new(name)
     try:
-        mesh.vertices.add(faces.vertices.shape[0])
-        mesh.vertices.foreach_set("co", faces.vertices.ravel())
-        mesh.loops.add(faces.loops.shape[0])
-        mesh.loops.foreach_set("vertex_index", faces.loops)
-        mesh.polygons.add(faces.loop_starts.shape[0])
-        mesh.polygons.foreach_set("loop_start", faces.loop_starts)
-        mesh.update(calc_edges=True)
-        for attr_name, values in faces.attributes.items():
-            attr = mesh.attributes.new(attr_name, 'INT', 'FACE')
-            assert isinstance(attr, bpy.types.IntAttribute)
-            attr.data.foreach_set("value", values)
+        _set_face_mesh(mesh, faces)
     except Exception:
         bpy.data.meshes.remove(mesh)
         raise
@@ -185,82 +201,153 @@ _ATTRIBUTE_TYPES: dict[np.dtype, AttributeTypeItems] = {
     np.dtype(np.int32): 'INT', np.dtype(np.bool_): 'BOOLEAN', np.dtype(np.float32): 'FLOAT'}
 
 
-def build_links_mesh(navmesh: NavMesh, name: str = LINKS_NAME):
+def _set_edge_mesh(mesh, edges: result_mesh.EdgeMesh) -> None:
+    """Replace the geometry and edge attributes of ``mesh`` in place."""
+    mesh.clear_geometry()
+    mesh.vertices.add(edges.vertices.shape[0])
+    mesh.vertices.foreach_set("co", edges.vertices.ravel())
+    mesh.edges.add(edges.edges.shape[0] // 2)
+    mesh.edges.foreach_set("vertices", edges.edges)
+    mesh.update()
+    for attr_name, values in edges.attributes.items():
+        attr = mesh.attributes.new(attr_name, _ATTRIBUTE_TYPES[values.dtype], 'EDGE')
+        assert isinstance(attr, (bpy.types.IntAttribute, bpy.types.BoolAttribute,
+                                 bpy.types.FloatAttribute))
+        attr.data.foreach_set("value", values)
+
+
+def _edge_mesh(navmesh: NavMesh) -> result_mesh.EdgeMesh:
     edges = result_mesh.link_edges(navmesh)
+    _check_lengths("the links", "links", edges.edges.shape[0] // 2, edges.attributes)
+    return edges
+
+
+def build_links_mesh(navmesh: NavMesh, name: str = LINKS_NAME):
+    edges = _edge_mesh(navmesh)
     mesh = bpy.data.meshes.new(name)
     try:
-        mesh.vertices.add(edges.vertices.shape[0])
-        mesh.vertices.foreach_set("co", edges.vertices.ravel())
-        mesh.edges.add(edges.edges.shape[0] // 2)
-        mesh.edges.foreach_set("vertices", edges.edges)
-        mesh.update()
-        for attr_name, values in edges.attributes.items():
-            attr = mesh.attributes.new(attr_name, _ATTRIBUTE_TYPES[values.dtype], 'EDGE')
-            assert isinstance(attr, (bpy.types.IntAttribute, bpy.types.BoolAttribute,
-                                     bpy.types.FloatAttribute))
-            attr.data.foreach_set("value", values)
+        _set_edge_mesh(mesh, edges)
     except Exception:
         bpy.data.meshes.remove(mesh)
         raise
     return mesh
 
 
-def _set_blob(mesh, navmesh: NavMesh, compress: bool) -> None:
+def _blob_props(navmesh: NavMesh, compress: bool) -> dict:
     data = navmesh_to_bytes(navmesh, compress=compress)
-    mesh["navjump_npz"] = bytes_to_words(data)
-    mesh["navjump_npz_size"] = len(data)
-    mesh["navjump_npz_compressed"] = int(compress)
+    return {"navjump_npz": bytes_to_words(data), "navjump_npz_size": len(data),
+            "navjump_npz_compressed": int(compress)}
 
 
-def _store_blob(mesh, navmesh: NavMesh, gather_info: dict, warnings: list[str]) -> dict:
-    _set_blob(mesh, navmesh, compress=STORE_COMPRESSED)
-    mesh["navjump_bake_id"] = uuid.uuid4().hex
+def set_prop(idblock, key: str, value) -> None:
+    """``idblock[key] = value``, the old value deleted first: assigning an array to an
+    existing array property of another length corrupts memory in bpy 5.0.1 (a crash, at
+    once or later)."""
+    if key in idblock:
+        del idblock[key]
+    idblock[key] = value
+
+
+def _set_blob(mesh, navmesh: NavMesh, compress: bool) -> None:
+    for key, value in _blob_props(navmesh, compress).items():
+        set_prop(mesh, key, value)
+
+
+def _result_props(navmesh: NavMesh, gather_info: dict, warnings: list[str],
+                  debug: BakeDebug | None, agents: dict | None,
+                  compress: bool) -> tuple[dict, dict]:
+    """Every custom property of the navmesh mesh for this bake (the blob, the bake id, the
+    report, debug data, every agent's blob), and the summary."""
+    props = _blob_props(navmesh, compress)
+    props["navjump_bake_id"] = uuid.uuid4().hex
     summary = summarize(navmesh)
-    mesh["navjump_settings"] = to_json(navmesh.settings)
-    mesh["navjump_stats"] = to_json(navmesh.stats)
-    mesh["navjump_summary"] = to_json(summary)
-    mesh["navjump_gather"] = to_json(gather_info)
-    mesh["navjump_warnings"] = to_json(list(warnings))
-    return summary
+    props["navjump_settings"] = to_json(navmesh.settings)
+    props["navjump_stats"] = to_json(navmesh.stats)
+    props["navjump_summary"] = to_json(summary)
+    props["navjump_gather"] = to_json(gather_info)
+    props["navjump_warnings"] = to_json(list(warnings))
+    if debug is not None:
+        props.update(_debug_props(debug))
+    if agents:
+        props.update(storage_agents.blob_props(agents, str(navmesh.stats.get("agent", ""))))
+    return props, summary
+
+
+def _debug_props(debug: BakeDebug) -> dict:
+    buf = io.BytesIO()
+    np.savez_compressed(buf, **debug.to_arrays())
+    data = buf.getvalue()
+    return {DEBUG_KEY: bytes_to_words(data), f"{DEBUG_KEY}_size": len(data)}
+
+
+def _replace_props(mesh, props: dict) -> None:
+    """The navmesh mesh's NavJump properties become ``props`` (a previous bake's debug
+    data or agents, absent from this one, go)."""
+    for key in [k for k in mesh.keys() if k.startswith("navjump_") and k not in props]:
+        del mesh[key]
+    for key, value in props.items():
+        set_prop(mesh, key, value)
 
 
 # ---------------------------------------------------------------- write / clear
 def write_result(scene, navmesh: NavMesh, gather_info: dict | None = None,
                  warnings: list[str] | None = None, debug: BakeDebug | None = None,
-                 agents: dict | None = None):
+                 agents: dict | None = None, compress: bool | None = None):
     """Store a bake (and its debug data, if any) in the scene, replacing the previous one.
     ``agents``: every agent's NavMesh of a bake of several (``navmesh`` is the shown one).
-    Returns the collection."""
+    ``compress`` (default :data:`STORE_COMPRESSED`): zlib the blob now; False (Auto
+    re-bake) stores it as is, compressed when the .blend is saved. Returns the collection.
+
+    Everything is computed first (a failure leaves the previous result as it was). Existing
+    result objects are updated in place, their mesh data rewritten: no datablock is added
+    or removed, so Blender does not rebuild the scene's dependency graph (on a level of
+    3,000 objects that rebuild alone took ~0.9 s per re-bake).
+    """
     gather_info = dict(gather_info or {})
     warnings = list(warnings or [])
-    # 1. Build everything new first: any failure here leaves the old result intact.
+    compress = STORE_COMPRESSED if compress is None else bool(compress)
+    # 1. Compute everything first: any failure here leaves the old result intact.
+    faces = _face_mesh(navmesh)
+    edges = _edge_mesh(navmesh)
+    props, summary = _result_props(navmesh, gather_info, warnings, debug, agents, compress)
+    text_body = report_text(summary, gather_info, warnings)
+
+    # 2. Put them in.
+    coll = result_collection(scene)
+    existing = {} if coll is None else \
+        {obj.get(RESULT_TAG): obj for obj in coll.objects if obj.get(RESULT_TAG)}
+    targets = {}
+    for kind in (KIND_NAVMESH, KIND_LINKS):
+        obj = existing.get(kind)
+        mesh = obj.data if obj is not None and obj.type == 'MESH' else None
+        targets[kind] = (obj, mesh if isinstance(mesh, bpy.types.Mesh) and mesh.users == 1
+                         else None)
     new_meshes = {}
     try:
-        new_meshes[KIND_NAVMESH] = build_navmesh_mesh(navmesh)
-        summary = _store_blob(new_meshes[KIND_NAVMESH], navmesh, gather_info, warnings)
-        if debug is not None:
-            _store_debug(new_meshes[KIND_NAVMESH], debug)
-        if agents:
-            storage_agents.store(new_meshes[KIND_NAVMESH], agents,
-                                 str(navmesh.stats.get("agent", "")))
-        new_meshes[KIND_LINKS] = build_links_mesh(navmesh)
-        text_body = report_text(summary, gather_info, warnings)
+        for kind, name in ((KIND_NAVMESH, NAVMESH_NAME), (KIND_LINKS, LINKS_NAME)):
+            if targets[kind][1] is None:
+                new_meshes[kind] = bpy.data.meshes.new(name)
+        for kind, (_obj, mesh) in targets.items():
+            mesh = new_meshes.get(kind, mesh)
+            if kind == KIND_NAVMESH:
+                _set_face_mesh(mesh, faces)
+                _replace_props(mesh, props)
+            else:
+                _set_edge_mesh(mesh, edges)
     except Exception:
         for mesh in new_meshes.values():
             bpy.data.meshes.remove(mesh)
         raise
-
-    # 2. Swap them in.
-    coll = result_collection(scene)
     if coll is None:
         coll = bpy.data.collections.new(COLLECTION_NAME)
         coll[RESULT_TAG] = KIND_COLLECTION
         coll.hide_render = True
         scene.collection.children.link(coll)
-    existing = {obj.get(RESULT_TAG): obj for obj in coll.objects if obj.get(RESULT_TAG)}
     for kind, name, color in ((KIND_NAVMESH, NAVMESH_NAME, NAVMESH_COLOR),
                               (KIND_LINKS, LINKS_NAME, LINKS_COLOR)):
-        mesh = new_meshes[kind]
+        mesh = new_meshes.get(kind)
+        if mesh is None:
+            continue  # rewritten in place
         obj = existing.get(kind)
         if obj is not None and obj.type == 'MESH':
             old = obj.data
@@ -288,6 +375,31 @@ def write_result(scene, navmesh: NavMesh, gather_info: dict | None = None,
     text.clear()
     text.write(text_body)
     return coll
+
+
+def show_agent(scene) -> bool:
+    """Make the result objects show the agent the scene shows
+    (``scene.navjump_agents.shown``, :func:`.storage_agents.shown_name`): their meshes are
+    rewritten in place from that agent's stored NavMesh. True when they changed; False
+    when they already show it, or the result holds one agent only."""
+    mesh = _navmesh_data(scene)
+    names = storage_agents.baked_names(mesh)
+    if mesh is None or not names:
+        return False
+    shown = storage_agents.shown_name(scene, mesh)
+    if shown == storage_agents.drawn_name(mesh) or shown not in names:
+        return False
+    navmesh = storage_agents.load(mesh, shown)
+    if navmesh is None:
+        return False
+    faces = _face_mesh(navmesh)
+    edges = _edge_mesh(navmesh)
+    _set_face_mesh(mesh, faces)
+    links = result_object(scene, KIND_LINKS)
+    if links is not None and links.type == 'MESH' and isinstance(links.data, bpy.types.Mesh):
+        _set_edge_mesh(links.data, edges)
+    set_prop(mesh, storage_agents.DRAWN_KEY, shown)
+    return True
 
 
 def _remove_object(obj):

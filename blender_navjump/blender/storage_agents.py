@@ -19,18 +19,27 @@ DRAWN_KEY = "navjump_agent_drawn"  # the agent the result objects show
 BLOB_PREFIX = "navjump_agent_npz."
 
 
-def store(mesh, navmeshes: dict, drawn: str = "") -> None:
-    """Put every agent's NavMesh on ``mesh`` (a new result mesh); ``drawn``: the agent its
-    faces show."""
+def blob_props(navmeshes: dict, drawn: str = "") -> dict:
+    """The custom properties that hold every agent's NavMesh (for a new result mesh);
+    ``drawn``: the agent its faces show. Empty for a single-agent bake."""
     names = [n for n in navmeshes if n]
     if not names:
-        return
-    mesh[DRAWN_KEY] = drawn
+        return {}
+    props: dict = {DRAWN_KEY: drawn}
     for name in names:
         data = navmesh_to_bytes(navmeshes[name], compress=True)
-        mesh[BLOB_PREFIX + name] = bytes_to_words(data)
-        mesh[f"{BLOB_PREFIX}{name}.size"] = len(data)
-    mesh[AGENTS_KEY] = json.dumps(names)
+        props[BLOB_PREFIX + name] = bytes_to_words(data)
+        props[f"{BLOB_PREFIX}{name}.size"] = len(data)
+    props[AGENTS_KEY] = json.dumps(names)
+    return props
+
+
+def store(mesh, navmeshes: dict, drawn: str = "") -> None:
+    """Put every agent's NavMesh on ``mesh`` (a new result mesh)."""
+    for key, value in blob_props(navmeshes, drawn).items():
+        if key in mesh:  # see storage.set_prop: never assign over an array in place
+            del mesh[key]
+        mesh[key] = value
 
 
 def baked_names(mesh) -> list[str]:

@@ -18,6 +18,8 @@ import numpy as np
 
 from .kinds import BUILTIN_AREAS, LINK_KINDS
 
+# NavMesh.stats key: {link index (str): area name} of the hand-placed links with an area.
+LINK_AREAS_STAT = "link_areas"
 # Half-extents (x, y, z; metres) of the box searched around each end for a polygon.
 SNAP_EXTENTS = (1.0, 1.0, 2.0)
 
@@ -120,6 +122,10 @@ def add_custom_links(nm, links, settings=None, area_cost=None):
                        costs)
     out.stats = dict(nm.stats)
     out.stats["custom_links"] = len(links)
+    # the area of each hand-placed link that has one, by link index (the exports write it)
+    areas = {str(nm.link_count + i): k.area for i, k in enumerate(links) if k.area}
+    if areas:
+        out.stats[LINK_AREAS_STAT] = {**dict(nm.stats.get(LINK_AREAS_STAT) or {}), **areas}
     if excluded:
         out.stats["custom_links_excluded"] = len(excluded)
     out.stats["links_total"] = out.link_count

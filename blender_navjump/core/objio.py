@@ -28,7 +28,8 @@ class ObjScene(NamedTuple):
     climb: tuple = ()
     # modifier volumes (name ending -area-NAME or -nolinks): core.areas.Volume, file order
     volumes: tuple = ()
-    # hand-placed links (name ending -link or -link-oneway): core.custom_links.CustomLink
+    # hand-placed links (name ending -link or -link-oneway; NAME-area-AREA-link: with the
+    # area AREA): core.custom_links.CustomLink
     links: tuple = ()
 
 
@@ -200,6 +201,20 @@ def _special_kind(name: str) -> str | None:
     return None
 
 
+def link_area(name: str) -> str:
+    """The area of a hand-placed link object ``NAME-area-AREA-link`` (or ``-link-oneway``):
+    AREA; "" for a link without one (docs/agents-areas-links.md)."""
+    from .kinds import AREA_SUFFIX, LINK_ONEWAY_SUFFIX, LINK_SUFFIX
+
+    for suffix in (LINK_ONEWAY_SUFFIX, LINK_SUFFIX):
+        if name.endswith(suffix):
+            stem = name[:-len(suffix)]
+            if AREA_SUFFIX in stem:
+                return stem.rsplit(AREA_SUFFIX, 1)[1]
+            return ""
+    return ""
+
+
 def _obj_index(tok: str, n_verts: int, path, lineno: int, what: str) -> int:
     try:
         i = int(tok.split("/", 1)[0])
@@ -237,7 +252,8 @@ def _special_objects(special: dict, v: np.ndarray, path) -> tuple[tuple, tuple]:
                                      f"{len(lines)} element(s)")
                 a, b = lines[0]
                 links.append(check_link(CustomLink(name, v[a], v[b],
-                                                   bidirectional=what == "link")))
+                                                   bidirectional=what == "link",
+                                                   area=link_area(name))))
         except ValueError as exc:
             raise ValueError(f"{path}: {exc}") from None
     return tuple(volumes), tuple(links)

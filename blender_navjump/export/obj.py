@@ -3,7 +3,9 @@
 Polygons are faces grouped by stance (``g stance_stand`` ...), in stance order and, inside a
 group, in polygon order. Each link adds six vertices and three ``l`` lines in a
 ``g links_<kind>`` group: the start segment, the end segment, and the line from the start
-segment's midpoint to the end segment's midpoint. A climb graph (docs/climbing.md) adds,
+segment's midpoint to the end segment's midpoint. A hand-placed link with an area is in a
+group that also names the area, ``g links_custom area_water`` (an OBJ element may belong
+to several groups; :func:`group_area` reads it back). A climb graph (docs/climbing.md) adds,
 after the link vertices, its element ends, nodes and link ground points, and ``l`` lines in
 groups ``climb_elements_<kind>`` (each element's segment), ``climb_edges_<kind>`` (node to
 node) and ``climb_links_<kind>`` (node to ground point). Coordinates are Z-up like NavJump
@@ -26,6 +28,8 @@ from ..core.objio import obj_lines, open_obj_file
 from ._common import atomic_write, polygon_rows, y_up_to_z_up, z_up_to_y_up
 
 UP_AXES = ("z", "y")
+# A link group's second name gives the area of its links: ``g links_custom area_water``.
+AREA_GROUP = "area_"
 
 
 def _check_up(up: str) -> None:
@@ -77,17 +81,49 @@ def write_obj(nm: NavMesh, path, up: str = "z") -> pathlib.Path:
         lines.append("g stance_unknown\n")
         lines += ["f " + " ".join(str(i + 1) for i in rows[p].tolist()) + "\n" for p in odd]
     kinds = nm.link_kind.astype(np.int64)
+    areas = link_areas(nm)
     for k, name in enumerate(LINK_KINDS):
         members = np.nonzero(kinds == k)[0]
         if members.size == 0:
             continue
-        lines.append(f"g links_{name}\n")
+        # links without an area first, then one group per area (in name order)
+        by_area: dict[str, list[int]] = {}
         for i in members.tolist():
-            b = n_verts + 6 * i + 1
-            lines.append(f"l {b} {b + 1}\nl {b + 2} {b + 3}\nl {b + 4} {b + 5}\n")
+            by_area.setdefault(areas.get(i, ""), []).append(i)
+        for area in sorted(by_area):
+            lines.append(f"g links_{name}{f' {AREA_GROUP}{area}' if area else ''}\n")
+            for i in by_area[area]:
+                b = n_verts + 6 * i + 1
+                lines.append(f"l {b} {b + 1}\nl {b + 2} {b + 3}\nl {b + 4} {b + 5}\n")
     lines += _climb_lines(nm, n_verts + 6 * nm.link_count + 1, c_ends.shape[0],
                           c_nodes.shape[0])
     return atomic_write(path, lambda fh: fh.writelines(lines), binary=False)
+
+
+def link_areas(nm: NavMesh) -> dict[int, str]:
+    """The area of each hand-placed link that has one, by link index
+    (``stats["link_areas"]``, written by ``core.custom_links.add_custom_links``)."""
+    from ..core.custom_links import LINK_AREAS_STAT
+
+    raw = nm.stats.get(LINK_AREAS_STAT) if isinstance(nm.stats, dict) else None
+    out: dict[int, str] = {}
+    for key, area in dict(raw or {}).items():
+        try:
+            i = int(key)
+        except (TypeError, ValueError):
+            continue
+        if 0 <= i < nm.link_count and area:
+            out[i] = str(area)
+    return out
+
+
+def group_area(group: str) -> str:
+    """The area named in an OBJ group line (``g links_custom area_water`` -> "water";
+    "" without one)."""
+    for name in group.split():
+        if name.startswith(AREA_GROUP):
+            return name[len(AREA_GROUP):]
+    return ""
 
 
 def _climb_lines(nm: NavMesh, first: int, n_ends: int, n_nodes: int) -> list[str]:

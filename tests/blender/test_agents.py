@@ -457,13 +457,21 @@ def test_agent_and_object_panels_draw(bpy, navjump, scene):
     link.navjump_nav.is_link = True
     bpy.context.view_layer.objects.active = link
     panels = importlib_sub(navjump, "blender.panel_agents")
-    layout = _Layout(bpy)
-    for cls in panels.classes:
-        if issubclass(cls, bpy.types.Panel):
-            assert cls.is_registered and cls.bl_parent_id == "NAVJUMP_PT_main"
-            cls.draw(type("P", (), {"layout": layout})(), bpy.context)
-    text = " ".join(layout.log["labels"])
+
+    def draw():
+        layout = _Layout(bpy)
+        for cls in panels.classes:
+            if issubclass(cls, bpy.types.Panel):
+                assert cls.is_registered and cls.bl_parent_id == "NAVJUMP_PT_main"
+                cls.draw(type("P", (), {"layout": layout})(), bpy.context)
+        return layout, " ".join(layout.log["labels"])
+
+    layout, text = draw()
     assert "Baked: small, big" in text
+    assert "result objects:" not in text  # they follow the shown agent
+    # a result whose objects show another agent (stored before they followed it)
+    navjump.storage.result_object(scene, "navmesh").data["navjump_agent_drawn"] = "small"
+    layout, text = draw()
     assert "Overlay: big; result objects: small" in text
     assert {"agents", "shown", "agent_radius", "area_costs", "areas", "is_link",
             "link_kind", "link_area"} <= set(layout.log["props"])
@@ -511,3 +519,51 @@ def test_auto_rebake_follows_agent_area_and_object_settings(bpy, navjump, scene)
     finally:
         scene.navjump_overlay.auto_rebake = False
         live.cancel()
+
+
+def test_result_objects_and_path_test_follow_the_shown_agent(bpy, navjump, scene):
+    """Choosing another agent to show rewrites the NavJump Navmesh / Links objects from
+    that agent's stored navmesh (in place), and the path test queries that agent: a gap
+    the small agent walks through is closed for the big one."""
+    set_up(scene)
+    add_floor(bpy, "Floor", 0, 0, 10, 8)
+    add_box(bpy, "Wall south", (4.8, 0, 0), (5.2, 3.5, 2))
+    add_box(bpy, "Wall north", (4.8, 4.5, 0), (5.2, 8, 2))  # a 1 m gap at y 3.5-4.5
+    add_agent(bpy, scene, "small", 0.2)
+    add_agent(bpy, scene, "big", 0.8)
+    scene.navjump_agents.shown = "big"
+    bake(bpy)
+    storage = navjump.storage
+    overlay = importlib_sub(navjump, "blender.overlay")
+    small = storage.load_navmesh(scene, "small")
+    big = storage.load_navmesh(scene, "big")
+    assert small.polygon_count != big.polygon_count or \
+        not np.allclose(small.vertices, big.vertices)
+    pg = scene.navjump_overlay
+    pg.path_test = True
+    pg.path_start = (2.0, 4.0, 0.0)
+    pg.path_goal = (8.0, 4.0, 0.0)
+    navmesh_obj = storage.result_object(scene, "navmesh")
+    mesh = navmesh_obj.data
+
+    def shows(nm):
+        assert len(mesh.polygons) == nm.polygon_count
+        co = np.empty(len(mesh.vertices) * 3, np.float32)
+        mesh.vertices.foreach_get("co", co)
+        np.testing.assert_allclose(co.reshape(-1, 3), nm.vertices, atol=1e-5)
+        assert len(storage.result_object(scene, "links").data.edges) == nm.link_count
+        assert not overlay.bake_state(scene).warnings
+
+    shows(big)
+    assert not overlay.path_state(scene).result.found  # too wide for the gap
+    scene.navjump_agents.shown = "small"
+    assert storage.result_object(scene, "navmesh").data == mesh  # rewritten in place
+    shows(small)
+    assert mesh["navjump_agent_drawn"] == "small"
+    assert overlay.path_state(scene).result.found
+    scene.navjump_agents.shown = ""  # empty: the first agent
+    shows(small)
+    scene.navjump_agents.shown = "big"
+    shows(big)
+    assert not overlay.path_state(scene).result.found
+    assert storage.load_navmesh(scene).equals(big)

@@ -258,3 +258,78 @@ def test_transform_flips_winding_only_for_mirrors(navjump):
     normal = np.cross(world[flipped[0, 1]] - world[flipped[0, 0]],
                       world[flipped[0, 2]] - world[flipped[0, 0]])
     assert normal[2] > 0  # still facing up
+
+
+def test_a_patched_gather_equals_a_full_gather(bpy, navjump, scene):
+    """The per-object gather of a live edit (``ObjectCache.touch``: what the depsgraph
+    handler reports) reads only the touched objects and writes them into the last
+    gather's arrays; whatever the edit, the result equals a full gather, and an edit the
+    patch cannot follow (another triangle count, a hidden object, an unknown change)
+    walks every object instead."""
+    import numpy as np
+
+    gather = navjump.gather
+    objs = {}
+    for i, name in enumerate(("Floor", "Box", "Crate")):
+        mesh = bpy.data.meshes.new(name)
+        size = 10.0 if name == "Floor" else 1.0
+        mesh.from_pydata([(0, 0, 0), (size, 0, 0), (size, size, 0), (0, size, 0),
+                          (0, 0, 1), (size, 0, 1)], [], [(0, 1, 2, 3), (0, 1, 5, 4)])
+        objs[name] = bpy.data.objects.new(name, mesh)
+        objs[name].location = (0, 0, 0) if name == "Floor" else (2.0 * i, 2.0, 0.0)
+        scene.collection.objects.link(objs[name])
+    bpy.context.view_layer.update()
+    cache = gather.ObjectCache(patching=True)
+
+    def check(patched: bool):
+        cached = gather.gather_from_context(bpy.context, object_cache=cache)
+        assert cache.patched is patched
+        full = gather.gather_from_context(bpy.context)
+        for name in ("vertices", "triangles", "walkable"):
+            np.testing.assert_array_equal(getattr(cached, name), getattr(full, name), name)
+        assert cached.object_names == full.object_names
+        assert cached.object_triangle_counts == full.object_triangle_counts
+        return cached
+
+    check(patched=False)  # the first gather walks every object
+    before = objs["Box"].matrix_world.translation.copy()
+    objs["Box"].location.x += 1.5
+    bpy.context.view_layer.update()
+    cache.touch("Box")
+    check(patched=True)
+    assert cache.stats() == {"objects": 3, "reads": 1, "hits": 2}
+    # the edited boxes: the box's old and new bounds
+    (lo0, hi0), (lo1, hi1) = cache.changed
+    assert lo0[0] == pytest.approx(before.x) and lo1[0] == pytest.approx(before.x + 1.5)
+    assert hi1[0] - lo1[0] == pytest.approx(1.0)
+
+    objs["Crate"].data.vertices[4].co.z = 2.0  # geometry, same counts
+    objs["Crate"].data.update()
+    bpy.context.view_layer.update()
+    cache.invalidate("Crate")
+    assert check(patched=True).vertices[:, 2].max() == pytest.approx(2.0)
+
+    objs["Crate"].data.vertices.add(3)  # loose vertices are dropped: same triangles
+    objs["Box"].modifiers.new("more", 'SUBSURF')  # more triangles: a full walk
+    bpy.context.view_layer.update()
+    cache.invalidate("Box")
+    check(patched=False)
+
+    objs["Crate"].hide_set(True)  # no object update reports it: the scene signature does
+    bpy.context.view_layer.update()
+    assert check(patched=False).object_names == ["Floor", "Box"]
+    objs["Crate"].hide_set(False)
+    bpy.context.view_layer.update()
+    check(patched=False)
+
+    objs["Floor"].location.z = 0.25
+    bpy.context.view_layer.update()
+    cache.touch("Floor")
+    cache.mark_unknown()  # e.g. a role or a NavJump object setting changed
+    check(patched=False)
+    objs["Floor"].location.z = 0.5
+    bpy.context.view_layer.update()
+    cache.touch("Floor")
+    floor = check(patched=True)
+    tris = floor.triangles[floor.object_slices()["Floor"]]
+    np.testing.assert_allclose(floor.vertices[tris][..., 2].min(), 0.5)

@@ -12,6 +12,7 @@ import sys
 import threading
 import time
 
+import numpy as np
 import pytest
 
 pytest.importorskip("bpy", reason="Blender's bpy module is not installed")
@@ -340,12 +341,27 @@ def test_tiled_auto_rebake_bakes_only_the_tiles_an_edit_touches(bpy, navjump, mo
         first = live.rebake(scene)
         n_tiles = first["tiles_rebaked"]  # nothing cached yet: every tile
         assert n_tiles == 14
+        storage = navjump.storage
+        meshes = {kind: storage.result_object(scene, kind).data.as_pointer()
+                  for kind in ("navmesh", "links")}
+        n_meshes = len(bpy.data.meshes)
         crate.location.x -= 1.0
         _update(bpy)
         timings = live.rebake_pending()
         assert timings["gather"] == {"objects": 3, "reads": 1, "hits": 2}
+        assert timings["gather_patched"]  # only the crate was read, nothing walked
         assert 1 <= timings["tiles_rebaked"] <= 4, timings  # the crate's end of the floor
+        # the result meshes were rewritten in place: no datablock added or removed (that
+        # would make Blender rebuild the dependency graph of the whole scene)
+        assert {kind: storage.result_object(scene, kind).data.as_pointer()
+                for kind in ("navmesh", "links")} == meshes
+        assert len(bpy.data.meshes) == n_meshes
         stored = navjump.storage.load_navmesh(scene)
+        # stored uncompressed by Auto re-bake; compressed (the same NavMesh) when saved
+        mesh = storage.result_object(scene, "navmesh").data
+        assert mesh["navjump_npz_compressed"] == 0
+        assert storage.compress_stored(scene) and mesh["navjump_npz_compressed"] == 1
+        assert navjump.storage.load_navmesh(scene).equals(stored)
         settings = navjump.props.to_bake_settings(scene.navjump)
         g = navjump.gather.gather_from_context(bpy.context)
         from importlib import import_module
@@ -360,5 +376,40 @@ def test_tiled_auto_rebake_bakes_only_the_tiles_an_edit_touches(bpy, navjump, mo
         g = navjump.gather.gather_from_context(bpy.context)
         full = core.bake(g.vertices, g.triangles, settings, walkable=g.walkable)
         assert navjump.storage.load_navmesh(scene).equals(full)
+    finally:
+        live.cancel()
+
+
+def test_a_patched_rebake_keeps_links_and_follows_a_moved_link(bpy, navjump, mods, scene):
+    """With a hand-placed link in the scene, moving a box re-reads the box only and takes
+    the link again without reading every object's navigation settings; moving the link
+    itself reads it again: the stored link follows."""
+    live = mods.live
+    _box(bpy, scene, "Floor", 0, 0, -0.2, 20, 8, 0)
+    box = _box(bpy, scene, "Box", 5, 3, 0, 7, 5, 1.5)
+    mesh = bpy.data.meshes.new("Door")
+    mesh.from_pydata([(2.0, 1.0, 0.0), (12.0, 1.0, 0.0)], [(0, 1)], [])
+    door = bpy.data.objects.new("Door", mesh)
+    scene.collection.objects.link(door)
+    door.navjump_nav.is_link = True
+    scene.navjump.links_enabled = False
+    scene.navjump_overlay.auto_rebake = True
+    try:
+        assert live.rebake(scene) is not None
+        box.location.x += 0.5
+        _update(bpy)
+        timings = live.rebake_pending()
+        assert timings["gather_patched"] and timings["gather"]["reads"] == 1
+        nm = navjump.storage.load_navmesh(scene)
+        assert nm.link_count == 1
+        np.testing.assert_allclose(nm.link_end[0].mean(axis=0)[:2], [12.0, 1.0], atol=0.05)
+        door.location.y += 2.0
+        _update(bpy)
+        assert live.rebake_pending()["gather_patched"]
+        nm = navjump.storage.load_navmesh(scene)
+        np.testing.assert_allclose(nm.link_end[0].mean(axis=0)[:2], [12.0, 3.0], atol=0.05)
+        # the same as a bake from scratch
+        assert bpy.ops.navjump.bake() == {'FINISHED'}
+        assert navjump.storage.load_navmesh(scene).equals(nm)
     finally:
         live.cancel()

@@ -544,3 +544,36 @@ def test_tile_borders_drawn_when_switched_on(bpy, ext, scene, gpu_on):
     for x0, y0 in ((1.0, 1.0), (7.0, 1.0), (1.0, 7.0), (7.0, 7.0)):  # lines only, no fill
         inside = _rect(ext, view, proj, size, x0, y0, x0 + 4.0, y0 + 4.0)
         assert _count(pixels, yellow, inside) == 0, (x0, y0)
+
+
+def test_tile_border_geometry_with_and_without_the_grid(ext):
+    """The tile layer (vectorised: a live re-bake rebuilds it): with the grid, one square
+    per tile with polygons at its lowest polygon's height; without it, exactly the polygon
+    edges where two tiles meet, every one on a tile line."""
+    import dataclasses
+
+    core = importlib.import_module(f"{ext.navmesh_mod.__name__.rsplit('.', 2)[0]}.core")
+    verts = np.array([[0, 0, 0], [12, 0, 0], [12, 12, 0.5], [0, 12, 0.5]], np.float64)
+    tiled = core.bake(verts, np.array([[0, 1, 2], [0, 2, 3]], np.int32),
+                      core.BakeSettings(cell_size=0.2, tile_size=30))
+    lines = ext.geometry.build_overlay(tiled, lift=0.05).layers["tiles"].lines[0]
+    squares = lines.positions.reshape(-1, 4, 2, 3)  # 4 edges (2 ends) per tile square
+    n_tiles = np.unique(tiled.polygon_tile).size
+    assert squares.shape[0] == n_tiles
+    for sq, k in zip(squares, np.unique(tiled.polygon_tile), strict=True):
+        own = tiled.polygons[tiled.polygon_tile == k]
+        low = tiled.vertices[own[own >= 0], 2].min()
+        np.testing.assert_allclose(sq[..., 2], low + 0.05, atol=1e-5)
+        np.testing.assert_allclose(sq[0, 0, :2], [(k % 3) * 6.0, (k // 3) * 6.0], atol=1e-4)
+
+    stats = {k: v for k, v in tiled.stats.items() if k != "tile_grid"}
+    edges = ext.geometry.build_overlay(dataclasses.replace(tiled, stats=stats),
+                                       lift=0.05).layers["tiles"].lines[0]
+    ends = edges.positions.reshape(-1, 2, 3)
+    want = 0  # every shared edge between two tiles, counted once
+    for p in range(tiled.polygon_count):
+        for o in tiled.neighbours[p]:
+            want += int(o > p and tiled.polygon_tile[o] != tiled.polygon_tile[p])
+    assert ends.shape[0] == want > 0
+    on_line = np.isclose(np.remainder(ends[..., :2] + 1e-4, 6.0), 1e-4, atol=1e-3)
+    assert (on_line[..., 0].all(axis=1) | on_line[..., 1].all(axis=1)).all()

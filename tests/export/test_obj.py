@@ -83,3 +83,53 @@ def test_failed_write_leaves_previous_file(tmp_path):
         write_obj(nm, target)
     assert target.read_bytes() == before
     assert [p.name for p in tmp_path.iterdir()] == ["nav.obj"]
+
+
+def test_link_areas_round_trip_from_the_level_obj_to_the_navmesh_obj(tmp_path):
+    """A hand-placed link's area: ``NAME-area-AREA-link`` in the level OBJ (core/objio.py)
+    -> the link's cost times the agent's area cost, its area kept in the NavMesh
+    (``stats["link_areas"]``, saved and loaded) -> ``g links_custom area_AREA`` in the
+    navmesh OBJ -> read back (export/obj.py: group_area)."""
+    from blender_navjump.core.agents import Agent, bake_agents
+    from blender_navjump.core.navmesh import NavMesh
+    from blender_navjump.core.objio import read_obj_scene
+    from blender_navjump.core.settings import BakeSettings
+    from blender_navjump.export.obj import group_area, link_areas
+
+    level = tmp_path / "level.obj"
+    level.write_text("\n".join([
+        "o floorA", "v 0 0 0", "v 10 0 0", "v 10 10 0", "v 0 10 0", "f 1 2 3 4",
+        "o floorB", "v 14 0 0", "v 20 0 0", "v 20 10 0", "v 14 10 0", "f 5 6 7 8",
+        "o bridge-area-toll-link", "v 9 5 0", "v 15 5 0", "l 9 10",
+        "o ferry-link-oneway", "v 9 2 0", "v 15 2 0", "l 11 12",
+        "o raft-area-toll-link-oneway", "v 15 8 0", "v 9 8 0", "l 13 14"]) + "\n")
+    scene = read_obj_scene(level)
+    assert [(k.name, k.area, k.bidirectional) for k in scene.links] == [
+        ("bridge-area-toll-link", "toll", True), ("ferry-link-oneway", "", False),
+        ("raft-area-toll-link-oneway", "toll", False)]
+    assert scene.volumes == ()  # "-area-" inside a link's name makes no volume
+    settings = BakeSettings(cell_size=0.2, cell_height=0.1, agent_max_climb=0.4,
+                            agent_height=1.8, links_enabled=False)
+    nm = bake_agents(scene.vertices, scene.triangles, [Agent("", settings, {"toll": 2.5})],
+                     None, custom_links=scene.links)[""]
+    assert nm.link_count == 3
+    lengths = np.linalg.norm(nm.link_end.mean(axis=1) - nm.link_start.mean(axis=1), axis=1)
+    np.testing.assert_allclose(nm.link_cost, lengths * [2.5, 1.0, 2.5], rtol=1e-6)
+    assert link_areas(nm) == {0: "toll", 2: "toll"}
+    nm.save(tmp_path / "nav.npz")
+    saved = NavMesh.load(tmp_path / "nav.npz")
+    assert link_areas(saved) == {0: "toll", 2: "toll"}
+
+    path = write_obj(saved, tmp_path / "nav.obj")
+    assert "g links_custom area_toll\n" in path.read_text()
+    back = read_obj_polygons(path)
+    link_lines = [(g, ix) for g, ix in back.lines if g.startswith("links_")]
+    assert len(link_lines) == 9  # three lines per link
+    mids = {}
+    for k in range(3):  # the third line of each link: start midpoint -> end midpoint
+        group, ix = link_lines[3 * k + 2]
+        mids[tuple(np.round(back.vertices[ix[0]], 3))] = group_area(group)
+    want = {tuple(np.round(nm.link_start[i].mean(axis=0), 3)): link_areas(nm).get(i, "")
+            for i in range(3)}
+    assert mids == want
+    assert group_area("links_custom") == "" and group_area("links_drop area_x y") == "x"
