@@ -81,3 +81,30 @@ def footprint_cell_bound(vertices, triangles, cs):
                  + np.sqrt(acx * acx + acy * acy))
         total += area * inv * inv + 2.0 * perim * inv + 4.0
     return total
+
+
+@njit(cache=True, nogil=True)
+def detail_surface_areas(detail_meshes, detail_vertices, detail_triangles):
+    """3D area of each polygon's detail triangles (``NavMesh`` detail arrays), summed
+    triangle by triangle in order."""
+    out = np.zeros(detail_meshes.shape[0])
+    for p in range(detail_meshes.shape[0]):
+        base = detail_meshes[p, 0]
+        t0 = detail_meshes[p, 2]
+        total = 0.0
+        for t in range(t0, t0 + detail_meshes[p, 3]):
+            a = base + detail_triangles[t, 0]
+            b = base + detail_triangles[t, 1]
+            c = base + detail_triangles[t, 2]
+            e0x = detail_vertices[b, 0] - detail_vertices[a, 0]
+            e0y = detail_vertices[b, 1] - detail_vertices[a, 1]
+            e0z = detail_vertices[b, 2] - detail_vertices[a, 2]
+            e1x = detail_vertices[c, 0] - detail_vertices[a, 0]
+            e1y = detail_vertices[c, 1] - detail_vertices[a, 1]
+            e1z = detail_vertices[c, 2] - detail_vertices[a, 2]
+            nx = e0y * e1z - e0z * e1y
+            ny = e0z * e1x - e0x * e1z
+            nz = e0x * e1y - e0y * e1x
+            total += 0.5 * np.sqrt(nx * nx + ny * ny + nz * nz)
+        out[p] = total
+    return out
