@@ -81,9 +81,8 @@ def run_stages(v, t, walk, cfg, settings: BakeSettings, timings: dict, stats: di
                      f"{grid}", limit)
         t0 = stage("rasterize", 0)
         raster = rasterize.rasterize_triangles if tile is None else tile.rasterize
-        hf = shared_stage(shared, rkey,
-                          lambda: _run("rasterize", settings, raster, v, t, walk, cfg,
-                                       bound))
+        hf = shared_stage(shared, rkey, lambda: _run(
+            "rasterize", settings, lambda: raster(v, t, walk, cfg, span_capacity=bound)))
         done("rasterize", t0)
         spans = int(hf.span_min.shape[0])
         # The real span count is known now: check the rest of the bake fits before going on.
