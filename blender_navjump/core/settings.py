@@ -71,6 +71,18 @@ _LIMITS: dict[str, tuple[float, float, bool, bool]] = {
 }
 
 
+_FIELDS: dict[type, tuple] = {}
+
+
+def _fields_of(cls: type) -> tuple:
+    """``dataclasses.fields(cls)``, looked up once per class (every bake validates and
+    copies its settings; ``fields`` builds its tuple anew each call)."""
+    found = _FIELDS.get(cls)
+    if found is None:
+        found = _FIELDS[cls] = fields(cls)
+    return found
+
+
 @dataclass
 class BakeSettings:
     """Everything a bake needs. ``BakeSettings()`` gives Recast's RecastDemo defaults.
@@ -140,7 +152,7 @@ class BakeSettings:
 
     def validate(self) -> BakeSettings:
         """Raise :class:`SettingsError` naming the first bad setting; return self."""
-        for f in fields(self):
+        for f in _fields_of(type(self)):
             value = getattr(self, f.name)
             if f.name == "partition":
                 if value not in PARTITIONS:
@@ -226,7 +238,7 @@ class BakeSettings:
 
     def to_dict(self) -> dict[str, Any]:
         # every field is a scalar: a shallow dict is asdict() without its deep copies
-        return {f.name: getattr(self, f.name) for f in fields(self)}
+        return {f.name: getattr(self, f.name) for f in _fields_of(type(self))}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> BakeSettings:
@@ -398,8 +410,10 @@ class VoxelConfig:
 # heightfield and its own tables, hence the second figure.
 BYTES_PER_SPAN = 300
 BYTES_PER_SPAN_LINKS = 320
-# Rasterisation alone: span arrays (13 B) that grow by doubling, plus the column heads.
-RASTER_BYTES_PER_SPAN = 2 * 13
+# Rasterisation alone: a 16 B row per span while inserting (rasterize.rasterize_kernel, room
+# for the bound from the start: only the rows used are touched), then the 13 B of the
+# exact-size column-ordered arrays it hands on; plus the column heads.
+RASTER_BYTES_PER_SPAN = 16 + 13
 BYTES_PER_CELL = 24
 BYTES_PER_TRIANGLE = 64
 
