@@ -43,20 +43,25 @@ def used_vertex_bounds(vertices, triangles):
     """Bounds of the vertices some triangle uses, in one pass without a mask or a copy:
     (bmin (3,), bmax (3,), all_finite). A NaN or infinite used coordinate makes
     ``all_finite`` False (the bounds are then meaningless)."""
-    bmin = np.full(3, np.inf)
-    bmax = np.full(3, -np.inf)
-    finite = True
+    lo0 = lo1 = lo2 = np.inf
+    hi0 = hi1 = hi2 = -np.inf
+    nan_probe = 0.0  # x * 0 is NaN for an infinite or NaN x: one check at the end
     for i in range(triangles.shape[0]):
         for k in range(3):
             v = triangles[i, k]
-            for c in range(3):
-                x = vertices[v, c]
-                if not np.isfinite(x):
-                    finite = False
-                if x < bmin[c]:
-                    bmin[c] = x
-                if x > bmax[c]:
-                    bmax[c] = x
+            x = vertices[v, 0]
+            y = vertices[v, 1]
+            z = vertices[v, 2]
+            nan_probe += x * 0.0 + y * 0.0 + z * 0.0
+            lo0 = min(lo0, x)
+            lo1 = min(lo1, y)
+            lo2 = min(lo2, z)
+            hi0 = max(hi0, x)
+            hi1 = max(hi1, y)
+            hi2 = max(hi2, z)
+    bmin = np.array([lo0, lo1, lo2])
+    bmax = np.array([hi0, hi1, hi2])
+    finite = nan_probe == 0.0
     return bmin, bmax, finite
 
 
