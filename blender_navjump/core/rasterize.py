@@ -92,9 +92,8 @@ def rasterize_kernel(vertices, triangles, tri_area, bmin, bmax, cs, ch, width, h
                      merge_threshold, row_lo, row_hi, span_capacity=0):
     """Rasterise all triangles into rows [row_lo, row_hi) of the grid.
 
-    ``span_capacity``: room for this many spans from the start (an upper bound such as
-    ``settings.raster_span_bound``: pages never written are never touched, so a generous
-    bound costs address space, not memory); 0 guesses and doubles when full.
+    ``span_capacity``: an upper bound of the spans (``settings.raster_span_bound``) that
+    caps the first guess of the room (0: no bound); the room doubles when full.
 
     Returns (column_head, span_min, span_max, span_area, span_next, n_spans): exact-size
     arrays, spans column by column (``_column_order``). Columns are indexed
@@ -102,8 +101,11 @@ def rasterize_kernel(vertices, triangles, tri_area, bmin, bmax, cs, ch, width, h
     """
     rows = row_hi - row_lo
     column_head = np.full(width * rows, -1, np.int32)
-    cap = min(span_capacity, MAX_SPAN_SLOTS) if span_capacity > 0 else max(
-        1024, triangles.shape[0] * 4)
+    # a column's worth per cell or four per triangle, and never more than the bound: a
+    # fresh mmap of the whole bound faulted in more pages than growing once costs
+    cap = max(1024, triangles.shape[0] * 4, width * rows)
+    if span_capacity > 0:
+        cap = min(cap, span_capacity, MAX_SPAN_SLOTS)
     # while rasterising, one row per span (min, max, next, area): a span's fields share a
     # cache line when the insertion walks a column
     spans = np.empty((cap, 4), np.int32)

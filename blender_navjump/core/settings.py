@@ -410,9 +410,9 @@ class VoxelConfig:
 # heightfield and its own tables, hence the second figure.
 BYTES_PER_SPAN = 300
 BYTES_PER_SPAN_LINKS = 320
-# Rasterisation alone: a 16 B row per span while inserting (rasterize.rasterize_kernel, room
-# for the bound from the start: only the rows used are touched), then the 13 B of the
-# exact-size column-ordered arrays it hands on; plus the column heads.
+# Rasterisation alone: a 16 B row per span while inserting (rasterize.rasterize_kernel; its
+# room doubles when full, only the rows used are touched), then the 13 B of the exact-size
+# column-ordered arrays it hands on; plus the column heads.
 RASTER_BYTES_PER_SPAN = 16 + 13
 BYTES_PER_CELL = 24
 BYTES_PER_TRIANGLE = 64
