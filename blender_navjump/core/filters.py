@@ -19,60 +19,28 @@ from numba import njit
 from .parallel import run_banded
 from .stage_data import Heightfield
 
-_DX = (-1, 0, 1, 0)
-_DY = (0, 1, 0, -1)
 _TOP = 1 << 30  # "nothing above"
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _is_ledge(column_head, span_min, span_max, span_next, width, height, x, y, bot, top,
-              walkable_height, walkable_climb):
-    """The ledge test of a walkable span with floor ``bot`` and ceiling ``top``."""
-    min_h = _TOP
-    acc_min = bot
-    acc_max = bot
-    for d in range(4):
-        nx = x + _DX[d]
-        ny = y + _DY[d]
-        if nx < 0 or ny < 0 or nx >= width or ny >= height:
-            # outside the grid: a floor at -climb, with nothing above it
-            min_h = min(min_h, -walkable_climb - bot)
-            if min_h < -walkable_climb:
-                return True
-            continue
-        ns = column_head[nx + ny * width]
-        # the "floor" below the neighbour's first span
-        nbot = -walkable_climb
-        ntop = span_min[ns] if ns != -1 else _TOP
-        if min(top, ntop) - max(bot, nbot) > walkable_height:
-            min_h = min(min_h, nbot - bot)
-        while ns != -1:
-            nbot = span_max[ns]
-            if nbot >= top:
-                break  # this and every higher neighbour floor is above our ceiling
-            nxt = span_next[ns]
-            ntop = span_min[nxt] if nxt != -1 else _TOP
-            if min(top, ntop) - max(bot, nbot) > walkable_height:
-                min_h = min(min_h, nbot - bot)
-                if abs(nbot - bot) <= walkable_climb:
-                    acc_min = min(acc_min, nbot)
-                    acc_max = max(acc_max, nbot)
-            ns = nxt
-        if min_h < -walkable_climb:
-            return True  # a drop is found: a ledge whatever else is near
-    return acc_max - acc_min > walkable_climb
 
 
 @njit(cache=True, nogil=True)
 def _filter_columns(column_head, span_min, span_max, span_area, span_next, width, height,
                     walkable_height, walkable_climb, low_hanging, ledges, low_height,
                     row_lo, row_hi):
+    """The three filters on the columns of rows [row_lo, row_hi). The ledge test (one body
+    with the column walk: measured faster than a separate inlined function) marks a
+    walkable span with floor ``bot`` and ceiling ``top`` when some neighbour's reachable
+    floor drops more than climb below it, or the reachable floors lie more than climb
+    apart; the lowest drop only falls, so the first drop found decides."""
     for y in range(row_lo, row_hi):
         for x in range(width):
+            c = x + y * width
+            s = column_head[c]
+            if s == -1:
+                continue
+            on_edge = x == 0 or y == 0 or x == width - 1 or y == height - 1
             prev_walkable = False
             prev_area = 0
             prev_max = 0
-            s = column_head[x + y * width]
             while s != -1:
                 area = span_area[s]
                 bot = span_max[s]
@@ -88,10 +56,51 @@ def _filter_columns(column_head, span_min, span_max, span_area, span_next, width
                     top = span_min[nxt] if nxt != -1 else _TOP
                     if low_height and top - bot < walkable_height:
                         area = 0
-                    elif ledges and _is_ledge(column_head, span_min, span_max, span_next,
-                                              width, height, x, y, bot, top,
-                                              walkable_height, walkable_climb):
-                        area = 0
+                    elif ledges:
+                        min_h = _TOP
+                        if on_edge:
+                            # a neighbour outside the grid: a floor at -climb, nothing above
+                            min_h = -walkable_climb - bot
+                        acc_min = bot
+                        acc_max = bot
+                        for d in range(4):  # the neighbours, unrolled (no index tables)
+                            if min_h < -walkable_climb:
+                                break  # a drop is found: a ledge whatever else is near
+                            if d == 0:
+                                if x == 0:
+                                    continue
+                                ns = column_head[c - 1]
+                            elif d == 1:
+                                if y == height - 1:
+                                    continue
+                                ns = column_head[c + width]
+                            elif d == 2:
+                                if x == width - 1:
+                                    continue
+                                ns = column_head[c + 1]
+                            else:
+                                if y == 0:
+                                    continue
+                                ns = column_head[c - width]
+                            # the "floor" below the neighbour's first span
+                            nbot = -walkable_climb
+                            ntop = span_min[ns] if ns != -1 else _TOP
+                            if min(top, ntop) - max(bot, nbot) > walkable_height:
+                                min_h = min(min_h, nbot - bot)
+                            while ns != -1:
+                                nbot = span_max[ns]
+                                if nbot >= top:
+                                    break  # this and every higher floor is above our ceiling
+                                n_next = span_next[ns]
+                                ntop = span_min[n_next] if n_next != -1 else _TOP
+                                if min(top, ntop) - max(bot, nbot) > walkable_height:
+                                    min_h = min(min_h, nbot - bot)
+                                    if abs(nbot - bot) <= walkable_climb:
+                                        acc_min = min(acc_min, nbot)
+                                        acc_max = max(acc_max, nbot)
+                                ns = n_next
+                        if min_h < -walkable_climb or acc_max - acc_min > walkable_climb:
+                            area = 0
                     span_area[s] = area
                 s = nxt
 

@@ -43,20 +43,25 @@ def used_vertex_bounds(vertices, triangles):
     """Bounds of the vertices some triangle uses, in one pass without a mask or a copy:
     (bmin (3,), bmax (3,), all_finite). A NaN or infinite used coordinate makes
     ``all_finite`` False (the bounds are then meaningless)."""
-    bmin = np.full(3, np.inf)
-    bmax = np.full(3, -np.inf)
-    finite = True
+    lo0 = lo1 = lo2 = np.inf
+    hi0 = hi1 = hi2 = -np.inf
+    nan_probe = 0.0  # x * 0 is NaN for an infinite or NaN x: one check at the end
     for i in range(triangles.shape[0]):
         for k in range(3):
             v = triangles[i, k]
-            for c in range(3):
-                x = vertices[v, c]
-                if not np.isfinite(x):
-                    finite = False
-                if x < bmin[c]:
-                    bmin[c] = x
-                if x > bmax[c]:
-                    bmax[c] = x
+            x = vertices[v, 0]
+            y = vertices[v, 1]
+            z = vertices[v, 2]
+            nan_probe += x * 0.0 + y * 0.0 + z * 0.0
+            lo0 = min(lo0, x)
+            lo1 = min(lo1, y)
+            lo2 = min(lo2, z)
+            hi0 = max(hi0, x)
+            hi1 = max(hi1, y)
+            hi2 = max(hi2, z)
+    bmin = np.array([lo0, lo1, lo2])
+    bmax = np.array([hi0, hi1, hi2])
+    finite = nan_probe == 0.0
     return bmin, bmax, finite
 
 
@@ -81,3 +86,30 @@ def footprint_cell_bound(vertices, triangles, cs):
                  + np.sqrt(acx * acx + acy * acy))
         total += area * inv * inv + 2.0 * perim * inv + 4.0
     return total
+
+
+@njit(cache=True, nogil=True)
+def detail_surface_areas(detail_meshes, detail_vertices, detail_triangles):
+    """3D area of each polygon's detail triangles (``NavMesh`` detail arrays), summed
+    triangle by triangle in order."""
+    out = np.zeros(detail_meshes.shape[0])
+    for p in range(detail_meshes.shape[0]):
+        base = detail_meshes[p, 0]
+        t0 = detail_meshes[p, 2]
+        total = 0.0
+        for t in range(t0, t0 + detail_meshes[p, 3]):
+            a = base + detail_triangles[t, 0]
+            b = base + detail_triangles[t, 1]
+            c = base + detail_triangles[t, 2]
+            e0x = detail_vertices[b, 0] - detail_vertices[a, 0]
+            e0y = detail_vertices[b, 1] - detail_vertices[a, 1]
+            e0z = detail_vertices[b, 2] - detail_vertices[a, 2]
+            e1x = detail_vertices[c, 0] - detail_vertices[a, 0]
+            e1y = detail_vertices[c, 1] - detail_vertices[a, 1]
+            e1z = detail_vertices[c, 2] - detail_vertices[a, 2]
+            nx = e0y * e1z - e0z * e1y
+            ny = e0z * e1x - e0x * e1z
+            nz = e0x * e1y - e0y * e1x
+            total += 0.5 * np.sqrt(nx * nx + ny * ny + nz * nz)
+        out[p] = total
+    return out

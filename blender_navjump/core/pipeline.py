@@ -229,12 +229,12 @@ def _assemble(pmesh, cfg, settings, dmeshes, dverts, dtris) -> NavMesh:
     verts[:, 1] = cfg.bmin[1] + pv[:, 1] * cfg.cs
     verts[:, 2] = cfg.bmin[2] + pv[:, 2] * cfg.ch
     areas = pmesh.areas.astype(np.uint8)
-    return NavMesh(
+    return NavMesh(  # the polygon mesh's arrays as they are when their types already fit
         vertices=verts,
-        polygons=pmesh.polys.astype(np.int32),
-        neighbours=pmesh.neighbours.astype(np.int32),
+        polygons=pmesh.polys.astype(np.int32, copy=False),
+        neighbours=pmesh.neighbours.astype(np.int32, copy=False),
         polygon_area=areas,
-        polygon_region=pmesh.regs.astype(np.int32),
+        polygon_region=pmesh.regs.astype(np.int32, copy=False),
         polygon_stance=(np.maximum(areas.astype(np.int16) & 3, 1) - 1).astype(np.int8),
         detail_meshes=np.asarray(dmeshes, np.int32),
         detail_vertices=np.asarray(dverts, np.float64),

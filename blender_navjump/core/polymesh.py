@@ -376,6 +376,32 @@ def _build_polys(cverts, cstart, creg, carea, nvp, tol):
     return verts[:nverts], polys[:npolys], preg[:npolys], parea[:npolys], n_failed
 
 
+@njit(cache=True, nogil=True)
+def _drop_unused_vertices(verts, polys):
+    """Packing: the vertices some polygon uses, in their order, and the polygons
+    renumbered to them (both int32)."""
+    remap = np.full(verts.shape[0], -1, np.int64)
+    for p in range(polys.shape[0]):
+        for i in range(polys.shape[1]):
+            if polys[p, i] >= 0:
+                remap[polys[p, i]] = 0
+    n = 0
+    for v in range(verts.shape[0]):
+        if remap[v] == 0:
+            remap[v] = n
+            n += 1
+    out_v = np.empty((n, verts.shape[1]), np.int32)
+    for v in range(verts.shape[0]):
+        if remap[v] >= 0:
+            for k in range(verts.shape[1]):
+                out_v[remap[v], k] = verts[v, k]
+    out_p = np.empty(polys.shape, np.int32)
+    for p in range(polys.shape[0]):
+        for i in range(polys.shape[1]):
+            out_p[p, i] = remap[polys[p, i]] if polys[p, i] >= 0 else -1
+    return out_v, out_p
+
+
 # -------------------------------------------------------------------------- adjacency
 @njit(cache=True)
 def build_adjacency(polys, nverts):
@@ -442,16 +468,11 @@ def build_poly_mesh(cset: ContourSet, nvp: int, bmin, cs, ch) -> PolyMesh:
     verts, polys, preg, parea, _n_failed = _build_polys(
         cverts, np.asarray(cset.start, np.int64), np.asarray(cset.reg, np.int64),
         np.asarray(cset.area, np.int64), nvp, WELD_HEIGHT_TOLERANCE)
-    # Packing: drop vertices no polygon uses, renumber.
-    used = np.zeros(verts.shape[0], np.bool_)
-    used[polys[polys >= 0]] = True
-    remap = np.cumsum(used) - 1
-    polys = np.where(polys >= 0, remap[np.maximum(polys, 0)], -1)
-    verts = verts[used]
+    verts, polys = _drop_unused_vertices(verts, polys)
     neighbours = build_adjacency(polys, max(verts.shape[0], 1))
     return PolyMesh(
-        verts=verts.astype(np.int32),
-        polys=polys.astype(np.int32),
+        verts=verts,
+        polys=polys,
         neighbours=neighbours.astype(np.int32),
         regs=preg.astype(np.int32),
         areas=parea.astype(np.uint8),

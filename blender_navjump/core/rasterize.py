@@ -26,6 +26,9 @@ BAND_MIN_TRIANGLES = 50_000
 BAND_MIN_ROWS = 512
 BAND_MIN_WORKERS = 4
 MAX_SPAN_LEVEL = 1 << 30
+# the columns of the rasteriser's span rows
+_MIN, _MAX, _NEXT, _AREA = 0, 1, 2, 3
+MAX_SPAN_SLOTS = 2**31 - 1  # span indices are int32
 
 
 @njit(cache=True)
@@ -84,28 +87,28 @@ def _split_polygon(src, n_src, below, above, axis, offset):
     return nb, na
 
 
-@njit(cache=True)
-def _grow(arr, new_size):
-    out = np.empty(new_size, arr.dtype)
-    out[: arr.shape[0]] = arr
-    return out
-
-
 @njit(cache=True, nogil=True)
 def rasterize_kernel(vertices, triangles, tri_area, bmin, bmax, cs, ch, width, height,
-                     merge_threshold, row_lo, row_hi):
+                     merge_threshold, row_lo, row_hi, span_capacity=0):
     """Rasterise all triangles into rows [row_lo, row_hi) of the grid.
 
-    Returns (column_head, span_min, span_max, span_area, span_next, n_spans). Columns are
-    indexed x + (y - row_lo) * width.
+    ``span_capacity``: an upper bound of the spans (``settings.raster_span_bound``) that
+    caps the first guess of the room (0: no bound); the room doubles when full.
+
+    Returns (column_head, span_min, span_max, span_area, span_next, n_spans): exact-size
+    arrays, spans column by column (``_column_order``). Columns are indexed
+    x + (y - row_lo) * width.
     """
     rows = row_hi - row_lo
     column_head = np.full(width * rows, -1, np.int32)
-    cap = max(1024, triangles.shape[0] * 4)
-    span_min = np.empty(cap, np.int32)
-    span_max = np.empty(cap, np.int32)
-    span_area = np.empty(cap, np.uint8)
-    span_next = np.empty(cap, np.int32)
+    # a column's worth per cell or four per triangle, and never more than the bound: a
+    # fresh mmap of the whole bound faulted in more pages than growing once costs
+    cap = max(1024, triangles.shape[0] * 4, width * rows)
+    if span_capacity > 0:
+        cap = min(cap, span_capacity, MAX_SPAN_SLOTS)
+    # while rasterising, one row per span (min, max, next, area): a span's fields share a
+    # cache line when the insertion walks a column
+    spans = np.empty((cap, 4), np.int32)
     n_spans = 0
     free_head = -1
 
@@ -206,50 +209,83 @@ def rasterize_kernel(vertices, triangles, tri_area, bmin, bmax, cs, ch, width, h
                 cur = column_head[col]
                 new_area = area
                 while cur != -1:
-                    if span_min[cur] > hi:
+                    cur_min = spans[cur, _MIN]
+                    if cur_min > hi:
                         break
-                    if span_max[cur] < lo:
+                    cur_max = spans[cur, _MAX]
+                    if cur_max < lo:
                         prev = cur
-                        cur = span_next[cur]
+                        cur = spans[cur, _NEXT]
                         continue
-                    if span_min[cur] < lo:
-                        lo = span_min[cur]
-                    if span_max[cur] > hi:
-                        hi = span_max[cur]
-                    if abs(hi - span_max[cur]) <= merge_threshold:
-                        if span_area[cur] > new_area:
-                            new_area = span_area[cur]
-                    nxt = span_next[cur]
+                    if cur_min < lo:
+                        lo = cur_min
+                    if cur_max > hi:
+                        hi = cur_max
+                    if abs(hi - cur_max) <= merge_threshold:
+                        if spans[cur, _AREA] > new_area:
+                            new_area = spans[cur, _AREA]
+                    nxt = spans[cur, _NEXT]
                     # release cur to the free list
-                    span_next[cur] = free_head
+                    spans[cur, _NEXT] = free_head
                     free_head = cur
                     if prev != -1:
-                        span_next[prev] = nxt
+                        spans[prev, _NEXT] = nxt
                     else:
                         column_head[col] = nxt
                     cur = nxt
                 if free_head != -1:
                     s = free_head
-                    free_head = span_next[s]
+                    free_head = spans[s, _NEXT]
                 else:
-                    if n_spans >= span_min.shape[0]:
-                        cap = span_min.shape[0] * 2
-                        span_min = _grow(span_min, cap)
-                        span_max = _grow(span_max, cap)
-                        span_area = _grow(span_area, cap)
-                        span_next = _grow(span_next, cap)
+                    if n_spans >= spans.shape[0]:
+                        grown = np.empty((spans.shape[0] * 2, 4), np.int32)
+                        grown[:n_spans] = spans[:n_spans]
+                        spans = grown
                     s = n_spans
                     n_spans += 1
-                span_min[s] = lo
-                span_max[s] = hi
-                span_area[s] = new_area
+                spans[s, _MIN] = lo
+                spans[s, _MAX] = hi
+                spans[s, _AREA] = new_area
                 if prev != -1:
-                    span_next[s] = span_next[prev]
-                    span_next[prev] = s
+                    spans[s, _NEXT] = spans[prev, _NEXT]
+                    spans[prev, _NEXT] = s
                 else:
-                    span_next[s] = column_head[col]
+                    spans[s, _NEXT] = column_head[col]
                     column_head[col] = s
-    return column_head, span_min, span_max, span_area, span_next, n_spans
+    return _column_order(column_head, spans, n_spans, free_head)
+
+
+@njit(cache=True, nogil=True)
+def _column_order(column_head, spans, n_slots, free_head):
+    """The live spans of the rasteriser's rows as exact-size arrays lying column by column
+    (each column's spans contiguous and bottom-up, ``span_next`` the next index or -1), so
+    the filters and the compact heightfield walk memory in order; ``column_head`` is
+    rewritten in place. Returns (column_head, span_min, span_max, span_area, span_next,
+    n_spans)."""
+    live = n_slots
+    s = free_head
+    while s != -1:
+        live -= 1
+        s = spans[s, _NEXT]
+    span_min = np.empty(live, np.int32)
+    span_max = np.empty(live, np.int32)
+    span_area = np.empty(live, np.uint8)
+    span_next = np.empty(live, np.int32)
+    k = 0
+    for c in range(column_head.shape[0]):
+        s = column_head[c]
+        if s == -1:
+            continue
+        column_head[c] = k
+        while s != -1:
+            span_min[k] = spans[s, _MIN]
+            span_max[k] = spans[s, _MAX]
+            span_area[k] = spans[s, _AREA]
+            span_next[k] = k + 1
+            k += 1
+            s = spans[s, _NEXT]
+        span_next[k - 1] = -1
+    return column_head, span_min, span_max, span_area, span_next, k
 
 
 def _band_rows(vertices, triangles, cfg, n_bands):
@@ -268,12 +304,14 @@ def _band_rows(vertices, triangles, cfg, n_bands):
     return bounds, r0, r1
 
 
-def rasterize_triangles(vertices, triangles, walkable_mask, cfg, threads=None) -> Heightfield:
+def rasterize_triangles(vertices, triangles, walkable_mask, cfg, threads=None,
+                        span_capacity: int = 0) -> Heightfield:
     """Build the solid heightfield for a scene (see module doc).
 
     Large scenes on machines with ``BAND_MIN_WORKERS`` workers or more (or an explicit
     ``threads`` > 1) are cut into row bands rasterised on parallel threads (the kernel
     releases the GIL); each band keeps its own spans and the bands are joined afterwards.
+    ``span_capacity``: see :func:`rasterize_kernel`.
     """
     tri_area = mark_walkable_triangles(vertices, triangles, cfg.walkable_slope_cos,
                                        walkable_mask)
@@ -284,10 +322,10 @@ def rasterize_triangles(vertices, triangles, walkable_mask, cfg, threads=None) -
     if threads <= 1 or triangles.shape[0] < BAND_MIN_TRIANGLES or cfg.height < BAND_MIN_ROWS:
         head, smin, smax, sarea, snext, n = rasterize_kernel(
             vertices, triangles, tri_area, cfg.bmin, cfg.bmax, cfg.cs, cfg.ch, cfg.width,
-            cfg.height, cfg.walkable_climb, 0, cfg.height)
+            cfg.height, cfg.walkable_climb, 0, cfg.height, span_capacity)
         return Heightfield(width=cfg.width, height=cfg.height, bmin=cfg.bmin, cs=cfg.cs,
-                           ch=cfg.ch, column_head=head, span_min=smin[:n], span_max=smax[:n],
-                           span_area=sarea[:n], span_next=snext[:n])
+                           ch=cfg.ch, column_head=head, span_min=smin, span_max=smax,
+                           span_area=sarea, span_next=snext)
     bounds, r0, r1 = _band_rows(vertices, triangles, cfg, threads * 2)
 
     def run_band(k):
@@ -297,7 +335,7 @@ def rasterize_triangles(vertices, triangles, walkable_mask, cfg, threads=None) -
         return rasterize_kernel(vertices, np.ascontiguousarray(triangles[sel]),
                                 np.ascontiguousarray(tri_area[sel]), cfg.bmin, cfg.bmax,
                                 cfg.cs, cfg.ch, cfg.width, cfg.height, cfg.walkable_climb,
-                                lo, hi)
+                                lo, hi, span_capacity)
 
     parts = map_banded(run_band, list(range(len(bounds) - 1)))
     # Join the bands into one heightfield whose spans lie column by column (the filters,

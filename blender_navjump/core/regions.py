@@ -240,56 +240,57 @@ def _watershed(span_con, span_area, span_dist, order):
 # ------------------------------------------------------------------------- monotone
 @njit(cache=True, nogil=True)
 def _monotone(span_con, span_area, cell_index, cell_count, width, height):
+    """Row sweeps: a sweep is a connected run of same-area spans along +x within one row;
+    it continues the region below it (the -y neighbours') when it touches only that one
+    region and that region's top row touches only this sweep, else it starts a region.
+    Returns (region per span, region count). Per-row state only (the sweep of each span
+    of the row, the candidate region of each sweep), so it stays in cache."""
     n = span_con.shape[0]
     reg = np.zeros(n, np.int32)
     next_region = 1
-    # per row sweep: sweep id per span, the region below it (from the y-1 row) and
-    # whether that region is unique along the sweep
-    sweep_of = np.full(n, -1, np.int32)
+    widest = 1
+    for y in range(height):
+        last_c = y * width + width - 1
+        widest = max(widest, cell_index[last_c] + cell_count[last_c] - cell_index[y * width])
+    sweep_of = np.empty(widest, np.int32)  # sweep of each span of the row, -1 = none
     cap = width + 1
-    sweep_reg = np.zeros(cap, np.int32)  # candidate region below; -1 = not unique
-    sweep_samples = np.zeros(cap, np.int32)
+    sweep_reg = np.zeros(cap, np.int32)  # region below the sweep; 0 none, -1 not unique
     sweep_final = np.zeros(cap, np.int32)
     region_hits = np.zeros(16, np.int32)
     for y in range(height):
         n_sweeps = 0
-        # The row's spans are one index range, column by column along +x (stacked spans
-        # of a column side by side). Sweeps are per connected run along +x.
         row_first = cell_index[y * width]
         last_c = y * width + width - 1
         row_end = cell_index[last_c] + cell_count[last_c]
         for i in range(row_first, row_end):
-            if span_area[i] == 0:
+            area = span_area[i]
+            if area == 0:
+                sweep_of[i - row_first] = -1
                 continue
-            a = span_con[i, 0]  # -x neighbour
+            a = span_con[i, 0]  # -x neighbour: the same row, already swept
             sid = -1
-            if a >= 0 and span_area[a] == span_area[i] and sweep_of[a] >= 0:
-                sid = sweep_of[a]
+            if a >= 0 and span_area[a] == area:
+                sid = sweep_of[a - row_first]
             if sid < 0:
                 if n_sweeps >= sweep_reg.shape[0]:
                     new_cap = sweep_reg.shape[0] * 2
                     t1 = np.zeros(new_cap, np.int32)
                     t1[:n_sweeps] = sweep_reg[:n_sweeps]
                     sweep_reg = t1
-                    t2 = np.zeros(new_cap, np.int32)
-                    t2[:n_sweeps] = sweep_samples[:n_sweeps]
-                    sweep_samples = t2
                     sweep_final = np.zeros(new_cap, np.int32)
                 sid = n_sweeps
                 n_sweeps += 1
                 sweep_reg[sid] = 0
-                sweep_samples[sid] = 0
-            sweep_of[i] = sid
+            sweep_of[i - row_first] = sid
             b = span_con[i, 3]  # -y neighbour (previous row)
-            if b >= 0 and span_area[b] == span_area[i] and reg[b] != 0:
+            if b >= 0 and span_area[b] == area:
                 r = reg[b]
-                if sweep_reg[sid] == 0:
-                    sweep_reg[sid] = r
-                    sweep_samples[sid] = 1
-                elif sweep_reg[sid] == r:
-                    sweep_samples[sid] += 1
-                else:
-                    sweep_reg[sid] = -1
+                if r != 0:
+                    cur = sweep_reg[sid]
+                    if cur == 0:
+                        sweep_reg[sid] = r
+                    elif cur != r:
+                        sweep_reg[sid] = -1
         # a sweep continues the region below when it touches only that one region and
         # that region's whole top row touches only this sweep
         if next_region + 1 > region_hits.shape[0]:
@@ -316,8 +317,9 @@ def _monotone(span_con, span_area, cell_index, cell_count, width, height):
             if r > 0:
                 region_hits[r] = 0
         for i in range(row_first, row_end):
-            if sweep_of[i] >= 0:
-                reg[i] = sweep_final[sweep_of[i]]
+            sid = sweep_of[i - row_first]
+            if sid >= 0:
+                reg[i] = sweep_final[sid]
     return reg, next_region - 1
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import os
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Any, NamedTuple
@@ -68,6 +69,18 @@ _LIMITS: dict[str, tuple[float, float, bool, bool]] = {
     "max_climb_height": (0.0, 100.0, False, True),
     "tile_size": (0, 8192, True, True),
 }
+
+
+_FIELDS: dict[type, tuple] = {}
+
+
+def _fields_of(cls: type) -> tuple:
+    """``dataclasses.fields(cls)``, looked up once per class (every bake validates and
+    copies its settings; ``fields`` builds its tuple anew each call)."""
+    found = _FIELDS.get(cls)
+    if found is None:
+        found = _FIELDS[cls] = fields(cls)
+    return found
 
 
 @dataclass
@@ -139,7 +152,7 @@ class BakeSettings:
 
     def validate(self) -> BakeSettings:
         """Raise :class:`SettingsError` naming the first bad setting; return self."""
-        for f in fields(self):
+        for f in _fields_of(type(self)):
             value = getattr(self, f.name)
             if f.name == "partition":
                 if value not in PARTITIONS:
@@ -225,7 +238,7 @@ class BakeSettings:
 
     def to_dict(self) -> dict[str, Any]:
         # every field is a scalar: a shallow dict is asdict() without its deep copies
-        return {f.name: getattr(self, f.name) for f in fields(self)}
+        return {f.name: getattr(self, f.name) for f in _fields_of(type(self))}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> BakeSettings:
@@ -397,8 +410,10 @@ class VoxelConfig:
 # heightfield and its own tables, hence the second figure.
 BYTES_PER_SPAN = 300
 BYTES_PER_SPAN_LINKS = 320
-# Rasterisation alone: span arrays (13 B) that grow by doubling, plus the column heads.
-RASTER_BYTES_PER_SPAN = 2 * 13
+# Rasterisation alone: a 16 B row per span while inserting (rasterize.rasterize_kernel; its
+# room doubles when full, only the rows used are touched), then the 13 B of the exact-size
+# column-ordered arrays it hands on; plus the column heads.
+RASTER_BYTES_PER_SPAN = 16 + 13
 BYTES_PER_CELL = 24
 BYTES_PER_TRIANGLE = 64
 
@@ -531,14 +546,33 @@ def available_memory_bytes() -> int:
     return 8 * 1024**3
 
 
+# The machine's available memory and the container's headroom are read at most this often
+# (seconds): bakes in quick succession (several agents, live re-bakes, a tile farm) share
+# one reading instead of parsing /proc and the cgroup files every time (~0.3 ms a bake).
+SYSTEM_MEMORY_READ_INTERVAL = 1.0
+_system_reading: tuple[float, int, MemoryLimit | None] | None = None
+
+
+def _system_memory() -> tuple[int, MemoryLimit | None]:
+    """(available memory, cgroup headroom), read again after
+    ``SYSTEM_MEMORY_READ_INTERVAL`` seconds."""
+    global _system_reading
+    now = time.monotonic()
+    if _system_reading is None or now - _system_reading[0] > SYSTEM_MEMORY_READ_INTERVAL:
+        _system_reading = (now, available_memory_bytes(), cgroup_headroom())
+    return _system_reading[1], _system_reading[2]
+
+
 def memory_limit(settings: BakeSettings) -> MemoryLimit:
     """What a bake may allocate: ``memory_limit_gb`` if set, else the available memory,
-    and never more than the process (rlimit) or container (cgroup) limit allows."""
+    and never more than the process (rlimit) or container (cgroup) limit allows (the
+    machine's and the container's figures: see ``SYSTEM_MEMORY_READ_INTERVAL``)."""
+    available, container = _system_memory()
     if settings.memory_limit_gb > 0:
         best = MemoryLimit(int(settings.memory_limit_gb * 1024**3), "memory_limit_gb")
     else:
-        best = MemoryLimit(available_memory_bytes(), "available memory")
-    for hard in (rlimit_headroom(), cgroup_headroom()):
+        best = MemoryLimit(available, "available memory")
+    for hard in (rlimit_headroom(), container):
         if hard is not None and hard.available < best.available:
             best = hard
     return best

@@ -81,8 +81,8 @@ def run_stages(v, t, walk, cfg, settings: BakeSettings, timings: dict, stats: di
                      f"{grid}", limit)
         t0 = stage("rasterize", 0)
         raster = rasterize.rasterize_triangles if tile is None else tile.rasterize
-        hf = shared_stage(shared, rkey,
-                          lambda: _run("rasterize", settings, raster, v, t, walk, cfg))
+        hf = shared_stage(shared, rkey, lambda: _run(
+            "rasterize", settings, lambda: raster(v, t, walk, cfg, span_capacity=bound)))
         done("rasterize", t0)
         spans = int(hf.span_min.shape[0])
         # The real span count is known now: check the rest of the bake fits before going on.
@@ -112,7 +112,12 @@ def run_stages(v, t, walk, cfg, settings: BakeSettings, timings: dict, stats: di
     if settings.multi_stance:
         stance_mod.classify_stances(chf, cfg.stance_heights)
     else:
-        chf.span_area[chf.span_area != 0] = AREA_STAND
+        # every walkable span stands; AREA_STAND is the lowest area id (1), so a minimum
+        # does it in one pass without a mask
+        if AREA_STAND == 1:
+            np.minimum(chf.span_area, AREA_STAND, out=chf.span_area)
+        else:
+            chf.span_area[chf.span_area != 0] = AREA_STAND
     done("stances", t0)
 
     t0 = stage("erode", 4)

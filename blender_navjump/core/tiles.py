@@ -311,7 +311,7 @@ class Raster:
         self.width = grid.tiles_x * grid.size + 2 * pad
         self.height = grid.tiles_y * grid.size + 2 * pad
 
-    def rasterize(self, v, t, walk, cfg):
+    def rasterize(self, v, t, walk, cfg, span_capacity: int = 0):
         from .rasterize import mark_walkable_triangles, rasterize_kernel
         from .stage_data import Heightfield
 
@@ -322,7 +322,7 @@ class Raster:
         bmax = self.grid.bmax.copy()
         head, smin, smax, sarea, snext, n = rasterize_kernel(
             v, t, tri_area, self.bmin, bmax, cfg.cs, cfg.ch, self.width, self.height,
-            cfg.walkable_climb, oy, oy + cfg.height)
+            cfg.walkable_climb, oy, oy + cfg.height, span_capacity)
         head = np.ascontiguousarray(
             head.reshape(cfg.height, self.width)[:, ox:ox + cfg.width]).reshape(-1)
         return Heightfield(width=cfg.width, height=cfg.height, bmin=cfg.bmin, cs=cfg.cs,
@@ -350,7 +350,7 @@ class TileCore:
         self.raster = raster
         self.segments: tuple[np.ndarray, ...] = ()
 
-    def rasterize(self, v, t, walk, cfg):
+    def rasterize(self, v, t, walk, cfg, span_capacity: int = 0):
         return self.raster.rasterize(v, t, walk, cfg)
 
     def before_regions(self, chf) -> None:

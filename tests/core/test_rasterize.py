@@ -79,3 +79,30 @@ def test_row_bands_match_single_thread(seed, monkeypatch):
     inner = many.span_next >= 0
     np.testing.assert_array_equal(many.span_next[inner], np.nonzero(inner)[0] + 1)
     assert np.all(many.span_min[:-1][inner[:-1]] <= many.span_min[1:][inner[:-1]])
+
+
+def test_spans_come_back_exact_size_and_column_by_column():
+    """One pass hands back only the live spans (merged ones freed), each column's spans
+    contiguous and bottom-up, whatever order the triangles came in; the same columns with
+    or without a span bound."""
+    rng = np.random.default_rng(7)
+    sc = Scene().floor(0, 0, 12, 12)
+    for _ in range(60):
+        x, y = rng.uniform(0, 10, 2)
+        sc.box(x, y, rng.uniform(0, 2), x + rng.uniform(0.3, 2), y + rng.uniform(0.3, 2),
+               2 + rng.uniform(0, 3))
+    v, t = sc.arrays()
+    t = t[rng.permutation(len(t))]
+    cfg = config(v)
+    walk = np.ones(len(t), bool)
+    hf = rasterize.rasterize_triangles(v, t, walk, cfg, threads=1)
+    n = hf.span_min.shape[0]
+    assert hf.span_max.shape[0] == hf.span_area.shape[0] == hf.span_next.shape[0] == n
+    heads = hf.column_head[hf.column_head >= 0]
+    assert heads[0] == 0 and np.all(np.diff(heads) > 0)
+    inner = hf.span_next >= 0
+    np.testing.assert_array_equal(hf.span_next[inner], np.nonzero(inner)[0] + 1)
+    assert (~inner).sum() == heads.shape[0]  # one column end per non-empty column
+    assert sum(len(s) for s in columns(hf).values()) == n
+    bounded = rasterize.rasterize_triangles(v, t, walk, cfg, threads=1, span_capacity=1)
+    assert columns(bounded) == columns(hf)
