@@ -109,12 +109,13 @@ def test_blend_check_finds_a_file_cut_short(tmp_path, bpy, navjump, cut):
 
 # ----------------------------------------------------------- Ctrl-C
 def _start_slow_batch(level):
-    """The batch script on ``level`` at 6 cm cells, read up to Blender's "Read blend" line
-    (the bake starts after it): (process, stderr lines so far, time of that line)."""
+    """The batch script on ``level`` at 3 cm cells (the bake, not the fixed start and exit,
+    fills most of the run), read up to Blender's "Read blend" line (the bake starts after
+    it): (process, stderr lines so far, time of that line)."""
     env = dict(os.environ, NAVJUMP_DEV_REPO="navjump_tests")
     proc = subprocess.Popen(
         [sys.executable, str(SCRIPT), str(level), "--save", "--format", "json,obj",
-         "--set", "cell_size=0.06", "--set", "cell_height=0.05"],
+         "--set", "cell_size=0.03", "--set", "cell_height=0.02"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=str(ROOT))
     log = []
     for line in proc.stderr:
@@ -128,12 +129,15 @@ def _start_slow_batch(level):
 def slow_batch_seconds(tmp_path_factory):
     """How long the bake after "Read blend" takes here and now: the signals are timed
     against it, so the test holds on a fast idle machine and on a loaded one."""
-    level = tmp_path_factory.mktemp("timing") / "level.blend"
-    shutil.copy2(DEMO, level)
-    proc, _log, t0 = _start_slow_batch(level)
-    proc.communicate(timeout=300)
-    assert proc.returncode == 0
-    return time.perf_counter() - t0
+    seconds = []
+    for _ in range(2):  # the shorter of two: the first run of a session can be the slower
+        level = tmp_path_factory.mktemp("timing") / "level.blend"
+        shutil.copy2(DEMO, level)
+        proc, _log, t0 = _start_slow_batch(level)
+        proc.communicate(timeout=300)
+        assert proc.returncode == 0
+        seconds.append(time.perf_counter() - t0)
+    return min(seconds)
 
 
 @pytest.mark.parametrize("moment", [0.1, 0.35, 0.6])
