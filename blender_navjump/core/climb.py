@@ -91,6 +91,8 @@ BACK_JUMP_PARALLEL_DEG = 20.0
 # PROBE_TRIM at each end (metres), so the wall a ledge lies on does not block it.
 PROBE_LIFT = 0.1
 PROBE_TRIM = 0.1
+# ... and moved this far (metres) to the hanging side of each hold (climb_body.py).
+PROBE_OUT = 0.05
 # An element farther than this from the scene's bounds is refused (metres).
 OUTSIDE_SCENE_MARGIN = 100.0
 
@@ -717,15 +719,21 @@ def _implicit_links(kind, axes, base, node_of, pos, pairs, merge, max_dist, max_
     return out[:k]
 
 
-def _node_fronts(elements, grid, params, fronts, base, node_of, n_nodes) -> np.ndarray:
-    """(N, 3) hanging side of each node: its first element's front (climb_body.py)."""
-    el_front = hang_fronts(elements.kind, elements.ends, grid, float(params.body_radius),
-                           fronts)
+def _node_fronts(elements, grid, params, fronts, base, node_of, n_nodes,
+                 used) -> np.ndarray:
+    """(N, 3) hanging side of each node: its first element's front (climb_body.py); only
+    the nodes ``used`` (those of implicit links) and their elements are worked out."""
     owner = np.repeat(np.arange(base.shape[0] - 1), np.diff(base))
     nodes, first = np.unique(node_of, return_index=True)
-    out = np.zeros((n_nodes, 3))
-    out[nodes] = el_front[owner[first]]
-    return out
+    node_el = np.full(n_nodes, -1, np.int64)
+    node_el[nodes] = owner[first]
+    need = np.unique(node_el[np.unique(used)])
+    known = None if fronts is None else np.asarray(fronts, np.float64).reshape(-1, 3)[need]
+    el_front = np.zeros((base.shape[0] - 1, 3))
+    el_front[need] = hang_fronts(np.asarray(elements.kind)[need],
+                                 np.asarray(elements.ends).reshape(-1, 2, 3)[need], grid,
+                                 float(params.body_radius), known)
+    return el_front[node_el]
 
 
 def _first_of_each_pair(rows, n_nodes) -> np.ndarray:
@@ -794,8 +802,12 @@ def build_climb_graph(elements: ClimbElements, params: ClimbParams | None = None
             and len(triangles):
         g = grid if grid is not None else triangle_grid(vertices, triangles)
         a, b = implicit[:, 0], implicit[:, 1]
-        blocked = probe_blocked(pos[a], pos[b], vertices, triangles, g)
-        front = _node_fronts(elements, g, params, fronts, base, node_of, pos.shape[0])
+        front = _node_fronts(elements, g, params, fronts, base, node_of, pos.shape[0],
+                             implicit[:, :2])
+        # the hands hold the element from its hanging side: the hand line is moved
+        # PROBE_OUT that way, off the plane of the wall under a ledge
+        blocked = probe_blocked(pos[a] + PROBE_OUT * front[a], pos[b] + PROBE_OUT * front[b],
+                                vertices, triangles, g)
         rest = np.nonzero(~blocked)[0]
         blocked[rest] = body_blocked(pos[a[rest]], pos[b[rest]], front[a[rest]],
                                      front[b[rest]], g, float(params.body_radius),

@@ -9,10 +9,12 @@
    * An authored ledge is tested on both sides (``n`` = up x its axis, and ``-n``) at three
      points (its centre and two points ``FIT_INSET`` in from its ends), ``FIT_DEPTH`` below
      the hands: a side loses a point when a horizontal segment from ``FIT_START`` to two
-     body radii plus ``BODY_GAP`` out crosses a triangle, or when the body's centre there
-     (``radius + BODY_GAP`` out) lies inside a closed surface (``climb.inside_solid``). The
-     front is the side that loses fewer points; a tie (a bar with room on both sides, a
-     ledge on a single-sided wall) gives ``n``.
+     body radii plus ``BODY_GAP`` out crosses a triangle. On a tie, a side also loses one
+     when the body's centre in front of the middle (``radius + BODY_GAP`` out) lies inside
+     a closed surface (``climb.inside_solid``: a ledge on a solid block's edge). The front
+     is the side that loses fewer; a tie still (a bar with room on both sides, a ledge on a
+     single-sided wall) gives ``n``.
+   * Only elements with an implicit link to test get a front (``climb._node_fronts``).
    * A ladder or pipe: of ``VERTICAL_RAYS`` horizontal rays from the middle of its axis,
      ``2 radius + BODY_GAP`` long, the one that meets a triangle first gives the wall; the
      front is that triangle's horizontal normal turned to point at the axis. No wall
@@ -99,9 +101,14 @@ def hang_fronts(kind, ends, grid: TriangleGrid | None, radius: float,
                 out = (s * n)[:, None, :]
                 a = (pts + out * FIT_START).reshape(-1, 3)
                 b = (pts + out * reach).reshape(-1, 3)
-                centre = (pts + out * (radius + BODY_GAP)).reshape(-1, 3)
-                bad = segment_hits(a, b, grid) | inside_solid(centre, grid)
-                lost[:, side] = bad.reshape(-1, 3).sum(axis=1)
+                lost[:, side] = segment_hits(a, b, grid).reshape(-1, 3).sum(axis=1)
+            # a tie (e.g. room on both sides): the side whose body centre, in front of the
+            # ledge's middle, lies inside a closed surface loses
+            tie = np.nonzero(lost[:, 0] == lost[:, 1])[0]
+            if tie.size:
+                centre = np.concatenate([pts[tie, 0] + s * n[tie] * (radius + BODY_GAP)
+                                         for s in (1.0, -1.0)])
+                lost[tie] += inside_solid(centre, grid).reshape(2, -1).T
         sign = np.where(lost[:, 0] <= lost[:, 1], 1.0, -1.0)
         fronts[ledge] = sign[:, None] * n
     if vertical.size and grid is not None and grid.tris.shape[0]:
@@ -116,16 +123,15 @@ def hang_fronts(kind, ends, grid: TriangleGrid | None, radius: float,
         best = np.argmin(param, axis=1)  # first of equals: deterministic
         rows = np.arange(vertical.size)
         hit = np.isfinite(param[rows, best])
-        t = tri[rows, best]
-        for k in np.nonzero(hit)[0].tolist():
-            tr = grid.tris[t[k]]
-            normal, size = _unit_xy(np.cross(tr[1] - tr[0], tr[2] - tr[0]))
-            ray = dirs[best[k]]
-            if size <= 1e-12 or np.linalg.norm(normal) < 0.5:
-                normal = -ray  # a flat triangle: away from where it was met
-            elif float(normal @ ray) > 0.0:
-                normal = -normal
-            fronts[vertical[k]] = normal
+        t = tri[rows, best][hit]
+        tr = grid.tris[t]
+        normal, size = _unit_xy(np.cross(tr[:, 1] - tr[:, 0], tr[:, 2] - tr[:, 0]))
+        ray = dirs[best[hit]]
+        flat = np.linalg.norm(normal, axis=1) < 0.5  # a flat triangle: away from where met
+        normal = np.where(flat[:, None], -ray, normal)
+        flip = np.einsum("ij,ij->i", normal, ray) > 0.0
+        normal[flip] *= -1.0
+        fronts[vertical[hit]] = normal
     return fronts
 
 
