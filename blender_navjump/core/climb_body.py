@@ -9,11 +9,11 @@
    * An authored ledge is tested on both sides (``n`` = up x its axis, and ``-n``) at three
      points (its centre and two points ``FIT_INSET`` in from its ends), ``FIT_DEPTH`` below
      the hands: a side loses a point when a horizontal segment from ``FIT_START`` to two
-     body radii plus ``BODY_GAP`` out crosses a triangle. On a tie, a side also loses one
-     when the body's centre in front of the middle (``radius + BODY_GAP`` out) lies inside
-     a closed surface (``climb.inside_solid``: a ledge on a solid block's edge). The front
-     is the side that loses fewer; a tie still (a bar with room on both sides, a ledge on a
-     single-sided wall) gives ``n``.
+     body radii plus ``BODY_GAP`` out crosses a triangle. On a tie (a ledge on a solid
+     block's edge: room in front, nothing met inside either), the first triangle that a
+     horizontal segment across the ledge's middle (from ``n`` to ``-n``, as long) meets
+     decides: the body hangs on the side its normal faces (the wall's outside). The front
+     is the side that loses fewer; a tie still (a bar with nothing around) gives ``n``.
    * Only elements with an implicit link to test get a front (``climb._node_fronts``).
    * A ladder or pipe: of ``VERTICAL_RAYS`` horizontal rays from the middle of its axis,
      ``2 radius + BODY_GAP`` long, the one that meets a triangle first gives the wall; the
@@ -73,8 +73,6 @@ def hang_fronts(kind, ends, grid: TriangleGrid | None, radius: float,
                 known=None) -> np.ndarray:
     """(E, 3) front of each element (module doc); ``known`` (E, 3): fronts already known
     (a found ledge's wall front), zero rows where not."""
-    from .climb import inside_solid
-
     kind = np.asarray(kind)
     ends = np.asarray(ends, np.float64).reshape(-1, 2, 3)
     n_el = ends.shape[0]
@@ -102,13 +100,19 @@ def hang_fronts(kind, ends, grid: TriangleGrid | None, radius: float,
                 a = (pts + out * FIT_START).reshape(-1, 3)
                 b = (pts + out * reach).reshape(-1, 3)
                 lost[:, side] = segment_hits(a, b, grid).reshape(-1, 3).sum(axis=1)
-            # a tie (e.g. room on both sides): the side whose body centre, in front of the
-            # ledge's middle, lies inside a closed surface loses
+            # a tie (e.g. room on both sides, or a solid block's inside): the first face a
+            # horizontal segment across the ledge's middle meets decides, the body hangs on
+            # the side it faces (its normal's)
             tie = np.nonzero(lost[:, 0] == lost[:, 1])[0]
             if tie.size:
-                centre = np.concatenate([pts[tie, 0] + s * n[tie] * (radius + BODY_GAP)
-                                         for s in (1.0, -1.0)])
-                lost[tie] += inside_solid(centre, grid).reshape(2, -1).T
+                param, tri = segment_first_hits(pts[tie, 0] + n[tie] * reach,
+                                                pts[tie, 0] - n[tie] * reach, grid)
+                met = np.nonzero(np.isfinite(param))[0]
+                tr = grid.tris[tri[met]]
+                normal = np.cross(tr[:, 1] - tr[:, 0], tr[:, 2] - tr[:, 0])
+                facing = np.einsum("ij,ij->i", normal, n[tie[met]])
+                lost[tie[met], 0] += facing < 0.0
+                lost[tie[met], 1] += facing > 0.0
         sign = np.where(lost[:, 0] <= lost[:, 1], 1.0, -1.0)
         fronts[ledge] = sign[:, None] * n
     if vertical.size and grid is not None and grid.tris.shape[0]:
