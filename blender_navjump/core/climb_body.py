@@ -52,7 +52,7 @@ BODY_GAP = 0.05
 # A low hang's body ends this far above the first triangle under it (feet on the floor).
 BODY_FLOOR = 0.1
 # Sample levels of the swept body at most this far apart (metres).
-BODY_STEP = 0.4
+BODY_STEP = 0.5
 # Hanging side of an authored ledge: probes this far below the hands, starting this far out
 # from the hand line, at points this far in from the ledge's ends (at most a quarter of it).
 FIT_DEPTH = 0.3
@@ -180,15 +180,26 @@ def body_blocked(a, b, front_a, front_b, grid: TriangleGrid | None, radius: floa
     f = np.linspace(0.0, 1.0, levels)
     za = za_top[:, None] + f[None] * (za_bot - za_top)[:, None]  # (n, L)
     zb = zb_top[:, None] + f[None] * (zb_bot - zb_top)[:, None]
-    starts, stops = [], []
+    lines_a, lines_b = [], []
     for side in (0.0, 1.0, -1.0):
         o = across * (side * radius)
         pa = np.repeat((ca + o)[:, None, :], levels, axis=1)
         pb = np.repeat((cb + o)[:, None, :], levels, axis=1)
         pa[:, :, 2] = za
         pb[:, :, 2] = zb
-        starts.append(pa)
-        stops.append(pb)
-    pa = np.concatenate(starts, axis=1).reshape(-1, 3)
-    pb = np.concatenate(stops, axis=1).reshape(-1, 3)
-    return segment_hits(pa, pb, grid).reshape(n, -1).any(axis=1)
+        lines_a.append(pa)
+        lines_b.append(pb)
+    pa = np.concatenate(lines_a, axis=1)  # (n, 3 levels, 3)
+    pb = np.concatenate(lines_b, axis=1)
+    # test the middle level's lines first, then the others only for the moves still open
+    order = np.argsort(np.abs(np.arange(pa.shape[1]) % levels - (levels - 1) / 2.0),
+                       kind="stable")
+    first, rest = order[:3], order[3:]
+    blocked = segment_hits(pa[:, first].reshape(-1, 3), pb[:, first].reshape(-1, 3),
+                           grid).reshape(n, -1).any(axis=1)
+    open_ = np.nonzero(~blocked)[0]
+    if open_.size and rest.size:
+        sa = pa[open_][:, rest].reshape(-1, 3)
+        sb = pb[open_][:, rest].reshape(-1, 3)
+        blocked[open_] = segment_hits(sa, sb, grid).reshape(open_.size, -1).any(axis=1)
+    return blocked
