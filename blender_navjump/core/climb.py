@@ -774,7 +774,9 @@ def build_climb_graph(elements: ClimbElements, params: ClimbParams | None = None
                                   np.ascontiguousarray(c_t[order]))
     # 2. raw nodes, merged where elements touch
     node_of, pos = _merge_nodes(ends, base, t_all, contacts)
-    element_nodes = np.split(node_of.astype(np.int32), base[1:-1]) if n_el else []
+    nodes32 = node_of.astype(np.int32)
+    bounds = base.tolist()
+    element_nodes = [nodes32[bounds[e]:bounds[e + 1]] for e in range(n_el)]
     abilities = np.asarray(elements.abilities, np.int64)
     moves = np.asarray(elements.moves, np.int64)
     along = _along_edges(base, node_of, abilities)
