@@ -163,9 +163,14 @@ def empty_elements() -> ClimbElements:
                          np.zeros(0, dtype=str), np.zeros(0, np.uint8), np.zeros(0, np.uint8))
 
 
+_DEFAULT_OPTIONS = ElementOptions()  # valid by construction: no check needed
+
+
 def item_options(item) -> ElementOptions:
     """The :class:`ElementOptions` of a ``(name, kind, points[, options])`` item."""
-    opts = item[3] if len(item) > 3 and item[3] is not None else ElementOptions()
+    if len(item) <= 3 or item[3] is None:
+        return _DEFAULT_OPTIONS
+    opts = item[3]
     if not isinstance(opts, ElementOptions):
         opts = ElementOptions(*opts)
     opts.check(item[0])

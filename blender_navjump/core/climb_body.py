@@ -59,7 +59,7 @@ FIT_DEPTH = 0.3
 FIT_START = 0.02
 FIT_INSET = 0.25
 # Rays from a ladder's or pipe's middle looking for its wall.
-VERTICAL_RAYS = 16
+VERTICAL_RAYS = 8
 
 
 def _unit_xy(v):
