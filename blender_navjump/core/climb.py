@@ -30,6 +30,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from .climb_body import body_blocked, hang_fronts
 from .climb_geom import (
     GROUND_REACH,
     TriangleGrid,
@@ -90,6 +91,8 @@ BACK_JUMP_PARALLEL_DEG = 20.0
 # PROBE_TRIM at each end (metres), so the wall a ledge lies on does not block it.
 PROBE_LIFT = 0.1
 PROBE_TRIM = 0.1
+# ... and moved this far (metres) to the hanging side of each hold (climb_body.py).
+PROBE_OUT = 0.05
 # An element farther than this from the scene's bounds is refused (metres).
 OUTSIDE_SCENE_MARGIN = 100.0
 
@@ -116,6 +119,8 @@ class ClimbParams(NamedTuple):
     max_climb_height: float = 3.0  # highest hang above ground an agent jumps up to
     step_height: float = 0.9  # ground within this height of a node is level with it
     reach: float = 0.6 + GROUND_REACH  # horizontal reach from a node to the ground
+    body_radius: float = 0.6  # the hanging body's half-width (climb_body.py)
+    hang_height: float = 2.0  # the hanging body reaches this far below the hands
 
     @classmethod
     def from_settings(cls, settings) -> ClimbParams:
@@ -123,7 +128,9 @@ class ClimbParams(NamedTuple):
                    max_drop_height=float(settings.max_drop_height),
                    max_climb_height=float(settings.max_climb_height),
                    step_height=float(settings.agent_max_climb),
-                   reach=float(settings.agent_radius) + GROUND_REACH)
+                   reach=float(settings.agent_radius) + GROUND_REACH,
+                   body_radius=float(settings.agent_radius),
+                   hang_height=float(settings.agent_height))
 
 
 class ClimbGraph(NamedTuple):
@@ -156,9 +163,14 @@ def empty_elements() -> ClimbElements:
                          np.zeros(0, dtype=str), np.zeros(0, np.uint8), np.zeros(0, np.uint8))
 
 
+_DEFAULT_OPTIONS = ElementOptions()  # valid by construction: no check needed
+
+
 def item_options(item) -> ElementOptions:
     """The :class:`ElementOptions` of a ``(name, kind, points[, options])`` item."""
-    opts = item[3] if len(item) > 3 and item[3] is not None else ElementOptions()
+    if len(item) <= 3 or item[3] is None:
+        return _DEFAULT_OPTIONS
+    opts = item[3]
     if not isinstance(opts, ElementOptions):
         opts = ElementOptions(*opts)
     opts.check(item[0])
@@ -712,6 +724,23 @@ def _implicit_links(kind, axes, base, node_of, pos, pairs, merge, max_dist, max_
     return out[:k]
 
 
+def _node_fronts(elements, grid, params, fronts, base, node_of, n_nodes,
+                 used) -> np.ndarray:
+    """(N, 3) hanging side of each node: its first element's front (climb_body.py); only
+    the nodes ``used`` (those of implicit links) and their elements are worked out."""
+    owner = np.repeat(np.arange(base.shape[0] - 1), np.diff(base))
+    nodes, first = np.unique(node_of, return_index=True)
+    node_el = np.full(n_nodes, -1, np.int64)
+    node_el[nodes] = owner[first]
+    need = np.unique(node_el[np.unique(used)])
+    known = None if fronts is None else np.asarray(fronts, np.float64).reshape(-1, 3)[need]
+    el_front = np.zeros((base.shape[0] - 1, 3))
+    el_front[need] = hang_fronts(np.asarray(elements.kind)[need],
+                                 np.asarray(elements.ends).reshape(-1, 2, 3)[need], grid,
+                                 float(params.body_radius), known)
+    return el_front[node_el]
+
+
 def _first_of_each_pair(rows, n_nodes) -> np.ndarray:
     """Indices (ascending) of the first row of each unordered node pair."""
     if rows.shape[0] == 0:
@@ -724,11 +753,13 @@ def _first_of_each_pair(rows, n_nodes) -> np.ndarray:
 
 def build_climb_graph(elements: ClimbElements, params: ClimbParams | None = None,
                       vertices=None, triangles=None,
-                      grid: TriangleGrid | None = None) -> ClimbGraph:
+                      grid: TriangleGrid | None = None, fronts=None) -> ClimbGraph:
     """The climb graph of ``elements`` (see the module doc and docs/climbing.md).
 
-    With ``vertices``/``triangles`` given, implicit links whose collision probe hits a
-    triangle are left out (``grid``: those triangles already binned).
+    With ``vertices``/``triangles`` given, implicit links whose collision probe (the line
+    between the hands, and the hanging body swept along the move: ``climb_body.py``) hits
+    a triangle are left out (``grid``: those triangles already binned). ``fronts`` (E, 3):
+    hanging sides already known (a found ledge's wall front), zero rows where not.
     """
     params = params or ClimbParams()
     ends = np.ascontiguousarray(elements.ends, np.float64).reshape(-1, 2, 3)
@@ -748,7 +779,9 @@ def build_climb_graph(elements: ClimbElements, params: ClimbParams | None = None
                                   np.ascontiguousarray(c_t[order]))
     # 2. raw nodes, merged where elements touch
     node_of, pos = _merge_nodes(ends, base, t_all, contacts)
-    element_nodes = np.split(node_of.astype(np.int32), base[1:-1]) if n_el else []
+    nodes32 = node_of.astype(np.int32)
+    bounds = base.tolist()
+    element_nodes = [nodes32[bounds[e]:bounds[e + 1]] for e in range(n_el)]
     abilities = np.asarray(elements.abilities, np.int64)
     moves = np.asarray(elements.moves, np.int64)
     along = _along_edges(base, node_of, abilities)
@@ -772,9 +805,20 @@ def build_climb_graph(elements: ClimbElements, params: ClimbParams | None = None
     keep = _first_of_each_pair(rows, pos.shape[0])
     keep = keep[keep >= along.shape[0]]  # an implicit link only where no edge is yet
     implicit = rows[keep]
-    if implicit.shape[0] and vertices is not None and triangles is not None:
-        blocked = probe_blocked(pos[implicit[:, 0]], pos[implicit[:, 1]], vertices, triangles,
-                                grid)
+    if implicit.shape[0] and vertices is not None and triangles is not None \
+            and len(triangles):
+        g = grid if grid is not None else triangle_grid(vertices, triangles)
+        a, b = implicit[:, 0], implicit[:, 1]
+        front = _node_fronts(elements, g, params, fronts, base, node_of, pos.shape[0],
+                             implicit[:, :2])
+        # the hands hold the element from its hanging side: the hand line is moved
+        # PROBE_OUT that way, off the plane of the wall under a ledge
+        blocked = probe_blocked(pos[a] + PROBE_OUT * front[a], pos[b] + PROBE_OUT * front[b],
+                                vertices, triangles, g)
+        rest = np.nonzero(~blocked)[0]
+        blocked[rest] = body_blocked(pos[a[rest]], pos[b[rest]], front[a[rest]],
+                                     front[b[rest]], g, float(params.body_radius),
+                                     float(params.hang_height))
         implicit = implicit[~blocked]
     rows = np.concatenate([along, implicit])
     en = rows[:, :2].astype(np.int32)
@@ -952,11 +996,8 @@ def _drop_buried(elements: ClimbElements, grid: TriangleGrid):
     return ClimbElements(*(np.asarray(f)[keep] for f in elements)), warnings
 
 
-def add_found_ledges(elements: ClimbElements, found) -> ClimbElements:
-    """``elements`` and the found ledges (``ledges.FoundLedges``) that do not lie on the
-    line of an element already there (an authored ledge wins, silently)."""
-    if found.ends.shape[0] == 0:
-        return elements
+def _found_kept(elements: ClimbElements, found) -> list:
+    """Rows of ``found`` that do not lie on the line of a ledge of ``elements``."""
     keep = []
     ends = np.asarray(elements.ends).reshape(-1, 2, 3)
     for k in range(found.ends.shape[0]):
@@ -967,7 +1008,17 @@ def add_found_ledges(elements: ClimbElements, found) -> ClimbElements:
                    if int(elements.kind[e]) == CLIMB_LEDGE
                    and abs(ends[e, 0, 2] - seg[0, 2]) <= MERGE_DISTANCE):
             keep.append(k)
+    return keep
+
+
+def add_found_ledges(elements: ClimbElements, found) -> ClimbElements:
+    """``elements`` and the found ledges (``ledges.FoundLedges``) that do not lie on the
+    line of an element already there (an authored ledge wins, silently)."""
+    if found.ends.shape[0] == 0:
+        return elements
+    keep = _found_kept(elements, found)
     n = len(keep)
+    ends = np.asarray(elements.ends).reshape(-1, 2, 3)
     kind = np.full(n, CLIMB_LEDGE, np.int8)
     return ClimbElements(
         np.concatenate([np.asarray(elements.kind, np.int8), kind]),
@@ -1005,13 +1056,17 @@ def add_climbing(navmesh, items, vertices, triangles, settings,
         elements, buried = _drop_buried(elements, grid)
         warnings += buried
     n_found = 0
+    fronts = None
     if getattr(settings, "auto_ledges", False) and grid is not None:
         found = find_ledges(v, triangles, navmesh, LedgeCriteria.from_settings(settings), grid,
                             ledge_mask, triangle_object, object_names)
         before = elements.kind.shape[0]
+        kept = _found_kept(elements, found) if found.ends.shape[0] else []
         elements = add_found_ledges(elements, found)
         n_found = elements.kind.shape[0] - before
-    graph = build_climb_graph(elements, params, v, triangles, grid)
+        fronts = np.zeros((elements.kind.shape[0], 3))
+        fronts[before:] = np.asarray(found.front).reshape(-1, 3)[kept]
+    graph = build_climb_graph(elements, params, v, triangles, grid, fronts)
     links, more = join_navmesh(navmesh, elements, graph, params)
     stats = dict(navmesh.stats)
     stats.update(climb_elements=int(elements.kind.shape[0]),

@@ -64,6 +64,64 @@ def _segment_hits(a, b, tris, tri_lo, tri_hi, origin, cell, nx, ny, grid_start, 
 
 
 @njit(cache=True)
+def _segment_first_hits(a, b, tris, tri_lo, tri_hi, origin, cell, nx, ny, grid_start,
+                        grid_items):
+    """For each segment a[k]-b[k]: (param in [0, 1] of its first triangle crossing, that
+    triangle), or (inf, -1) when it crosses none. Same grid walk as :func:`_segment_hits`."""
+    n = a.shape[0]
+    first = np.full(n, np.inf)
+    which = np.full(n, -1, np.int64)
+    stamp = np.full(tris.shape[0], -1, np.int64)
+    for k in range(n):
+        lo = np.minimum(a[k], b[k])
+        hi = np.maximum(a[k], b[k])
+        d = b[k] - a[k]
+        x0, x1, y0, y1 = _cell_range(lo[0], hi[0], lo[1], hi[1], origin, cell, nx, ny)
+        for iy in range(y0, y1 + 1):
+            for ix in range(x0, x1 + 1):
+                c = iy * nx + ix
+                for m in range(grid_start[c], grid_start[c + 1]):
+                    t = grid_items[m]
+                    if stamp[t] == k:
+                        continue
+                    stamp[t] = k
+                    if tri_lo[t, 0] > hi[0] or tri_lo[t, 1] > hi[1] or tri_lo[t, 2] > hi[2] \
+                            or tri_hi[t, 0] < lo[0] or tri_hi[t, 1] < lo[1] \
+                            or tri_hi[t, 2] < lo[2]:
+                        continue
+                    w = _segment_param(a[k], d, tris[t])
+                    if w < first[k] or (w == first[k] and t < which[k]):
+                        first[k] = w
+                        which[k] = t
+    return first, which
+
+
+@njit(cache=True)
+def _segment_param(a, d, tri):
+    """Where (param along d) the segment a -> a + d crosses ``tri``; inf when it does not."""
+    v0 = tri[0]
+    e1 = tri[1] - v0
+    e2 = tri[2] - v0
+    pv = _cross(d, e2)
+    det = _dot(e1, pv)
+    if abs(det) < 1e-12:
+        return np.inf
+    inv = 1.0 / det
+    tv = a - v0
+    u = _dot(tv, pv) * inv
+    if u < 0.0 or u > 1.0:
+        return np.inf
+    qv = _cross(tv, e1)
+    v = _dot(d, qv) * inv
+    if v < 0.0 or u + v > 1.0:
+        return np.inf
+    w = _dot(e2, qv) * inv
+    if 0.0 <= w <= 1.0:
+        return w
+    return np.inf
+
+
+@njit(cache=True)
 def _segment_crosses_triangle(a, d, tri):
     """Whether the segment a -> a + d crosses triangle ``tri`` (Moller-Trumbore)."""
     v0 = tri[0]
@@ -107,6 +165,26 @@ def triangle_grid(vertices, triangles) -> TriangleGrid:
     origin, cell, nx, ny, start, items = build_grid(lo, hi)
     return TriangleGrid(np.ascontiguousarray(tris), lo, hi, origin, float(cell), int(nx),
                         int(ny), start, items)
+
+
+def segment_hits(a, b, grid: TriangleGrid) -> np.ndarray:
+    """Whether each segment a[k]-b[k] crosses a triangle of ``grid``."""
+    a = np.ascontiguousarray(a, np.float64).reshape(-1, 3)
+    b = np.ascontiguousarray(b, np.float64).reshape(-1, 3)
+    if a.shape[0] == 0 or grid.tris.shape[0] == 0:
+        return np.zeros(a.shape[0], np.bool_)
+    return _segment_hits(a, b, grid.tris, grid.lo, grid.hi, grid.origin, grid.cell, grid.nx,
+                         grid.ny, grid.start, grid.items)
+
+
+def segment_first_hits(a, b, grid: TriangleGrid):
+    """(param, triangle) of each segment a[k]-b[k]'s first crossing; (inf, -1) for none."""
+    a = np.ascontiguousarray(a, np.float64).reshape(-1, 3)
+    b = np.ascontiguousarray(b, np.float64).reshape(-1, 3)
+    if a.shape[0] == 0 or grid.tris.shape[0] == 0:
+        return np.full(a.shape[0], np.inf), np.full(a.shape[0], -1, np.int64)
+    return _segment_first_hits(a, b, grid.tris, grid.lo, grid.hi, grid.origin, grid.cell,
+                               grid.nx, grid.ny, grid.start, grid.items)
 
 @njit(cache=True)
 def _closest_on_triangle_xy(px, py, tri):

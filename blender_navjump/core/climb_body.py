@@ -1,0 +1,205 @@
+"""The hanging agent's body for the climb graph's collision probe (docs/climbing.md,
+"Collision probe"). numpy + numba only.
+
+1. **Hanging side** (:func:`hang_fronts`): each element gets a *front*, the horizontal unit
+   direction from its hand line to the hanging body's centre (zero: the body hangs right
+   below the hands).
+
+   * A found ledge (``core/ledges.py``) knows its wall: its front is the wall's front.
+   * An authored ledge is tested on both sides (``n`` = up x its axis, and ``-n``) at three
+     points (its centre and two points ``FIT_INSET`` in from its ends), ``FIT_DEPTH`` below
+     the hands: a side loses a point when a horizontal segment from ``FIT_START`` to two
+     body radii plus ``BODY_GAP`` out crosses a triangle. On a tie (a ledge on a solid
+     block's edge: room in front, nothing met inside either), the first triangle that a
+     horizontal segment across the ledge's middle (from ``n`` to ``-n``, as long) meets
+     decides: the body hangs on the side its normal faces (the wall's outside). The front
+     is the side that loses fewer; a tie still (a bar with nothing around) gives ``n``.
+   * Only elements with an implicit link to test get a front (``climb._node_fronts``).
+   * A ladder or pipe: of ``VERTICAL_RAYS`` horizontal rays from the middle of its axis,
+     ``2 radius + BODY_GAP`` long, the one that meets a triangle first gives the wall; the
+     front is that triangle's horizontal normal turned to point at the axis. No wall
+     within reach: zero (the body hangs on the axis).
+
+2. **Body sweep** (:func:`body_blocked`): the body is a box of half-width ``radius`` from
+   ``BODY_TOP`` below the hands down to ``hang_height`` below them (or to ``BODY_FLOOR``
+   above the first triangle under its centre, so a low hang stands on the floor), centred
+   ``radius + BODY_GAP`` in front of the hands. A move from hold a to hold b sweeps it from
+   its place at a to its place at b; the sweep is sampled by straight lines from a's box to
+   b's box, at the centre and at both sides (``+-radius`` across the move, horizontally)
+   and at levels at most ``BODY_STEP`` apart. The move is blocked when a line crosses a
+   scene triangle (the triangles binned in query/spatial.py's grid,
+   ``climb_geom.TriangleGrid``). Sampled, so an obstacle thinner than the line spacing in
+   both directions can slip through; walls and boxes cannot.
+
+Everything depends on the geometry only (no world axis is preferred beyond the ray fan of
+a ladder without a wall face), so turning or moving the scene leaves the result unchanged.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .climb_geom import TriangleGrid, segment_first_hits, segment_hits
+from .kinds import CLIMB_LEDGE
+
+# The body's top lies this far below the hands (metres; the arms are above it, and the
+# line between the hands has its own probe).
+BODY_TOP = 0.3
+# The body's centre is radius + BODY_GAP in front of the hands (room between it and a wall).
+BODY_GAP = 0.05
+# A low hang's body ends this far above the first triangle under it (feet on the floor).
+BODY_FLOOR = 0.1
+# Sample levels of the swept body at most this far apart (metres).
+BODY_STEP = 0.5
+# Hanging side of an authored ledge: probes this far below the hands, starting this far out
+# from the hand line, at points this far in from the ledge's ends (at most a quarter of it).
+FIT_DEPTH = 0.3
+FIT_START = 0.02
+FIT_INSET = 0.25
+# Rays from a ladder's or pipe's middle looking for its wall.
+VERTICAL_RAYS = 8
+
+
+def _unit_xy(v):
+    v = np.array(v, np.float64, copy=True)
+    v[..., 2] = 0.0
+    n = np.linalg.norm(v, axis=-1, keepdims=True)
+    return np.where(n > 1e-9, v / np.maximum(n, 1e-12), 0.0), n[..., 0]
+
+
+def hang_fronts(kind, ends, grid: TriangleGrid | None, radius: float,
+                known=None) -> np.ndarray:
+    """(E, 3) front of each element (module doc); ``known`` (E, 3): fronts already known
+    (a found ledge's wall front), zero rows where not."""
+    kind = np.asarray(kind)
+    ends = np.asarray(ends, np.float64).reshape(-1, 2, 3)
+    n_el = ends.shape[0]
+    fronts = np.zeros((n_el, 3))
+    if known is not None:
+        fronts[:] = np.asarray(known, np.float64).reshape(n_el, 3)
+    todo = np.linalg.norm(fronts, axis=1) < 0.5
+    ledge = np.nonzero(todo & (kind == CLIMB_LEDGE))[0]
+    vertical = np.nonzero(todo & (kind != CLIMB_LEDGE))[0]
+    reach = 2.0 * radius + BODY_GAP
+    if ledge.size:
+        p0, p1 = ends[ledge, 0], ends[ledge, 1]
+        axis = p1 - p0
+        length = np.linalg.norm(axis, axis=1)
+        axis_u = axis / np.maximum(length, 1e-12)[:, None]
+        n = np.stack([-axis_u[:, 1], axis_u[:, 0], np.zeros(ledge.size)], axis=1)
+        n, _ = _unit_xy(n)
+        inset = np.minimum(FIT_INSET, 0.25 * length)[:, None]
+        pts = np.stack([0.5 * (p0 + p1), p0 + axis_u * inset, p1 - axis_u * inset], axis=1)
+        pts = pts - np.array([0.0, 0.0, FIT_DEPTH])
+        lost = np.zeros((ledge.size, 2))
+        if grid is not None and grid.tris.shape[0]:
+            for side, s in enumerate((1.0, -1.0)):
+                out = (s * n)[:, None, :]
+                a = (pts + out * FIT_START).reshape(-1, 3)
+                b = (pts + out * reach).reshape(-1, 3)
+                lost[:, side] = segment_hits(a, b, grid).reshape(-1, 3).sum(axis=1)
+            # a tie (e.g. room on both sides, or a solid block's inside): the first face a
+            # horizontal segment across the ledge's middle meets decides, the body hangs on
+            # the side it faces (its normal's)
+            tie = np.nonzero(lost[:, 0] == lost[:, 1])[0]
+            if tie.size:
+                param, tri = segment_first_hits(pts[tie, 0] + n[tie] * reach,
+                                                pts[tie, 0] - n[tie] * reach, grid)
+                met = np.nonzero(np.isfinite(param))[0]
+                tr = grid.tris[tri[met]]
+                normal = np.cross(tr[:, 1] - tr[:, 0], tr[:, 2] - tr[:, 0])
+                facing = np.einsum("ij,ij->i", normal, n[tie[met]])
+                lost[tie[met], 0] += facing < 0.0
+                lost[tie[met], 1] += facing > 0.0
+        sign = np.where(lost[:, 0] <= lost[:, 1], 1.0, -1.0)
+        fronts[ledge] = sign[:, None] * n
+    if vertical.size and grid is not None and grid.tris.shape[0]:
+        mid = ends[vertical].mean(axis=1)
+        ang = 2.0 * math.pi * np.arange(VERTICAL_RAYS) / VERTICAL_RAYS
+        dirs = np.stack([np.cos(ang), np.sin(ang), np.zeros(VERTICAL_RAYS)], axis=1)
+        a = np.repeat(mid, VERTICAL_RAYS, axis=0)
+        b = (mid[:, None, :] + dirs[None] * reach).reshape(-1, 3)
+        param, tri = segment_first_hits(a, b, grid)
+        param = param.reshape(-1, VERTICAL_RAYS)
+        tri = tri.reshape(-1, VERTICAL_RAYS)
+        best = np.argmin(param, axis=1)  # first of equals: deterministic
+        rows = np.arange(vertical.size)
+        hit = np.isfinite(param[rows, best])
+        t = tri[rows, best][hit]
+        tr = grid.tris[t]
+        normal, size = _unit_xy(np.cross(tr[:, 1] - tr[:, 0], tr[:, 2] - tr[:, 0]))
+        ray = dirs[best[hit]]
+        flat = np.linalg.norm(normal, axis=1) < 0.5  # a flat triangle: away from where met
+        normal = np.where(flat[:, None], -ray, normal)
+        flip = np.einsum("ij,ij->i", normal, ray) > 0.0
+        normal[flip] *= -1.0
+        fronts[vertical[hit]] = normal
+    return fronts
+
+
+def _floors(top, bottom, grid: TriangleGrid):
+    """Lowest point of each body column: ``bottom``, or ``BODY_FLOOR`` above the first
+    triangle met going down from ``top`` (not above ``top``)."""
+    param, _ = segment_first_hits(top, bottom, grid)
+    hit = np.isfinite(param)
+    z = bottom[:, 2].copy()
+    ground = top[:, 2] + np.where(hit, param, 1.0) * (bottom[:, 2] - top[:, 2])
+    z = np.where(hit, np.minimum(ground + BODY_FLOOR, top[:, 2]), z)
+    return z
+
+
+def body_blocked(a, b, front_a, front_b, grid: TriangleGrid | None, radius: float,
+                 hang_height: float) -> np.ndarray:
+    """Whether the hanging body swept from hold a[k] (front ``front_a[k]``) to hold b[k]
+    crosses a triangle (module doc). ``hang_height`` <= ``BODY_TOP``: no body, never
+    blocked."""
+    a = np.asarray(a, np.float64).reshape(-1, 3)
+    b = np.asarray(b, np.float64).reshape(-1, 3)
+    n = a.shape[0]
+    if n == 0 or grid is None or grid.tris.shape[0] == 0 or hang_height <= BODY_TOP:
+        return np.zeros(n, np.bool_)
+    off = radius + BODY_GAP
+    ca = a + np.asarray(front_a, np.float64).reshape(-1, 3) * off
+    cb = b + np.asarray(front_b, np.float64).reshape(-1, 3) * off
+    top = np.array([0.0, 0.0, BODY_TOP])
+    low = np.array([0.0, 0.0, hang_height])
+    floor_z = _floors(np.concatenate([ca - top, cb - top]),
+                      np.concatenate([ca - low, cb - low]), grid)
+    za_top, zb_top = ca[:, 2] - BODY_TOP, cb[:, 2] - BODY_TOP
+    za_bot, zb_bot = floor_z[:n], floor_z[n:]
+    # across the move (horizontally); a vertical move: across the fronts, else x
+    u, size = _unit_xy(cb - ca)
+    fallback, fsize = _unit_xy(np.asarray(front_a, np.float64).reshape(-1, 3)
+                               + np.asarray(front_b, np.float64).reshape(-1, 3))
+    fallback[fsize <= 1e-9] = (1.0, 0.0, 0.0)
+    u = np.where((size > 1e-9)[:, None], u, fallback)
+    across = np.stack([-u[:, 1], u[:, 0], np.zeros(n)], axis=1)
+    levels = max(2, int(math.ceil((hang_height - BODY_TOP) / BODY_STEP)) + 1)
+    f = np.linspace(0.0, 1.0, levels)
+    za = za_top[:, None] + f[None] * (za_bot - za_top)[:, None]  # (n, L)
+    zb = zb_top[:, None] + f[None] * (zb_bot - zb_top)[:, None]
+    lines_a, lines_b = [], []
+    for side in (0.0, 1.0, -1.0):
+        o = across * (side * radius)
+        pa = np.repeat((ca + o)[:, None, :], levels, axis=1)
+        pb = np.repeat((cb + o)[:, None, :], levels, axis=1)
+        pa[:, :, 2] = za
+        pb[:, :, 2] = zb
+        lines_a.append(pa)
+        lines_b.append(pb)
+    pa = np.concatenate(lines_a, axis=1)  # (n, 3 levels, 3)
+    pb = np.concatenate(lines_b, axis=1)
+    # test the middle level's lines first, then the others only for the moves still open
+    order = np.argsort(np.abs(np.arange(pa.shape[1]) % levels - (levels - 1) / 2.0),
+                       kind="stable")
+    first, rest = order[:3], order[3:]
+    blocked = segment_hits(pa[:, first].reshape(-1, 3), pb[:, first].reshape(-1, 3),
+                           grid).reshape(n, -1).any(axis=1)
+    open_ = np.nonzero(~blocked)[0]
+    if open_.size and rest.size:
+        sa = pa[open_][:, rest].reshape(-1, 3)
+        sb = pb[open_][:, rest].reshape(-1, 3)
+        blocked[open_] = segment_hits(sa, sb, grid).reshape(open_.size, -1).any(axis=1)
+    return blocked
