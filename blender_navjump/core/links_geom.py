@@ -41,9 +41,11 @@ class Grid(NamedTuple):
 
 
 class TriangleIndex(NamedTuple):
-    """The input triangles for the exact tests: bounds rows (the ``B_*`` columns), and CSR
-    bin lists on ``grid`` of the support triangles (facing up, walkable slope) and of all
-    triangles (solid)."""
+    """The input triangles for the exact tests: bounds rows (the ``B_*`` columns), CSR bin
+    lists of the support triangles (facing up, walkable slope) on ``support_grid`` and of
+    all triangles (solid) on ``grid``. Ground look-ups test one point, body tests a box:
+    the support bins are finer (``SUPPORT_BIN_SHARE`` of the solid bins), so that a point
+    look-up on a finely modelled floor visits few triangles."""
 
     vertices: np.ndarray  # (V, 3) float64
     triangles: np.ndarray  # (T, 3) int32
@@ -53,6 +55,11 @@ class TriangleIndex(NamedTuple):
     support_items: np.ndarray
     solid_start: np.ndarray
     solid_items: np.ndarray
+    support_grid: Grid
+
+
+# Support bins: this share of the solid bins' size (``triangle_index``).
+SUPPORT_BIN_SHARE = 0.5
 
 
 class PolygonIndex(NamedTuple):
@@ -118,10 +125,13 @@ def triangle_index(vertices, triangles, slope_cos: float, grid: Grid) -> Triangl
     box, up = triangle_bounds(v, t, float(slope_cos))
     lo = box[:, 0:3]
     hi = box[:, 3:6]
-    sup_start, sup_items = _bin_lists(lo, hi, np.nonzero(up)[0], grid)
+    sgrid = make_grid((grid.ox, grid.oy), (grid.ox + grid.nx * grid.size,
+                                          grid.oy + grid.ny * grid.size),
+                      grid.size * SUPPORT_BIN_SHARE)
+    sup_start, sup_items = _bin_lists(lo, hi, np.nonzero(up)[0], sgrid)
     sol_start, sol_items = _bin_lists(lo, hi, np.arange(t.shape[0]), grid)
     return TriangleIndex(v, t, box, grid, sup_start, sup_items.astype(np.int32), sol_start,
-                         sol_items.astype(np.int32))
+                         sol_items.astype(np.int32), sgrid)
 
 
 def polygon_index(vertices, polygons, nv, usable, surf_tris, surf_start,
@@ -188,7 +198,7 @@ def _under(box, t, x, y, zlo, zhi):
 def has_ground(x, y, zlo, zhi, ti):
     """True when a support triangle lies under (x, y) with its surface height in [zlo,
     zhi]."""
-    b = bin_of(x, y, ti.grid)
+    b = bin_of(x, y, ti.support_grid)
     if b < 0:
         return False
     box = ti.box
@@ -211,7 +221,7 @@ def ground_height(x, y, zref, tol, ti):
     """Height of the support triangle surface under (x, y) closest to ``zref`` within
     ``tol``; NaN when there is none. Links measure heights here (on the input triangles),
     not on the voxel-rounded navmesh."""
-    b = bin_of(x, y, ti.grid)
+    b = bin_of(x, y, ti.support_grid)
     if b < 0:
         return np.nan
     box = ti.box
