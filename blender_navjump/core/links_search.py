@@ -150,7 +150,7 @@ def _record(res, found_at, i, kind, di, j, x, y, z1, poly, mode, s_t, s_l, lengt
 
 @njit(cache=True, nogil=True)
 def search_landings(samples, dir_cos, dir_sin, enabled, prm, tri, vox, chf, pidx, res,
-                    found_at, counts, rej, which, lo, hi):
+                    found_at, counts, rej, which, allow, lo, hi):
     """For samples which[lo..hi-1] and each link kind, the first valid landing along the edge
     normal (then the diagonal directions for kinds the normal did not find), written to
     ``res`` (N, 3, N_RES) and flagged in ``found_at`` (N, 3); operation counts per sample
@@ -163,7 +163,8 @@ def search_landings(samples, dir_cos, dir_sin, enabled, prm, tri, vox, chf, pidx
     first landing reached by a jump is kept only when no walk-off landing is found.
 
     ``rej``: (N, 3, N_REJECT) to record why candidates were refused (debug data,
-    ``links_debug``), or an empty array: then nothing is recorded."""
+    ``links_debug``), or an empty array: then nothing is recorded. ``allow`` (N, 3): the
+    kinds searched per sample (besides ``enabled``)."""
     debug_on = rej.shape[0] > 0
     fallback = np.zeros(N_RES, np.float64)
     out_poly = np.empty(MAX_LAYERS, np.int32)
@@ -207,7 +208,9 @@ def search_landings(samples, dir_cos, dir_sin, enabled, prm, tri, vox, chf, pidx
         ny = samples[i, S_NY]
         sp = int(samples[i, S_POLY])
         for k in range(3):
-            found[k] = not enabled[k]
+            found[k] = not (enabled[k] and allow[i, k])
+        if found[LINK_DROP] and found[LINK_JUMP_ACROSS] and found[LINK_JUMP_UP]:
+            continue
         p0_ground = 0  # ground under P0 (within climb): 0 unknown, 1 yes, -1 no
         # the wall test (confirmed on the triangles: the costliest per-sample test) is made
         # at the first candidate column only: most border samples have none in any
