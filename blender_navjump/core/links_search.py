@@ -122,10 +122,12 @@ def _run_up(x0, y0, z0, ux, uy, ex, ey, start_clear, prm, tri, vox):
     ends within reach and the walk there is clear, else (-1, -1). ``start_clear``: the
     first step out is already known to be clear (the sample's own wall test, along the
     normal)."""
-    if not start_clear and _first_step_blocked(x0, y0, z0, ux, uy, ex, ey, prm, tri, vox):
-        return -1, -1.0
+    # the ground's end first: most border samples stand where the ground goes on (walls,
+    # slopes), and it costs ground look-ups only
     s_t = takeoff_distance(x0, y0, z0, ux, uy, prm.run_max, prm, tri)
     if s_t < 0.0:
+        return -1, -1.0
+    if not start_clear and _first_step_blocked(x0, y0, z0, ux, uy, ex, ey, prm, tri, vox):
         return -1, -1.0
     if s_t > 0.0 and body_walk_blocked(x0, y0, ux, uy, 0.0, s_t, z0, ex, ey, prm, tri, vox):
         return -1, -1.0
