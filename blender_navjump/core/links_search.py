@@ -30,6 +30,7 @@ from .links_model import (
     tri_walk_blocked,
     walk_blocked,
 )
+from .parallel import run_banded
 from .settings import LINK_COLLISION_TOLERANCE
 
 # columns of a sample row (``links._sample_edges``): point on a border edge, the edge's
@@ -891,17 +892,25 @@ def _validate_stack(samples, res, prm, tri, vox, pidx, out, m, stack, top, fit, 
     return m
 
 
-@njit(cache=True)
 def reverse_valid(starts, ends, modes, edge_dirs, enabled, prm, tri, vox):
     """For each link, is the trajectory from its end back to its start valid at every
     tested position (``check_positions``)? Returns (ok (L,), reverse kind (L,), mean
-    reverse path length (L,))."""
+    reverse path length (L,)). Bands of links run on threads (``reverse_band``)."""
     nl = starts.shape[0]
     ok_out = np.zeros(nl, np.bool_)
     kind_out = np.full(nl, -1, np.int64)
     len_out = np.zeros(nl, np.float64)
+    run_banded(reverse_band, nl, starts, ends, modes, edge_dirs, enabled, prm, tri, vox,
+               ok_out, kind_out, len_out, min_rows=8, per_worker=8)
+    return ok_out, kind_out, len_out
+
+
+@njit(cache=True, nogil=True)
+def reverse_band(starts, ends, modes, edge_dirs, enabled, prm, tri, vox, ok_out, kind_out,
+                 len_out, lo, hi):
+    """``reverse_valid`` for links lo..hi-1, written to the three output arrays."""
     climb = prm.climb
-    for li in range(nl):
+    for li in range(lo, hi):
         if modes[li] != MODE_JUMP:
             continue  # walking off a ledge has no way back up
         a0 = starts[li, 0]
@@ -941,7 +950,6 @@ def reverse_valid(starts, ends, modes, edge_dirs, enabled, prm, tri, vox):
             ok_out[li] = True
             kind_out[li] = rkind
             len_out[li] = total / (cnt + 1)
-    return ok_out, kind_out, len_out
 
 
 @njit(cache=True)
