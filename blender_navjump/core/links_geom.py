@@ -43,9 +43,10 @@ class Grid(NamedTuple):
 class TriangleIndex(NamedTuple):
     """The input triangles for the exact tests: bounds rows (the ``B_*`` columns), CSR bin
     lists of the support triangles (facing up, walkable slope) on ``support_grid`` and of
-    all triangles (solid) on ``grid``. Ground look-ups test one point, body tests a box:
-    the support bins are finer (``SUPPORT_BIN_SHARE`` of the solid bins), so that a point
-    look-up on a finely modelled floor visits few triangles."""
+    all triangles (solid) on ``grid``, each solid bin highest triangle first. Ground
+    look-ups test one point, body tests a box: the support bins are finer
+    (``SUPPORT_BIN_SHARE`` of the solid bins), so that a point look-up on a finely
+    modelled floor visits few triangles."""
 
     vertices: np.ndarray  # (V, 3) float64
     triangles: np.ndarray  # (T, 3) int32
@@ -56,6 +57,10 @@ class TriangleIndex(NamedTuple):
     solid_start: np.ndarray
     solid_items: np.ndarray
     support_grid: Grid
+    # the first solid bin (column, row) each triangle is listed in: a box test visiting
+    # several bins tests a triangle in the first one it shares with the box only
+    first_bin_x: np.ndarray  # (T,) int32
+    first_bin_y: np.ndarray  # (T,) int32
 
 
 # Support bins: this share of the solid bins' size (``triangle_index``).
@@ -130,8 +135,42 @@ def triangle_index(vertices, triangles, slope_cos: float, grid: Grid) -> Triangl
                       grid.size * SUPPORT_BIN_SHARE)
     sup_start, sup_items = _bin_lists(lo, hi, np.nonzero(up)[0], sgrid)
     sol_start, sol_items = _bin_lists(lo, hi, np.arange(t.shape[0]), grid)
+    sol_items = sol_items.astype(np.int32)
+    _sort_bins_by_top(sol_start, sol_items, box)
+    first_x, first_y = _first_bins(box, grid.ox, grid.oy, grid.size)
     return TriangleIndex(v, t, box, grid, sup_start, sup_items.astype(np.int32), sol_start,
-                         sol_items.astype(np.int32), sgrid)
+                         sol_items, sgrid, first_x, first_y)
+
+
+@njit(cache=True, nogil=True)
+def _sort_bins_by_top(start, items, box):
+    """Order each bin's triangles by their highest point, highest first (in place; ties
+    by id): a body test stops at the first triangle entirely below the body."""
+    for b in range(start.shape[0] - 1):
+        lo = start[b]
+        hi = start[b + 1]
+        if hi - lo < 2:
+            continue
+        seg = items[lo:hi].copy()
+        key = np.empty(hi - lo)
+        for k in range(hi - lo):
+            key[k] = -box[seg[k], B_ZMAX]
+        order = np.argsort(key, kind="mergesort")
+        for k in range(hi - lo):
+            items[lo + k] = seg[order[k]]
+
+
+@njit(cache=True, nogil=True)
+def _first_bins(box, ox, oy, size):
+    """Column and row of the bin holding each triangle's lowest x and y corner (not
+    clipped to the grid: ``bin_range`` clips the boxes, the tests compare with max)."""
+    n = box.shape[0]
+    fx = np.empty(n, np.int32)
+    fy = np.empty(n, np.int32)
+    for t in range(n):
+        fx[t] = int(math.floor((box[t, B_XMIN] - ox) / size))
+        fy[t] = int(math.floor((box[t, B_YMIN] - oy) / size))
+    return fx, fy
 
 
 def polygon_index(vertices, polygons, nv, usable, surf_tris, surf_start,
@@ -448,9 +487,8 @@ def swept_body_hits_triangles(qx, qy, zlo, zhi, rad, ti, p0, p1, p2, quad):
     yhi = max(qy[0], qy[1], qy[2], qy[3]) + rad
     i0, i1, j0, j1 = bin_range(xlo, xhi, ylo, yhi, ti.grid)
     nx = ti.grid.nx
-    size = ti.grid.size
-    ox = ti.grid.ox
-    oy = ti.grid.oy
+    first_x = ti.first_bin_x
+    first_y = ti.first_bin_y
     box = ti.box
     start = ti.solid_start
     items = ti.solid_items
@@ -462,11 +500,12 @@ def swept_body_hits_triangles(qx, qy, zlo, zhi, rad, ti, p0, p1, p2, quad):
             b = i + j * nx
             for q in range(start[b], start[b + 1]):
                 t = items[q]
+                if box[t, B_ZMAX] <= zlo:
+                    break  # highest first: the rest of the bin is below the box
                 if not _in_box(box, t, xlo, xhi, ylo, yhi, zlo, zhi):
                     continue
                 # listed in several bins: tested in the first one this box visits
-                if max(int(math.floor((box[t, B_XMIN] - ox) / size)), i0) != i or \
-                        max(int(math.floor((box[t, B_YMIN] - oy) / size)), j0) != j:
+                if max(first_x[t], i0) != i or max(first_y[t], j0) != j:
                     continue
                 if triangle_near_quad(t, qx, qy, quad, quad_area, zlo, zhi, r2, vertices,
                                       triangles, p0, p1, p2):
@@ -488,9 +527,8 @@ def triangles_in_box(xlo, xhi, ylo, yhi, zlo, zhi, ti, out):
     ``out`` (a larger copy when full); returns (out, count)."""
     i0, i1, j0, j1 = bin_range(xlo, xhi, ylo, yhi, ti.grid)
     nx = ti.grid.nx
-    size = ti.grid.size
-    ox = ti.grid.ox
-    oy = ti.grid.oy
+    first_x = ti.first_bin_x
+    first_y = ti.first_bin_y
     box = ti.box
     start = ti.solid_start
     items = ti.solid_items
@@ -500,10 +538,11 @@ def triangles_in_box(xlo, xhi, ylo, yhi, zlo, zhi, ti, out):
             b = i + j * nx
             for q in range(start[b], start[b + 1]):
                 t = items[q]
+                if box[t, B_ZMAX] <= zlo:
+                    break  # highest first: the rest of the bin is below the box
                 if not _in_box(box, t, xlo, xhi, ylo, yhi, zlo, zhi):
                     continue
-                if max(int(math.floor((box[t, B_XMIN] - ox) / size)), i0) != i or \
-                        max(int(math.floor((box[t, B_YMIN] - oy) / size)), j0) != j:
+                if max(first_x[t], i0) != i or max(first_y[t], j0) != j:
                     continue
                 if n == out.shape[0]:
                     grown = np.empty(2 * n + 16, np.int32)
