@@ -142,22 +142,44 @@ def triangle_index(vertices, triangles, slope_cos: float, grid: Grid) -> Triangl
                          sol_items, sgrid, first_x, first_y)
 
 
+# bins up to this many triangles are sorted by insertion, larger ones by argsort
+SORT_INSERTION_MAX = 48
+
+
 @njit(cache=True, nogil=True)
 def _sort_bins_by_top(start, items, box):
     """Order each bin's triangles by their highest point, highest first (in place; ties
-    by id): a body test stops at the first triangle entirely below the body."""
+    keep their order): a body test stops at the first triangle entirely below the body."""
+    most = 0
+    for b in range(start.shape[0] - 1):
+        most = max(most, start[b + 1] - start[b])
+    key = np.empty(most)
+    val = np.empty(most, items.dtype)
     for b in range(start.shape[0] - 1):
         lo = start[b]
-        hi = start[b + 1]
-        if hi - lo < 2:
+        k = start[b + 1] - lo
+        if k < 2:
             continue
-        seg = items[lo:hi].copy()
-        key = np.empty(hi - lo)
-        for k in range(hi - lo):
-            key[k] = -box[seg[k], B_ZMAX]
-        order = np.argsort(key, kind="mergesort")
-        for k in range(hi - lo):
-            items[lo + k] = seg[order[k]]
+        for q in range(k):
+            val[q] = items[lo + q]
+            key[q] = -box[val[q], B_ZMAX]
+        if k > SORT_INSERTION_MAX:
+            order = np.argsort(key[:k], kind="mergesort")
+            for q in range(k):
+                items[lo + q] = val[order[q]]
+            continue
+        for q in range(1, k):  # insertion sort, stable
+            kq = key[q]
+            vq = val[q]
+            r = q
+            while r > 0 and key[r - 1] > kq:
+                key[r] = key[r - 1]
+                val[r] = val[r - 1]
+                r -= 1
+            key[r] = kq
+            val[r] = vq
+        for q in range(k):
+            items[lo + q] = val[q]
 
 
 @njit(cache=True, nogil=True)
