@@ -43,7 +43,7 @@ class Grid(NamedTuple):
 class TriangleIndex(NamedTuple):
     """The input triangles for the exact tests: bounds rows (the ``B_*`` columns), CSR bin
     lists of the support triangles (facing up, walkable slope) on ``support_grid`` and of
-    all triangles (solid) on ``grid``, each solid bin highest triangle first. Ground
+    all triangles (solid) on ``grid`` (crowded bins highest triangle first). Ground
     look-ups test one point, body tests a box: the support bins are finer
     (``SUPPORT_BIN_SHARE`` of the solid bins), so that a point look-up on a finely
     modelled floor visits few triangles."""
@@ -61,6 +61,9 @@ class TriangleIndex(NamedTuple):
     # several bins tests a triangle in the first one it shares with the box only
     first_bin_x: np.ndarray  # (T,) int32
     first_bin_y: np.ndarray  # (T,) int32
+    # each solid bin lists its highest triangles first (``_sort_bins_by_top``): only where
+    # bins are crowded (finely modelled levels), elsewhere sorting costs more than it saves
+    by_top: bool
 
 
 # Support bins: this share of the solid bins' size (``triangle_index``).
@@ -136,14 +139,19 @@ def triangle_index(vertices, triangles, slope_cos: float, grid: Grid) -> Triangl
     sup_start, sup_items = _bin_lists(lo, hi, np.nonzero(up)[0], sgrid)
     sol_start, sol_items = _bin_lists(lo, hi, np.arange(t.shape[0]), grid)
     sol_items = sol_items.astype(np.int32)
-    _sort_bins_by_top(sol_start, sol_items, box)
+    busy = int(np.count_nonzero(np.diff(sol_start)))
+    by_top = sol_items.size >= SORT_MIN_MEAN * max(busy, 1)
+    if by_top:
+        _sort_bins_by_top(sol_start, sol_items, box)
     first_x, first_y = _first_bins(box, grid.ox, grid.oy, grid.size)
     return TriangleIndex(v, t, box, grid, sup_start, sup_items.astype(np.int32), sol_start,
-                         sol_items, sgrid, first_x, first_y)
+                         sol_items, sgrid, first_x, first_y, by_top)
 
 
 # bins up to this many triangles are sorted by insertion, larger ones by argsort
 SORT_INSERTION_MAX = 48
+# the solid bins are sorted when they hold at least this many triangles on average
+SORT_MIN_MEAN = 64
 
 
 @njit(cache=True, nogil=True)
@@ -511,6 +519,7 @@ def swept_body_hits_triangles(qx, qy, zlo, zhi, rad, ti, p0, p1, p2, quad):
     nx = ti.grid.nx
     first_x = ti.first_bin_x
     first_y = ti.first_bin_y
+    by_top = ti.by_top
     box = ti.box
     start = ti.solid_start
     items = ti.solid_items
@@ -522,7 +531,7 @@ def swept_body_hits_triangles(qx, qy, zlo, zhi, rad, ti, p0, p1, p2, quad):
             b = i + j * nx
             for q in range(start[b], start[b + 1]):
                 t = items[q]
-                if box[t, B_ZMAX] <= zlo:
+                if box[t, B_ZMAX] <= zlo and by_top:
                     break  # highest first: the rest of the bin is below the box
                 if not _in_box(box, t, xlo, xhi, ylo, yhi, zlo, zhi):
                     continue
@@ -551,6 +560,7 @@ def triangles_in_box(xlo, xhi, ylo, yhi, zlo, zhi, ti, out):
     nx = ti.grid.nx
     first_x = ti.first_bin_x
     first_y = ti.first_bin_y
+    by_top = ti.by_top
     box = ti.box
     start = ti.solid_start
     items = ti.solid_items
@@ -560,7 +570,7 @@ def triangles_in_box(xlo, xhi, ylo, yhi, zlo, zhi, ti, out):
             b = i + j * nx
             for q in range(start[b], start[b + 1]):
                 t = items[q]
-                if box[t, B_ZMAX] <= zlo:
+                if box[t, B_ZMAX] <= zlo and by_top:
                     break  # highest first: the rest of the bin is below the box
                 if not _in_box(box, t, xlo, xhi, ylo, yhi, zlo, zhi):
                     continue
