@@ -215,16 +215,14 @@ def search_landings(samples, dir_cos, dir_sin, enabled, prm, tri, vox, chf, pidx
         if found[LINK_DROP] and found[LINK_JUMP_ACROSS] and found[LINK_JUMP_UP]:
             continue
         p0_ground = 0  # ground under P0 (within climb): 0 unknown, 1 yes, -1 no
-        # the wall test (confirmed on the triangles: the costliest per-sample test) is made
-        # at the first candidate column only: most border samples have none in any
-        # direction, and for them whether they stand at a wall changes nothing
-        wall_known = False
-        wall = False
-        for di in range(dir_cos.shape[0]):
+        wall = _first_step_blocked(x0, y0, z0, nx, ny, ex, ey, prm, tri, vox)
+        if wall:
+            found[LINK_DROP] = True
+            found[LINK_JUMP_ACROSS] = True
+        n_dir = 1 if wall else dir_cos.shape[0]
+        for di in range(n_dir):
             if found[LINK_DROP] and found[LINK_JUMP_ACROSS] and found[LINK_JUMP_UP]:
                 break
-            if di > 0 and wall_known and wall:
-                break  # at a wall: jumps up along the normal only
             ux = nx * dir_cos[di] - ny * dir_sin[di]
             uy = nx * dir_sin[di] + ny * dir_cos[di]
             for k in range(3):
@@ -273,22 +271,6 @@ def search_landings(samples, dir_cos, dir_sin, enabled, prm, tri, vox, chf, pidx
                 last_mask = mask
                 if mask == 0:
                     continue
-                if not wall_known:
-                    wall_known = True
-                    wall = _first_step_blocked(x0, y0, z0, nx, ny, ex, ey, prm, tri, vox)
-                    if wall:
-                        # nothing was found before this first candidate: drops and jumps
-                        # across are never searched from a wall, diagonals neither
-                        found[LINK_DROP] = True
-                        found[LINK_JUMP_ACROSS] = True
-                        dead[LINK_DROP] = True
-                        dead[LINK_JUMP_ACROSS] = True
-                        if di > 0:
-                            break
-                        mask = _chf_candidate(c, z0, dead, prm, chf)
-                        last_mask = mask
-                        if mask == 0:
-                            continue
                 x = x0 + ux * dist
                 y = y0 + uy * dist
                 if runup == 0 and (mask & (BIT_DROP | BIT_ACROSS)) != 0:
@@ -406,8 +388,6 @@ def search_landings(samples, dir_cos, dir_sin, enabled, prm, tri, vox, chf, pidx
                         fallback[R_Y], fallback[R_Z], fallback[R_POLY], MODE_JUMP, fallback[R_ST],
                         fallback[R_SL], fallback[R_LEN])
                 found[LINK_DROP] = True
-        if debug_on and not wall_known:
-            wall = _first_step_blocked(x0, y0, z0, nx, ny, ex, ey, prm, tri, vox)
         if debug_on and not wall:
             # a sample with no landing at all and no refused candidate: nothing to land on
             nothing = True
