@@ -393,10 +393,10 @@ def build_links(nm, hf, chf, cfg, settings, vertices, triangles, debug=None) -> 
     min_width = (2.0 * settings.agent_radius if settings.min_link_width < 0
                  else float(settings.min_link_width))
 
-    def search(which):
+    def search(which, allow):
         run_banded(search_landings, int(which.size), samples, np.cos(angles), np.sin(angles),
                    enabled, prm, tri, vox, chfa, pidx, res, found_at, counts, rej, which,
-                   min_rows=256, per_worker=32)
+                   allow, min_rows=256, per_worker=32)
 
     # Every kept link comes from a run of more than `stride` neighbouring samples with a
     # landing (narrower runs are dropped as narrower than min_width), so every stride-th
@@ -404,13 +404,16 @@ def build_links(nm, hf, chf, cfg, settings, vertices, triangles, debug=None) -> 
     # same landings, without searching the long stretches of border that have none.
     stride = search_stride(min_width, step)
     every = np.arange(n_samples, dtype=np.int64)
-    search(every[::stride].copy())
+    search(every[::stride].copy(), np.ones((n_samples, n_kinds), np.bool_))
     if stride > 1:
-        hit = found_at.any(axis=1)
         before = (every // stride) * stride
         after = before + stride
-        near = hit[before] | ((after < n_samples) & hit[np.minimum(after, n_samples - 1)])
-        search(np.nonzero((every % stride != 0) & near)[0].astype(np.int64))
+        near = found_at[before] | ((after < n_samples)[:, None]
+                                   & found_at[np.minimum(after, n_samples - 1)])
+        # and only for the kinds one of the two found: a run of another kind lies between
+        # them, too narrow to keep (the debug data records every candidate)
+        search(np.nonzero((every % stride != 0) & near.any(axis=1))[0].astype(np.int64),
+               near if debug is None else np.ones_like(near))
     counters = counts.sum(axis=0)
     info["search_counts"] = {
         "landing_lookups": int(counters[C_LOOKUPS]), "run_ups": int(counters[C_RUN_UPS]),

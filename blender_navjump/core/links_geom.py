@@ -41,9 +41,12 @@ class Grid(NamedTuple):
 
 
 class TriangleIndex(NamedTuple):
-    """The input triangles for the exact tests: bounds rows (the ``B_*`` columns), and CSR
-    bin lists on ``grid`` of the support triangles (facing up, walkable slope) and of all
-    triangles (solid)."""
+    """The input triangles for the exact tests: bounds rows (the ``B_*`` columns), CSR bin
+    lists of the support triangles (facing up, walkable slope) on ``support_grid`` and of
+    all triangles (solid) on ``grid`` (crowded bins highest triangle first). Ground
+    look-ups test one point, body tests a box: the support bins are finer
+    (``SUPPORT_BIN_SHARE`` of the solid bins), so that a point look-up on a finely
+    modelled floor visits few triangles."""
 
     vertices: np.ndarray  # (V, 3) float64
     triangles: np.ndarray  # (T, 3) int32
@@ -53,6 +56,18 @@ class TriangleIndex(NamedTuple):
     support_items: np.ndarray
     solid_start: np.ndarray
     solid_items: np.ndarray
+    support_grid: Grid
+    # the first solid bin (column, row) each triangle is listed in: a box test visiting
+    # several bins tests a triangle in the first one it shares with the box only
+    first_bin_x: np.ndarray  # (T,) int32
+    first_bin_y: np.ndarray  # (T,) int32
+    # each solid bin lists its highest triangles first (``_sort_bins_by_top``): only where
+    # bins are crowded (finely modelled levels), elsewhere sorting costs more than it saves
+    by_top: bool
+
+
+# Support bins: this share of the solid bins' size (``triangle_index``).
+SUPPORT_BIN_SHARE = 0.5
 
 
 class PolygonIndex(NamedTuple):
@@ -118,10 +133,74 @@ def triangle_index(vertices, triangles, slope_cos: float, grid: Grid) -> Triangl
     box, up = triangle_bounds(v, t, float(slope_cos))
     lo = box[:, 0:3]
     hi = box[:, 3:6]
-    sup_start, sup_items = _bin_lists(lo, hi, np.nonzero(up)[0], grid)
+    sgrid = make_grid((grid.ox, grid.oy), (grid.ox + grid.nx * grid.size,
+                                          grid.oy + grid.ny * grid.size),
+                      grid.size * SUPPORT_BIN_SHARE)
+    sup_start, sup_items = _bin_lists(lo, hi, np.nonzero(up)[0], sgrid)
     sol_start, sol_items = _bin_lists(lo, hi, np.arange(t.shape[0]), grid)
+    sol_items = sol_items.astype(np.int32)
+    busy = int(np.count_nonzero(np.diff(sol_start)))
+    by_top = sol_items.size >= SORT_MIN_MEAN * max(busy, 1)
+    if by_top:
+        _sort_bins_by_top(sol_start, sol_items, box)
+    first_x, first_y = _first_bins(box, grid.ox, grid.oy, grid.size)
     return TriangleIndex(v, t, box, grid, sup_start, sup_items.astype(np.int32), sol_start,
-                         sol_items.astype(np.int32))
+                         sol_items, sgrid, first_x, first_y, by_top)
+
+
+# bins up to this many triangles are sorted by insertion, larger ones by argsort
+SORT_INSERTION_MAX = 48
+# the solid bins are sorted when they hold at least this many triangles on average
+SORT_MIN_MEAN = 64
+
+
+@njit(cache=True, nogil=True)
+def _sort_bins_by_top(start, items, box):
+    """Order each bin's triangles by their highest point, highest first (in place; ties
+    keep their order): a body test stops at the first triangle entirely below the body."""
+    most = 0
+    for b in range(start.shape[0] - 1):
+        most = max(most, start[b + 1] - start[b])
+    key = np.empty(most)
+    val = np.empty(most, items.dtype)
+    for b in range(start.shape[0] - 1):
+        lo = start[b]
+        k = start[b + 1] - lo
+        if k < 2:
+            continue
+        for q in range(k):
+            val[q] = items[lo + q]
+            key[q] = -box[val[q], B_ZMAX]
+        if k > SORT_INSERTION_MAX:
+            order = np.argsort(key[:k], kind="mergesort")
+            for q in range(k):
+                items[lo + q] = val[order[q]]
+            continue
+        for q in range(1, k):  # insertion sort, stable
+            kq = key[q]
+            vq = val[q]
+            r = q
+            while r > 0 and key[r - 1] > kq:
+                key[r] = key[r - 1]
+                val[r] = val[r - 1]
+                r -= 1
+            key[r] = kq
+            val[r] = vq
+        for q in range(k):
+            items[lo + q] = val[q]
+
+
+@njit(cache=True, nogil=True)
+def _first_bins(box, ox, oy, size):
+    """Column and row of the bin holding each triangle's lowest x and y corner (not
+    clipped to the grid: ``bin_range`` clips the boxes, the tests compare with max)."""
+    n = box.shape[0]
+    fx = np.empty(n, np.int32)
+    fy = np.empty(n, np.int32)
+    for t in range(n):
+        fx[t] = int(math.floor((box[t, B_XMIN] - ox) / size))
+        fy[t] = int(math.floor((box[t, B_YMIN] - oy) / size))
+    return fx, fy
 
 
 def polygon_index(vertices, polygons, nv, usable, surf_tris, surf_start,
@@ -188,7 +267,7 @@ def _under(box, t, x, y, zlo, zhi):
 def has_ground(x, y, zlo, zhi, ti):
     """True when a support triangle lies under (x, y) with its surface height in [zlo,
     zhi]."""
-    b = bin_of(x, y, ti.grid)
+    b = bin_of(x, y, ti.support_grid)
     if b < 0:
         return False
     box = ti.box
@@ -211,7 +290,7 @@ def ground_height(x, y, zref, tol, ti):
     """Height of the support triangle surface under (x, y) closest to ``zref`` within
     ``tol``; NaN when there is none. Links measure heights here (on the input triangles),
     not on the voxel-rounded navmesh."""
-    b = bin_of(x, y, ti.grid)
+    b = bin_of(x, y, ti.support_grid)
     if b < 0:
         return np.nan
     box = ti.box
@@ -438,9 +517,9 @@ def swept_body_hits_triangles(qx, qy, zlo, zhi, rad, ti, p0, p1, p2, quad):
     yhi = max(qy[0], qy[1], qy[2], qy[3]) + rad
     i0, i1, j0, j1 = bin_range(xlo, xhi, ylo, yhi, ti.grid)
     nx = ti.grid.nx
-    size = ti.grid.size
-    ox = ti.grid.ox
-    oy = ti.grid.oy
+    first_x = ti.first_bin_x
+    first_y = ti.first_bin_y
+    by_top = ti.by_top
     box = ti.box
     start = ti.solid_start
     items = ti.solid_items
@@ -452,11 +531,12 @@ def swept_body_hits_triangles(qx, qy, zlo, zhi, rad, ti, p0, p1, p2, quad):
             b = i + j * nx
             for q in range(start[b], start[b + 1]):
                 t = items[q]
+                if box[t, B_ZMAX] <= zlo and by_top:
+                    break  # highest first: the rest of the bin is below the box
                 if not _in_box(box, t, xlo, xhi, ylo, yhi, zlo, zhi):
                     continue
                 # listed in several bins: tested in the first one this box visits
-                if max(int(math.floor((box[t, B_XMIN] - ox) / size)), i0) != i or \
-                        max(int(math.floor((box[t, B_YMIN] - oy) / size)), j0) != j:
+                if max(first_x[t], i0) != i or max(first_y[t], j0) != j:
                     continue
                 if triangle_near_quad(t, qx, qy, quad, quad_area, zlo, zhi, r2, vertices,
                                       triangles, p0, p1, p2):
@@ -478,9 +558,9 @@ def triangles_in_box(xlo, xhi, ylo, yhi, zlo, zhi, ti, out):
     ``out`` (a larger copy when full); returns (out, count)."""
     i0, i1, j0, j1 = bin_range(xlo, xhi, ylo, yhi, ti.grid)
     nx = ti.grid.nx
-    size = ti.grid.size
-    ox = ti.grid.ox
-    oy = ti.grid.oy
+    first_x = ti.first_bin_x
+    first_y = ti.first_bin_y
+    by_top = ti.by_top
     box = ti.box
     start = ti.solid_start
     items = ti.solid_items
@@ -490,10 +570,11 @@ def triangles_in_box(xlo, xhi, ylo, yhi, zlo, zhi, ti, out):
             b = i + j * nx
             for q in range(start[b], start[b + 1]):
                 t = items[q]
+                if box[t, B_ZMAX] <= zlo and by_top:
+                    break  # highest first: the rest of the bin is below the box
                 if not _in_box(box, t, xlo, xhi, ylo, yhi, zlo, zhi):
                     continue
-                if max(int(math.floor((box[t, B_XMIN] - ox) / size)), i0) != i or \
-                        max(int(math.floor((box[t, B_YMIN] - oy) / size)), j0) != j:
+                if max(first_x[t], i0) != i or max(first_y[t], j0) != j:
                     continue
                 if n == out.shape[0]:
                     grown = np.empty(2 * n + 16, np.int32)

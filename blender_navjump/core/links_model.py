@@ -32,6 +32,12 @@ import numpy as np
 from numba import njit
 
 from .links_geom import (
+    B_XMAX,
+    B_XMIN,
+    B_YMAX,
+    B_YMIN,
+    B_ZMAX,
+    B_ZMIN,
     has_ground,
     pt_seg_d2,
     set_quad,
@@ -324,13 +330,11 @@ def tri_arc_blocked(tx, ty, z0, ux, uy, vx, vz, t_f, ex, ey, prm, tri):
     stack = np.empty((128, 2))
     vertices = tri.vertices
     triangles = tri.triangles
+    box = tri.box
     for k in range(n):
         t = cand[k]
-        va = vertices[triangles[t, 0]]
-        vb = vertices[triangles[t, 1]]
-        vc = vertices[triangles[t, 2]]
-        tz_lo = min(va[2], min(vb[2], vc[2]))
-        tz_hi = max(va[2], max(vb[2], vc[2]))
+        tz_lo = box[t, B_ZMIN]
+        tz_hi = box[t, B_ZMAX]
         # the body (feet + climb, feet + top) reaches into (tz_lo, tz_hi)
         nw = _feet_band(tz_lo - top, tz_hi - climb, z0, vz, g, t_f, win)
         top_s = 0
@@ -346,6 +350,14 @@ def tri_arc_blocked(tx, ty, z0, ux, uy, vx, vz, t_f, ex, ey, prm, tri):
             sb = vx * tb
             zlo, zhi = _feet_range(ta, tb, z0, vz, g)
             qx, qy = _swept_corners(tx, ty, ux, uy, sa, sb, ex, ey, lat)
+            # bounds first: most triangles near a flight are far from the body while its
+            # heights reach theirs (the take-off ground behind the ledge, once fallen)
+            if (box[t, B_XMIN] >= max(qx[0], qx[1], qx[2], qx[3]) + rc
+                    or box[t, B_XMAX] <= min(qx[0], qx[1], qx[2], qx[3]) - rc
+                    or box[t, B_YMIN] >= max(qy[0], qy[1], qy[2], qy[3]) + rc
+                    or box[t, B_YMAX] <= min(qy[0], qy[1], qy[2], qy[3]) - rc
+                    or tz_lo >= zhi + top or tz_hi <= zlo + climb):
+                continue
             area = set_quad(qx, qy, quad)
             if not triangle_near_quad(t, qx, qy, quad, area, zlo + climb, zhi + top, r2,
                                       vertices, triangles, p0, p1, p2):

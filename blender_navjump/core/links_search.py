@@ -30,6 +30,7 @@ from .links_model import (
     tri_walk_blocked,
     walk_blocked,
 )
+from .parallel import run_banded
 from .settings import LINK_COLLISION_TOLERANCE
 
 # columns of a sample row (``links._sample_edges``): point on a border edge, the edge's
@@ -122,10 +123,12 @@ def _run_up(x0, y0, z0, ux, uy, ex, ey, start_clear, prm, tri, vox):
     ends within reach and the walk there is clear, else (-1, -1). ``start_clear``: the
     first step out is already known to be clear (the sample's own wall test, along the
     normal)."""
-    if not start_clear and _first_step_blocked(x0, y0, z0, ux, uy, ex, ey, prm, tri, vox):
-        return -1, -1.0
+    # the ground's end first: most border samples stand where the ground goes on (walls,
+    # slopes), and it costs ground look-ups only
     s_t = takeoff_distance(x0, y0, z0, ux, uy, prm.run_max, prm, tri)
     if s_t < 0.0:
+        return -1, -1.0
+    if not start_clear and _first_step_blocked(x0, y0, z0, ux, uy, ex, ey, prm, tri, vox):
         return -1, -1.0
     if s_t > 0.0 and body_walk_blocked(x0, y0, ux, uy, 0.0, s_t, z0, ex, ey, prm, tri, vox):
         return -1, -1.0
@@ -150,7 +153,7 @@ def _record(res, found_at, i, kind, di, j, x, y, z1, poly, mode, s_t, s_l, lengt
 
 @njit(cache=True, nogil=True)
 def search_landings(samples, dir_cos, dir_sin, enabled, prm, tri, vox, chf, pidx, res,
-                    found_at, counts, rej, which, lo, hi):
+                    found_at, counts, rej, which, allow, lo, hi):
     """For samples which[lo..hi-1] and each link kind, the first valid landing along the edge
     normal (then the diagonal directions for kinds the normal did not find), written to
     ``res`` (N, 3, N_RES) and flagged in ``found_at`` (N, 3); operation counts per sample
@@ -163,7 +166,8 @@ def search_landings(samples, dir_cos, dir_sin, enabled, prm, tri, vox, chf, pidx
     first landing reached by a jump is kept only when no walk-off landing is found.
 
     ``rej``: (N, 3, N_REJECT) to record why candidates were refused (debug data,
-    ``links_debug``), or an empty array: then nothing is recorded."""
+    ``links_debug``), or an empty array: then nothing is recorded. ``allow`` (N, 3): the
+    kinds searched per sample (besides ``enabled``)."""
     debug_on = rej.shape[0] > 0
     fallback = np.zeros(N_RES, np.float64)
     out_poly = np.empty(MAX_LAYERS, np.int32)
@@ -207,7 +211,9 @@ def search_landings(samples, dir_cos, dir_sin, enabled, prm, tri, vox, chf, pidx
         ny = samples[i, S_NY]
         sp = int(samples[i, S_POLY])
         for k in range(3):
-            found[k] = not enabled[k]
+            found[k] = not (enabled[k] and allow[i, k])
+        if found[LINK_DROP] and found[LINK_JUMP_ACROSS] and found[LINK_JUMP_UP]:
+            continue
         p0_ground = 0  # ground under P0 (within climb): 0 unknown, 1 yes, -1 no
         wall = _first_step_blocked(x0, y0, z0, nx, ny, ex, ey, prm, tri, vox)
         if wall:
@@ -866,17 +872,25 @@ def _validate_stack(samples, res, prm, tri, vox, pidx, out, m, stack, top, fit, 
     return m
 
 
-@njit(cache=True)
 def reverse_valid(starts, ends, modes, edge_dirs, enabled, prm, tri, vox):
     """For each link, is the trajectory from its end back to its start valid at every
     tested position (``check_positions``)? Returns (ok (L,), reverse kind (L,), mean
-    reverse path length (L,))."""
+    reverse path length (L,)). Bands of links run on threads (``reverse_band``)."""
     nl = starts.shape[0]
     ok_out = np.zeros(nl, np.bool_)
     kind_out = np.full(nl, -1, np.int64)
     len_out = np.zeros(nl, np.float64)
+    run_banded(reverse_band, nl, starts, ends, modes, edge_dirs, enabled, prm, tri, vox,
+               ok_out, kind_out, len_out, min_rows=8, per_worker=8)
+    return ok_out, kind_out, len_out
+
+
+@njit(cache=True, nogil=True)
+def reverse_band(starts, ends, modes, edge_dirs, enabled, prm, tri, vox, ok_out, kind_out,
+                 len_out, lo, hi):
+    """``reverse_valid`` for links lo..hi-1, written to the three output arrays."""
     climb = prm.climb
-    for li in range(nl):
+    for li in range(lo, hi):
         if modes[li] != MODE_JUMP:
             continue  # walking off a ledge has no way back up
         a0 = starts[li, 0]
@@ -916,7 +930,6 @@ def reverse_valid(starts, ends, modes, edge_dirs, enabled, prm, tri, vox):
             ok_out[li] = True
             kind_out[li] = rkind
             len_out[li] = total / (cnt + 1)
-    return ok_out, kind_out, len_out
 
 
 @njit(cache=True)
