@@ -475,7 +475,7 @@ def group_runs(samples, res, found_at, tol_start, tol_end):
 
 
 @njit(cache=True)
-def fit_group(samples, res, i0, i1, kind, ext_lo, ext_hi, fit):
+def fit_group(samples, res, i0, i1, kind, ext_lo, ext_hi, fit, march_step):
     """Straight start and end segments for samples i0..i1 of one kind, written to ``fit``
     (the F_* slots): the start line is the least-squares line through the samples'
     start points (so it follows the border's true direction, not its voxel steps), the
@@ -550,6 +550,8 @@ def fit_group(samples, res, i0, i1, kind, ext_lo, ext_hi, fit):
             b = (cnt * s_tv - st * s_v) / den
             fit[slot] = (s_v - b * st) / cnt
             fit[slot + 1] = b
+        # --- landing line outside every found landing (linkinv) ---
+        _landing_envelope(fit, samples, res, i0, i1, kind, march_step)
     else:
         # one sample (or all at one place): the landing moves with the start
         t0 = st / cnt
@@ -561,6 +563,36 @@ def fit_group(samples, res, i0, i1, kind, ext_lo, ext_hi, fit):
         fit[F_EY + 1] = dy
         fit[F_EZ] = sez / cnt
         fit[F_EZ + 1] = 0.0
+
+
+@njit(cache=True)
+def _landing_envelope(fit, samples, res, i0, i1, kind, limit):
+    """Move a fitted landing line out (away from the take-off, across the start line),
+    by at most ``limit`` (one march step), so that no sample's own landing lies beyond
+    it. The search takes each sample's first valid landing along its march, i.e. just
+    past where landings stop being valid, quantised by the march step: a least-squares
+    line through such points passes inside that limit at about half of them (the navmesh
+    border the samples sit on wanders, so the limit does too). Landing up to one step
+    further is what the samples found valid."""
+    nx = fit[F_DY]  # the start line's right-hand normal, turned towards the landings
+    ny = -fit[F_DX]
+    side = 0.0
+    worst = 0.0
+    for i in range(i0, i1 + 1):
+        side += (res[i, kind, R_X] - samples[i, S_X]) * nx + (res[i, kind, R_Y]
+                                                               - samples[i, S_Y]) * ny
+    if side < 0.0:
+        nx = -nx
+        ny = -ny
+    for i in range(i0, i1 + 1):
+        t = (samples[i, S_X] - fit[F_OX]) * fit[F_DX] + (samples[i, S_Y] - fit[F_OY]) \
+            * fit[F_DY]
+        r = (res[i, kind, R_X] - fit[F_EX] - t * fit[F_EXS]) * nx \
+            + (res[i, kind, R_Y] - fit[F_EY] - t * fit[F_EYS]) * ny
+        worst = max(worst, r)
+    worst = min(worst, limit)
+    fit[F_EX] += worst * nx
+    fit[F_EY] += worst * ny
 
 
 # slots of a group's fit (``fit_group``): start line origin and direction, extent along it,
@@ -772,7 +804,7 @@ def _validate_stack(samples, res, prm, tri, vox, pidx, out, m, stack, top, fit, 
         i0, i1, kind = stack[top, P_I0], stack[top, P_I1], stack[top, P_KIND]
         ext_lo, ext_hi = stack[top, P_EXT_LO], stack[top, P_EXT_HI]
         mode = int(res[i0, kind, R_MODE])
-        fit_group(samples, res, i0, i1, kind, ext_lo == 1, ext_hi == 1, fit)
+        fit_group(samples, res, i0, i1, kind, ext_lo == 1, ext_hi == 1, fit, prm.march_step)
         ex = fit[F_DX]
         ey = fit[F_DY]
         fail = 0.5
