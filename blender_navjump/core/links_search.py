@@ -667,9 +667,15 @@ def validate_groups(samples, res, groups, offsets, prm, tri, vox, pidx, out, out
         out_n[g] = m - offsets[g]
 
 
-# Growth of a valid link's ends along its line: steps of a quarter cell, up to 3 cells.
+# Growth of a valid link's ends along its line: steps of a quarter cell, up to 10 cells
+# (each step one position test; validity stops it: the start must stay within an agent
+# radius of the navmesh). At some angles to the grid the erosion and the contour
+# simplification cut a navmesh corner along 1.5 m of a ledge (the 0.95 m ledge turned
+# 60.07 deg: its jump up stopped 1 m short with 3 cells).
 EXTEND_STEP = 0.25
-EXTEND_STEPS = 12
+EXTEND_STEPS = 40
+# A joined link's outer ends are pulled back at most this many steps (each a full test)
+JOIN_PULL_STEPS = 12
 
 
 @njit(cache=True)
@@ -1129,8 +1135,8 @@ def _join(links, cur, nxt, chain_of, tol, tol_end, prm, tri, vox, pidx, fit, out
     fit[F_EZS] = (ez1 - ez0) / ln
     # the outer ends were grown to where single positions stop being valid (``Reach``):
     # on the joined line, whose direction differs slightly, an end may fail; it is
-    # pulled back as far as it was grown, never further
-    for _ in range(EXTEND_STEPS + 1):
+    # pulled back, at most JOIN_PULL_STEPS steps (else the two stay apart)
+    for _ in range(JOIN_PULL_STEPS + 1):
         p = link_point(fit, 0.0)
         q = link_point(fit, 1.0)
         width = math.sqrt((q[0] - p[0]) ** 2 + (q[1] - p[1]) ** 2 + (q[2] - p[2]) ** 2)
