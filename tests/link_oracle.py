@@ -266,8 +266,9 @@ def trajectory(m: Model, geo, p0, p1, kind, apex):
     if apex > 0:
         vz = math.sqrt(2 * m.g * apex)
         disc = vz * vz - 2 * m.g * dz
-        if disc < 0:
+        if dz > apex + 1e-9:
             return "the landing is above the apex"
+        disc = max(disc, 0.0)  # landing at the apex itself: rounding must not decide
         t_f = (vz + math.sqrt(disc)) / m.g
     else:
         if dz >= 0:

@@ -27,9 +27,22 @@ import numpy as np
 from numba import njit
 
 from .debug import LINK_REJECT, REJECT_NO_LANDING, REJECT_NONE, REJECT_TOO_NARROW
-from .kinds import GENERATED_LINK_KINDS, LINK_DROP, LINK_JUMP_ACROSS
+from .kinds import (
+    AREA_STAND,
+    GENERATED_LINK_KINDS,
+    LINK_DROP,
+    LINK_JUMP_ACROSS,
+    LINK_JUMP_UP,
+    LINK_KINDS,
+)
 from .links_debug import J_BX, J_BY, J_BZ, J_REASON, J_X, J_Y, J_Z, N_REJECT
-from .links_geom import ground_height, make_grid, polygon_index, triangle_index
+from .links_geom import (
+    ground_height,
+    make_grid,
+    polygon_index,
+    swept_body_hits_triangles,
+    triangle_index,
+)
 from .links_model import MODE_JUMP
 from .links_search import (
     C_FLIGHTS,
@@ -73,7 +86,7 @@ from .links_search import (
     search_landings,
     validate_groups,
 )
-from .navmesh import AREA_STAND, LINK_JUMP_UP, LINK_KINDS, empty_links
+from .navmesh import empty_links
 from .parallel import run_async, run_banded
 from .query.spatial import surface_height
 from .settings import link_params, link_sample_step
@@ -261,6 +274,58 @@ def _snap_heights(samples, tol, tri):
             samples[i, S_Z] = z
 
 
+@njit(cache=True)
+def _stands_clear(x, y, z, ex, ey, prm, tri, scratch, quad):
+    """The agent (full ``agent_radius``, from climb above the feet to its top, widened
+    sideways by half the sample spacing) standing at (x, y, z) meets no triangle."""
+    lat = prm.lateral
+    qx = (x - lat * ex, x + lat * ex, x + lat * ex, x - lat * ex)
+    qy = (y - lat * ey, y + lat * ey, y + lat * ey, y - lat * ey)
+    return not swept_body_hits_triangles(qx, qy, z + prm.climb, z + prm.top, prm.radius, tri,
+                                         scratch[0], scratch[1], scratch[2], quad)
+
+
+@njit(cache=True)
+def _settle_samples(samples, max_move, prm, tri):
+    """Move each border sample where the agent, standing, comes closer to a wall than its
+    radius inward (against the outward normal), a quarter cell at a time up to
+    ``max_move``, to the first point where it stands clear; its height is measured again
+    on the triangles there. The navmesh border keeps an agent radius from the voxelised
+    walls only up to the contour simplification's error (``edge_max_error`` cells, more
+    or less at every angle and grid offset): a take-off point is where the agent really
+    stands, not where the border happened to pass. Kept where no clear point lies within
+    reach. Returns how many samples moved."""
+    step = 0.25 * prm.cs
+    n_steps = int(math.floor(max_move / step + 1e-9))
+    tol = max(prm.climb, 2.0 * prm.ch)
+    scratch = (np.empty((8, 3)), np.empty((8, 3)), np.empty((8, 3)))
+    quad = np.empty((4, 3))
+    moved = 0
+    for i in range(samples.shape[0]):
+        x0 = samples[i, S_X]
+        y0 = samples[i, S_Y]
+        z0 = samples[i, S_Z]
+        ex = samples[i, S_EX]
+        ey = samples[i, S_EY]
+        nx = samples[i, S_NX]
+        ny = samples[i, S_NY]
+        if _stands_clear(x0, y0, z0, ex, ey, prm, tri, scratch, quad):
+            continue
+        for k in range(1, n_steps + 1):
+            x = x0 - k * step * nx
+            y = y0 - k * step * ny
+            z = ground_height(x, y, z0, tol, tri)
+            if z != z:
+                break  # the ground under the sample ends: no take-off further in
+            if _stands_clear(x, y, z, ex, ey, prm, tri, scratch, quad):
+                samples[i, S_X] = x
+                samples[i, S_Y] = y
+                samples[i, S_Z] = z
+                moved += 1
+                break
+    return moved
+
+
 def _empty_result(nm):
     for name, empty in empty_links().items():
         setattr(nm, name, empty)
@@ -316,8 +381,10 @@ def build_links(nm, hf, chf, cfg, settings, vertices, triangles, debug=None) -> 
                   "counts": {k: 0 for k in LINK_KINDS}, "timings_ms": timings}
     _empty_result(nm)
     step = link_sample_step(settings, cfg.cs)
-    enabled = np.array([settings.drop_enabled, settings.jump_across_enabled,
-                        settings.jump_up_enabled], np.bool_)
+    enabled = np.zeros(len(GENERATED_LINK_KINDS), np.bool_)
+    enabled[LINK_DROP] = settings.drop_enabled
+    enabled[LINK_JUMP_ACROSS] = settings.jump_across_enabled
+    enabled[LINK_JUMP_UP] = settings.jump_up_enabled
     if settings.max_jump_height <= 0.0 and (enabled[LINK_JUMP_ACROSS] or enabled[LINK_JUMP_UP]):
         info["messages"].append("max_jump_height is 0: no jumps, only walk-off drops")
         enabled[LINK_JUMP_ACROSS] = enabled[LINK_JUMP_UP] = False
@@ -380,6 +447,12 @@ def build_links(nm, hf, chf, cfg, settings, vertices, triangles, debug=None) -> 
            np.zeros(hf.column_head.shape[0], np.int32))  # column tops, filled lazily
     chfa = (chf.cell_index, chf.cell_count, chf.span_y, chf.span_area)
     timings["column_ranges"] = (time.perf_counter() - t0) * 1000.0
+    # take-off points where the agent stands clear of walls (the border wanders by up to
+    # the contour simplification's error)
+    t0 = time.perf_counter()
+    info["samples_settled"] = int(_settle_samples(
+        samples, (1.0 + float(settings.edge_max_error)) * cfg.cs, prm, tri))
+    timings["settle"] = (time.perf_counter() - t0) * 1000.0
 
     t0 = time.perf_counter()
     angles = search_directions(float(settings.link_search_angle))
@@ -499,7 +572,10 @@ def build_links(nm, hf, chf, cfg, settings, vertices, triangles, debug=None) -> 
 
     k = np.nonzero(keep)[0]
     kind_k = kind[k]
-    costs = np.array([settings.cost_drop, settings.cost_jump_across, settings.cost_jump_up])
+    costs = np.zeros(len(GENERATED_LINK_KINDS))
+    costs[LINK_DROP] = settings.cost_drop
+    costs[LINK_JUMP_ACROSS] = settings.cost_jump_across
+    costs[LINK_JUMP_UP] = settings.cost_jump_up
     apex = np.where(mode[k] == MODE_JUMP, float(settings.max_jump_height), 0.0)
     if debug is not None:
         debug.link_rejects = _rejected_candidates(samples, res, found_at, rej, narrow_groups,

@@ -31,6 +31,7 @@ import math
 import numpy as np
 from numba import njit
 
+from .kinds import LINK_DROP, LINK_JUMP_ACROSS, LINK_JUMP_UP
 from .links_geom import (
     B_XMAX,
     B_XMIN,
@@ -53,6 +54,9 @@ EDGE_BISECTIONS = 6
 
 MODE_WALK_OFF = 0
 MODE_JUMP = 1
+# Tolerance of the height limits, metres: a landing exactly at max_jump_height (or a drop of
+# exactly max_drop_height) is allowed whatever the rounding of the heights.
+HEIGHT_EPS = 1e-9
 
 
 
@@ -66,7 +70,11 @@ def flight_time(dz, mode, prm):
             return -1.0
         disc = vz * vz - 2.0 * g * dz
         if disc < 0.0:
-            return -1.0
+            # a landing at the apex itself (dz = max_jump_height) is allowed up to the
+            # limit's own tolerance: rounding must not decide it
+            if dz > prm.jump_height + HEIGHT_EPS:
+                return -1.0
+            disc = 0.0
         return (vz + math.sqrt(disc)) / g
     if dz >= 0.0:
         return -1.0
@@ -449,21 +457,22 @@ def touchdown_distance(x0, y0, ux, uy, dist, z1, s_t, prm, tri):
 
 @njit(cache=True)
 def kind_of(dz, climb):
-    """0 drop, 1 jump across, 2 jump up (``navmesh.LINK_*``)."""
+    """The link kind (``kinds.LINK_*``) of a trajectory rising dz: a drop below -climb, a
+    jump across within climb, a jump up above it."""
     if dz < -climb:
-        return 0
+        return LINK_DROP
     if dz <= climb:
-        return 1
-    return 2
+        return LINK_JUMP_ACROSS
+    return LINK_JUMP_UP
 
 
 @njit(cache=True)
 def flight_ok(kind, mode, dz, d_air, prm):
     """Reach rules; returns (ok, flight time, vx)."""
-    if kind == 0:
-        if -dz > prm.drop_height + 1e-9:
+    if kind == LINK_DROP:
+        if -dz > prm.drop_height + HEIGHT_EPS:
             return False, 0.0, 0.0
-    elif dz > prm.jump_height + 1e-9 or mode != MODE_JUMP:
+    elif dz > prm.jump_height + HEIGHT_EPS or mode != MODE_JUMP:
         return False, 0.0, 0.0
     if d_air > prm.jump_distance * (1.0 + 1e-9) + 1e-9:
         return False, 0.0, 0.0
@@ -509,7 +518,7 @@ def check_path(x0, y0, z0, x1, y1, z1, kind, mode, ex, ey, prm, tri, vox):
         return False, 0.0, 0.0, 0.0
     ux = dx / dist
     uy = dy / dist
-    if kind == 2:
+    if kind == LINK_JUMP_UP:  # no run-up: the agent jumps from P0
         s_t = 0.0
         if not support(x0, y0, z0, prm, tri):
             return False, 0.0, 0.0, 0.0
@@ -517,7 +526,7 @@ def check_path(x0, y0, z0, x1, y1, z1, kind, mode, ex, ey, prm, tri, vox):
         s_t = takeoff_distance(x0, y0, z0, ux, uy, min(prm.run_max, dist), prm, tri)
         if s_t < 0.0 or s_t >= dist:
             return False, 0.0, 0.0, 0.0
-    if kind == 0:
+    if kind == LINK_DROP:  # lands on P1 itself
         s_l = dist
         if not support(x1, y1, z1, prm, tri):
             return False, 0.0, 0.0, 0.0

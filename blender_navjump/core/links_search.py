@@ -481,7 +481,7 @@ def group_runs(samples, res, found_at, tol_start, tol_end):
 
 
 @njit(cache=True)
-def fit_group(samples, res, i0, i1, kind, ext_lo, ext_hi, fit):
+def fit_group(samples, res, i0, i1, kind, ext_lo, ext_hi, fit, march_step):
     """Straight start and end segments for samples i0..i1 of one kind, written to ``fit``
     (the F_* slots): the start line is the least-squares line through the samples'
     start points (so it follows the border's true direction, not its voxel steps), the
@@ -556,6 +556,8 @@ def fit_group(samples, res, i0, i1, kind, ext_lo, ext_hi, fit):
             b = (cnt * s_tv - st * s_v) / den
             fit[slot] = (s_v - b * st) / cnt
             fit[slot + 1] = b
+        # --- landing line outside every found landing (linkinv) ---
+        _landing_envelope(fit, samples, res, i0, i1, kind, march_step)
     else:
         # one sample (or all at one place): the landing moves with the start
         t0 = st / cnt
@@ -567,6 +569,36 @@ def fit_group(samples, res, i0, i1, kind, ext_lo, ext_hi, fit):
         fit[F_EY + 1] = dy
         fit[F_EZ] = sez / cnt
         fit[F_EZ + 1] = 0.0
+
+
+@njit(cache=True)
+def _landing_envelope(fit, samples, res, i0, i1, kind, limit):
+    """Move a fitted landing line out (away from the take-off, across the start line),
+    by at most ``limit`` (one march step), so that no sample's own landing lies beyond
+    it. The search takes each sample's first valid landing along its march, i.e. just
+    past where landings stop being valid, quantised by the march step: a least-squares
+    line through such points passes inside that limit at about half of them (the navmesh
+    border the samples sit on wanders, so the limit does too). Landing up to one step
+    further is what the samples found valid."""
+    nx = fit[F_DY]  # the start line's right-hand normal, turned towards the landings
+    ny = -fit[F_DX]
+    side = 0.0
+    worst = 0.0
+    for i in range(i0, i1 + 1):
+        side += (res[i, kind, R_X] - samples[i, S_X]) * nx + (res[i, kind, R_Y]
+                                                               - samples[i, S_Y]) * ny
+    if side < 0.0:
+        nx = -nx
+        ny = -ny
+    for i in range(i0, i1 + 1):
+        t = (samples[i, S_X] - fit[F_OX]) * fit[F_DX] + (samples[i, S_Y] - fit[F_OY]) \
+            * fit[F_DY]
+        r = (res[i, kind, R_X] - fit[F_EX] - t * fit[F_EXS]) * nx \
+            + (res[i, kind, R_Y] - fit[F_EY] - t * fit[F_EYS]) * ny
+        worst = max(worst, r)
+    worst = min(worst, limit)
+    fit[F_EX] += worst * nx
+    fit[F_EY] += worst * ny
 
 
 # slots of a group's fit (``fit_group``): start line origin and direction, extent along it,
@@ -641,9 +673,15 @@ def validate_groups(samples, res, groups, offsets, prm, tri, vox, pidx, out, out
         out_n[g] = m - offsets[g]
 
 
-# Growth of a valid link's ends along its line: steps of a quarter cell, up to 3 cells.
+# Growth of a valid link's ends along its line: steps of a quarter cell, up to 10 cells
+# (each step one position test; validity stops it: the start must stay within an agent
+# radius of the navmesh). At some angles to the grid the erosion and the contour
+# simplification cut a navmesh corner along 1.5 m of a ledge (the 0.95 m ledge turned
+# 60.07 deg: its jump up stopped 1 m short with 3 cells).
 EXTEND_STEP = 0.25
-EXTEND_STEPS = 12
+EXTEND_STEPS = 40
+# A joined link's outer ends are pulled back at most this many steps (each a full test)
+JOIN_PULL_STEPS = 12
 
 
 @njit(cache=True)
@@ -778,7 +816,7 @@ def _validate_stack(samples, res, prm, tri, vox, pidx, out, m, stack, top, fit, 
         i0, i1, kind = stack[top, P_I0], stack[top, P_I1], stack[top, P_KIND]
         ext_lo, ext_hi = stack[top, P_EXT_LO], stack[top, P_EXT_HI]
         mode = int(res[i0, kind, R_MODE])
-        fit_group(samples, res, i0, i1, kind, ext_lo == 1, ext_hi == 1, fit)
+        fit_group(samples, res, i0, i1, kind, ext_lo == 1, ext_hi == 1, fit, prm.march_step)
         ex = fit[F_DX]
         ey = fit[F_DY]
         fail = 0.5
@@ -1110,8 +1148,8 @@ def _join(links, cur, nxt, chain_of, tol, tol_end, prm, tri, vox, pidx, fit, out
     fit[F_EZS] = (ez1 - ez0) / ln
     # the outer ends were grown to where single positions stop being valid (``Reach``):
     # on the joined line, whose direction differs slightly, an end may fail; it is
-    # pulled back as far as it was grown, never further
-    for _ in range(EXTEND_STEPS + 1):
+    # pulled back, at most JOIN_PULL_STEPS steps (else the two stay apart)
+    for _ in range(JOIN_PULL_STEPS + 1):
         p = link_point(fit, 0.0)
         q = link_point(fit, 1.0)
         width = math.sqrt((q[0] - p[0]) ** 2 + (q[1] - p[1]) ** 2 + (q[2] - p[2]) ** 2)

@@ -11,6 +11,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .debug import BakeDebug
+from .kinds import GENERATED_LINK_KINDS
 from .navmesh import NavMesh, empty_navmesh
 from .navmesh_check import MAX_COORDINATE
 from .settings import BakeSettings, memory_limit, voxel_config
@@ -196,7 +197,7 @@ def bake(vertices: ArrayLike, triangles: ArrayLike, settings: BakeSettings | Non
 
             info = links_mod.build_links(nm, hf, chf, cfg, settings, v, t, debug=debug)
         stats["links"] = {k: int((nm.link_kind == i).sum())
-                          for i, k in enumerate(("drop", "jump_across", "jump_up"))}
+                          for i, k in enumerate(GENERATED_LINK_KINDS)}
         # keep the generator's summary (border-edge share, messages for the user)
         stats["links_info"] = json.loads(json.dumps(info, default=float))
         stats.setdefault("warnings", []).extend(info.get("messages", []))

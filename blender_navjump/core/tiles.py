@@ -38,6 +38,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from .kinds import GENERATED_LINK_KINDS
 from .navmesh import NavMesh, empty_navmesh
 from .settings import (
     BakeSettings,
@@ -799,7 +800,7 @@ def build_tile_links(nm: NavMesh, settings: BakeSettings, v, t, walk, bmin, bmax
             if msg not in info["messages"]:
                 info["messages"].append(msg)
     counts = {kind: int((nm.link_kind == i).sum())
-              for i, kind in enumerate(("drop", "jump_across", "jump_up"))}
+              for i, kind in enumerate(GENERATED_LINK_KINDS)}
     info["counts"] = counts
     return info
 
