@@ -13,6 +13,7 @@ import math
 import numpy as np
 from numba import njit
 
+from .jit import hot_kernel
 from .spatial import closest_point_on_polygon_arrays
 
 # ``via`` of the goal when reached over the straight start->goal edge.
@@ -21,7 +22,7 @@ DIRECT = -2
 # ----------------------------------------------------------------- binary heap
 
 
-@njit(cache=True, inline="always")
+@hot_kernel
 def heap_push(keys, vals, size, key, val):
     i = size
     while i > 0:
@@ -36,7 +37,7 @@ def heap_push(keys, vals, size, key, val):
     return size + 1
 
 
-@njit(cache=True, inline="always")
+@hot_kernel
 def heap_pop(keys, vals, size):
     """Remove the smallest entry: returns (key, val, new_size)."""
     top_k = keys[0]
@@ -99,9 +100,7 @@ def usable_ports(d, stance_allowed, link_allowed):
     return out
 
 
-# At most 30 arguments: above that Python compiles the call as f(*args), which numba's
-# inliner rejects (a plain call increfs and decrefs every array argument).
-@njit(cache=True, inline="always")
+@hot_kernel
 def astar(node_pos, node_poly, node_link, node_hop, node_hop_poly, poly_stance, port_start,
           ports, link_kind, link_cost, g, parent, via, seen, closed, closed_list, hk, hv,
           stance_allowed, stance_cost, link_allowed, link_scale, hscale, port_ok,
@@ -212,7 +211,7 @@ def astar(node_pos, node_poly, node_link, node_hop, node_hop_poly, poly_stance, 
     return False, n_closed
 
 
-@njit(cache=True, inline="always")
+@hot_kernel
 def settle_partial(node_pos, node_poly, poly_stance, vertices, polygons, poly_nv, surf_start,
                    surf_tris, bmin, bmax, closed_list, poly_seen, poly_pt, cand, cand_lb, g,
                    seen, parent, via, stance_allowed, stance_cost, sp, spos, gpos, stamp,

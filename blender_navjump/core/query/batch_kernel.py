@@ -24,14 +24,15 @@ from ..kinds import LINK_DROP as _LINK_DROP
 from ..kinds import STANCE_NAMES as _STANCE_NAMES
 from .astar import DIRECT, astar, settle_partial
 from .funnel import string_pull
+from .jit import hot_kernel
 from .raycast import straight_walk
 from .spatial import closest_point_on_polygon_arrays, nearest_polygon_arrays, surface_height
 
 # The per-query steps (nearest polygon, straight walk, A*, corridor, funnel passes, points)
 # take the QueryData and Workspace arrays one by one, unpacked once per batch in
-# solve_batch, and are inlined into it (inline="always"). Each access to a field of those
-# namedtuples increfs and decrefs the array through atomic calls; per query, unpacking the
-# ~60 arrays in every step cost more than the search itself.
+# solve_batch, and are hot kernels (query/jit.py: no reference counting). Each access to a
+# field of those namedtuples increfs and decrefs the array through atomic calls; per query,
+# unpacking the ~60 arrays in every step cost more than the search itself.
 
 # Query status (PathBatch.status).
 STATUS_NAMES = ("found", "partial", "start_off_mesh", "goal_off_mesh", "bad_input")
@@ -80,14 +81,14 @@ def make_workspace(d) -> Workspace:
     )
 
 
-@njit(cache=True, inline="always")
+@hot_kernel
 def _dist3(pts, i, j):
     """Distance between rows i and j (rows by index: a row view would be refcounted)."""
     return math.sqrt((pts[i, 0] - pts[j, 0]) ** 2 + (pts[i, 1] - pts[j, 1]) ** 2
                      + (pts[i, 2] - pts[j, 2]) ** 2)
 
 
-@njit(cache=True, inline="always")
+@hot_kernel
 def _best_link_t(link_start, link_end, link, dep_on_end, before, after):
     """t in [0, 1] minimising |before - dep(t)| + |arr(t) - after| (convex in t)."""
     dep = link_end[link] if dep_on_end else link_start[link]
@@ -115,7 +116,7 @@ def _best_link_t(link_start, link_end, link, dep_on_end, before, after):
     return 0.5 * (lo + hi)
 
 
-@njit(cache=True, inline="always")
+@hot_kernel
 def _jump_length(dep, arr, before, after, t):
     s = 0.0
     e = 0.0
@@ -127,7 +128,7 @@ def _jump_length(dep, arr, before, after, t):
     return math.sqrt(s) + math.sqrt(e)
 
 
-@njit(cache=True, inline="always")
+@hot_kernel
 def _segment_portal_t(corners, ia, ib, pl, pr, k):
     """Where (as a fraction of corner ia -> corner ib) the segment crosses portal k's line,
     in XY."""
@@ -144,7 +145,7 @@ def _segment_portal_t(corners, ia, ib, pl, pr, k):
     return min(max(t, 0.0), 1.0)
 
 
-@njit(cache=True, inline="always")
+@hot_kernel
 def _build_corridor(node_poly, node_link, node_side, node_va, node_vb, goal, parent, via,
                     nodes, cp, cl, cb, pl, pr, chunk_link, chunk_dir, n_ray, ray_polys,
                     ray_left, ray_right, sp):
@@ -199,7 +200,7 @@ def _build_corridor(node_poly, node_link, node_side, node_va, node_vb, goal, par
     return ncp, nch
 
 
-@njit(cache=True, inline="always")
+@hot_kernel
 def _link_end_point(vertices, polygons, poly_nv, surf_start, surf_tris, link_start, link_end,
                     link, on_end, t, poly, out, row):
     """out[row] = the point at t along one of the link's segments, clamped onto poly."""
@@ -213,7 +214,7 @@ def _link_end_point(vertices, polygons, poly_nv, surf_start, surf_tris, link_sta
     out[row, 2] = cz
 
 
-@njit(cache=True, inline="always")
+@hot_kernel
 def _pull_chunks(vertices, polygons, poly_nv, surf_start, surf_tris, link_start, link_end,
                  cp, cb, pl, pr, chunk_link, chunk_dir, chunk_a, chunk_b, chunk_t, corners,
                  corner_idx, corner_off, nch, start_pt, goal_pt):
@@ -249,7 +250,7 @@ def _pull_chunks(vertices, polygons, poly_nv, surf_start, surf_tris, link_start,
                                       before, after)
 
 
-@njit(cache=True, inline="always")
+@hot_kernel
 def _emit(pts, pt_flag, pt_stance, pt_link, n, x, y, z, flag, stance, link):
     pts[n, 0] = x
     pts[n, 1] = y
@@ -260,7 +261,7 @@ def _emit(pts, pt_flag, pt_stance, pt_link, n, x, y, z, flag, stance, link):
     return n + 1
 
 
-@njit(cache=True, inline="always")
+@hot_kernel
 def _emit_points(poly_stance, link_kind, surf_start, surf_tris, cp, cb, pl, pr, chunk_link,
                  chunk_a, corners, corner_idx, corner_off, pts, pt_flag, pt_stance, pt_link,
                  nch):

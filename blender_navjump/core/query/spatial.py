@@ -15,6 +15,8 @@ import math
 import numpy as np
 from numba import njit
 
+from .jit import hot_kernel
+
 # Points this close (metres, XY) to a polygon edge count as inside it.
 INSIDE_EPS = 1e-6
 
@@ -74,7 +76,7 @@ def _cell_range(xmin, xmax, ymin, ymax, origin, cell, nx, ny):
     return max(x0, 0), min(x1, nx - 1), max(y0, 0), min(y1, ny - 1)
 
 
-@njit(cache=True, inline="always")
+@hot_kernel
 def point_in_polygon_xy(vertices, row, nv, x, y):
     """True when (x, y) is inside the convex CCW polygon (edges count as inside)."""
     for i in range(nv):
@@ -91,7 +93,7 @@ def point_in_polygon_xy(vertices, row, nv, x, y):
     return True
 
 
-@njit(cache=True, inline="always")
+@hot_kernel
 def closest_point_on_polygon_xy(vertices, row, nv, x, y):
     """The point of the polygon (in XY) closest to (x, y): itself when inside."""
     if point_in_polygon_xy(vertices, row, nv, x, y):
@@ -121,7 +123,7 @@ def closest_point_on_polygon_xy(vertices, row, nv, x, y):
     return bx, by
 
 
-@njit(cache=True, inline="always")
+@hot_kernel
 def surface_height(surf_tris, t0, t1, x, y):
     """Height of the surface triangles ``surf_tris[t0:t1]`` at (x, y).
 
@@ -163,7 +165,7 @@ def surface_height(surf_tris, t0, t1, x, y):
     return best_z
 
 
-@njit(cache=True, inline="always")
+@hot_kernel
 def closest_point_on_polygon_arrays(vertices, polygons, poly_nv, surf_start, surf_tris, p,
                                     x, y):
     """Closest point of polygon p to (x, y), measured in XY, with its surface height."""
@@ -175,7 +177,7 @@ def closest_point_on_polygon_arrays(vertices, polygons, poly_nv, surf_start, sur
     return cx, cy, cz
 
 
-@njit(cache=True, inline="always")
+@hot_kernel
 def closest_point_on_polygon(d, p, x, y, z):
     """Closest point of polygon p's surface to (x, y, z), measured in XY, height on surface."""
     return closest_point_on_polygon_arrays(d.vertices, d.polygons, d.poly_nv, d.surf_start,
@@ -196,7 +198,7 @@ def nearest_polygon(d, x, y, z, ext, stance_allowed, stamp, stamp_id):
                                   stamp, stamp_id)
 
 
-@njit(cache=True, inline="always")
+@hot_kernel
 def nearest_polygon_arrays(vertices, polygons, poly_nv, poly_stance, bmin, bmax, surf_start,
                            surf_tris, grid_origin, cell, nx, ny, grid_start, grid_items,
                            x, y, z, ext, stance_allowed, stamp, stamp_id):
