@@ -22,7 +22,7 @@ from ..kinds import FLAG_STANCE_CHANGE as STANCE_CHANGE
 from ..kinds import FLAG_WALK as WALK
 from ..kinds import LINK_DROP as _LINK_DROP
 from ..kinds import STANCE_NAMES as _STANCE_NAMES
-from .astar import DIRECT, astar, settle_partial
+from .astar import DIRECT, astar, comp_reaches, nearest_reachable
 from .funnel import string_pull
 from .jit import hot_kernel
 from .raycast import straight_walk
@@ -47,8 +47,9 @@ _N_STANCES = len(_STANCE_NAMES)
 _LINK_PASSES = 3
 
 Workspace = namedtuple("Workspace", [
-    "g", "parent", "via", "seen", "closed", "heap_keys", "heap_vals", "closed_list",
-    "poly_seen", "poly_pt", "poly_list", "poly_bound", "near_stamp",
+    "g", "parent", "via", "seen", "closed", "heap_keys", "heap_vals",
+    "goal_mark", "goal_pt", "cand", "cand_lb", "near_stamp", "comp_seen", "comp_stack",
+    "comp_list",
     "path_nodes", "cp", "cl", "pl", "pr", "cb", "chunk_link", "chunk_dir", "chunk_t",
     "chunk_a", "chunk_b", "corners", "corner_idx", "corner_off",
     "pts", "pt_flag", "pt_stance", "pt_link", "ray_polys", "ray_left", "ray_right",
@@ -64,10 +65,10 @@ def make_workspace(d) -> Workspace:
         g=np.zeros(n), parent=np.zeros(n, np.int64), via=np.zeros(n, np.int64),
         seen=np.full(n, -1, np.int64), closed=np.full(n, -1, np.int64),
         heap_keys=np.zeros(d.heap_capacity), heap_vals=np.zeros(d.heap_capacity, np.int64),
-        closed_list=np.zeros(n, np.int64),
-        poly_seen=np.full(p, -1, np.int64), poly_pt=np.zeros((p, 4)),
-        poly_list=np.zeros(p, np.int64), poly_bound=np.zeros(p),
-        near_stamp=np.full(p, -1, np.int64),
+        goal_mark=np.full(p, -1, np.int64), goal_pt=np.zeros((p, 4)),
+        cand=np.zeros(p, np.int64), cand_lb=np.zeros(p),
+        near_stamp=np.full(p, -1, np.int64), comp_seen=np.full(p, -1, np.int64),
+        comp_stack=np.zeros(p + 1, np.int64), comp_list=np.zeros(p + 1, np.int64),
         path_nodes=np.zeros(n, np.int64), cp=np.zeros(c, np.int64), cl=np.zeros(c, np.int64),
         pl=np.zeros((c, 3)), pr=np.zeros((c, 3)), cb=np.zeros(c + 1, np.int64),
         chunk_link=np.zeros(c, np.int64), chunk_dir=np.zeros(c, np.int64),
@@ -344,11 +345,14 @@ def _grow(arr, need):
 
 @njit(cache=True)
 def solve_batch(d, stance_allowed, stance_cost, link_allowed, link_scale, hscale, port_ok,
-                ext, starts, goals, ws, stamp_base):
+                reach, ext, starts, goals, ws, stamp_base):
     """Answer every (start, goal) row.
 
-    ``port_ok``: :func:`usable_ports` for this filter. ``stamp_base``: larger than every
-    stamp used before with ``ws`` (stamps ``stamp_base + q`` mark its scratch entries).
+    ``port_ok``: :func:`usable_ports` for this filter; ``reach``: its
+    :func:`reach_components` (a goal the start cannot reach is known before searching:
+    the search then goes straight to the reachable point nearest the goal).
+    ``stamp_base``: larger than every stamp used before with ``ws`` (stamps
+    ``stamp_base + q`` mark its scratch entries).
 
     Returns five arrays (few arrays: boxing each one costs Python time):
     ``summary`` (Q, 8) float (columns ``SUM_*``), ``offsets`` (Q+1, 2) int (first point,
@@ -395,11 +399,18 @@ def solve_batch(d, stance_allowed, stance_cost, link_allowed, link_scale, hscale
     ws_closed = ws.closed
     ws_heap_keys = ws.heap_keys
     ws_heap_vals = ws.heap_vals
-    ws_closed_list = ws.closed_list
-    ws_poly_seen = ws.poly_seen
-    ws_poly_pt = ws.poly_pt
-    ws_poly_list = ws.poly_list
-    ws_poly_bound = ws.poly_bound
+    ws_goal_mark = ws.goal_mark
+    ws_goal_pt = ws.goal_pt
+    ws_cand = ws.cand
+    ws_cand_lb = ws.cand_lb
+    ws_comp_seen = ws.comp_seen
+    ws_comp_stack = ws.comp_stack
+    ws_comp_list = ws.comp_list
+    poly_comp = reach.poly_comp
+    comp_start = reach.comp_start
+    comp_polys = reach.comp_polys
+    dag_start = reach.dag_start
+    dag_to = reach.dag_to
     near_stamp = ws.near_stamp
     ws_path_nodes = ws.path_nodes
     ws_cp = ws.cp
@@ -477,28 +488,48 @@ def solve_batch(d, stance_allowed, stance_cost, link_allowed, link_scale, hscale
         gpos[2] = gz
         direct_cost = np.inf
         n_ray = 0
-        if sp != gp:  # (within one polygon the graph already has the straight edge)
-            direct_cost, n_ray = straight_walk(vertices, polygons, neighbours, poly_nv,
-                                               poly_stance, stance_allowed, stance_cost, sp,
-                                               spos, gp, gpos, ws_ray_polys, ws_ray_left,
-                                               ws_ray_right)
-        found, n_closed = astar(node_pos, node_poly, node_link, node_hop, node_hop_poly,
-                                poly_stance, port_start, ports, link_kind, link_cost, ws_g,
-                                ws_parent, ws_via, ws_seen, ws_closed, ws_closed_list,
-                                ws_heap_keys, ws_heap_vals, stance_allowed, stance_cost,
-                                link_allowed, link_scale, hscale, port_ok, sp, spos, gp, gpos,
-                                direct_cost, stamp)
-        if not found:
+        reachable = True
+        n_list = 0
+        cs = poly_comp[sp]
+        if cs != poly_comp[gp]:
+            reachable, n_list = comp_reaches(dag_start, dag_to, cs, poly_comp[gp],
+                                             ws_comp_seen, ws_comp_stack, ws_comp_list, stamp)
+        goal_r = 0.0
+        if reachable:
+            ws_goal_mark[gp] = stamp
+            ws_goal_pt[gp, 0] = gx
+            ws_goal_pt[gp, 1] = gy
+            ws_goal_pt[gp, 2] = gz
+            if sp != gp:  # (within one polygon the graph already has the straight edge)
+                direct_cost, n_ray = straight_walk(vertices, polygons, neighbours, poly_nv,
+                                                   poly_stance, stance_allowed, stance_cost,
+                                                   sp, spos, gp, gpos, ws_ray_polys,
+                                                   ws_ray_left, ws_ray_right)
+        else:
+            # partial: the path ends at the reachable point nearest the goal (the
+            # cheapest of equally near ones), found before the search and searched for
             summary[q, SUM_STATUS] = PARTIAL
-            gx, gy, gz = settle_partial(node_pos, node_poly, poly_stance, vertices, polygons,
-                                        poly_nv, surf_start, surf_tris, poly_bmin, poly_bmax,
-                                        ws_closed_list, ws_poly_seen, ws_poly_pt,
-                                        ws_poly_list, ws_poly_bound, ws_g, ws_seen, ws_parent,
-                                        ws_via, stance_allowed, stance_cost, sp, spos, gpos,
-                                        stamp, n_closed)
-            gpos[0] = gx
-            gpos[1] = gy
-            gpos[2] = gz
+            near, goal_r = nearest_reachable(ws_comp_list, n_list, comp_start, comp_polys,
+                                             vertices, polygons, poly_nv, surf_start,
+                                             surf_tris, poly_bmin, poly_bmax, ws_cand,
+                                             ws_cand_lb, ws_goal_mark, ws_goal_pt, gpos,
+                                             stamp)
+            gpos[0] = ws_goal_pt[near, 0]
+            gpos[1] = ws_goal_pt[near, 1]
+            gpos[2] = ws_goal_pt[near, 2]
+        found = astar(node_pos, node_poly, node_link, node_hop, node_hop_poly, poly_stance,
+                      port_start, ports, link_kind, link_cost, ws_g, ws_parent, ws_via,
+                      ws_seen, ws_closed, ws_heap_keys, ws_heap_vals, stance_allowed,
+                      stance_cost, link_allowed, link_scale, hscale, port_ok, sp, spos,
+                      ws_goal_mark, ws_goal_pt, gpos, goal_r, direct_cost, stamp)
+        if not found:  # (every goal polygon is reachable: never happens)
+            raise AssertionError("path search: a reachable goal was not reached")
+        if not reachable:
+            # the goal polygon the search took (equally near points: the cheapest)
+            near = ws_via[goal_node]
+            gpos[0] = ws_goal_pt[near, 0]
+            gpos[1] = ws_goal_pt[near, 1]
+            gpos[2] = ws_goal_pt[near, 2]
         summary[q, SUM_SEARCH_COST] = ws_g[goal_node]
         ncp, nch = _build_corridor(node_poly, node_link, node_side, node_va, node_vb,
                                    goal_node, ws_parent, ws_via, ws_path_nodes, ws_cp, ws_cl,
