@@ -356,6 +356,19 @@ def comp_reaches(dag_start, dag_to, cs, cg, comp_seen, comp_stack, comp_list, st
 
 
 @hot_kernel
+def _measure(vertices, polygons, poly_nv, surf_start, surf_tris, p, gx, gy, gz, goal_pt):
+    """goal_pt[p] = polygon p's point nearest (gx, gy, gz) and its distance; returns it."""
+    cx, cy, cz = closest_point_on_polygon_arrays(vertices, polygons, poly_nv, surf_start,
+                                                 surf_tris, p, gx, gy)
+    dd = _dist(cx, cy, cz, gx, gy, gz)
+    goal_pt[p, 0] = cx
+    goal_pt[p, 1] = cy
+    goal_pt[p, 2] = cz
+    goal_pt[p, 3] = dd
+    return dd
+
+
+@hot_kernel
 def nearest_reachable(comp_list, n_list, comp_start, comp_polys, vertices, polygons, poly_nv,
                       surf_start, surf_tris, bmin, bmax, cand, cand_lb, goal_mark, goal_pt,
                       gpos, stamp):
@@ -369,13 +382,14 @@ def nearest_reachable(comp_list, n_list, comp_start, comp_polys, vertices, polyg
     another goal point: the search's ``goal_r``).
 
     Exact closest points are costly (surface triangles): the polygons are listed with a
-    lower bound (distance to their bounds) and measured in increasing bound order until
-    the bound passes the nearest distance found; the others cannot be the answer.
+    lower bound (the squared distance to their bounds); the one with the least bound is
+    measured first, then every other whose bound is within the nearest distance found.
     """
     gx = gpos[0]
     gy = gpos[1]
     gz = gpos[2]
     n_cand = 0
+    first = 0
     for i in range(n_list):
         c = comp_list[i]
         for j in range(comp_start[c], comp_start[c + 1]):
@@ -383,42 +397,33 @@ def nearest_reachable(comp_list, n_list, comp_start, comp_polys, vertices, polyg
             dx = max(bmin[p, 0] - gx, 0.0, gx - bmax[p, 0])
             dy = max(bmin[p, 1] - gy, 0.0, gy - bmax[p, 1])
             dz = max(bmin[p, 2] - gz, 0.0, gz - bmax[p, 2])
+            lb = dx * dx + dy * dy + dz * dz
             cand[n_cand] = p
-            cand_lb[n_cand] = math.sqrt(dx * dx + dy * dy + dz * dz)
+            cand_lb[n_cand] = lb
+            if lb < cand_lb[first]:
+                first = n_cand
             n_cand += 1
-    nearest = np.inf
-    n_measured = 0
+    nearest = _measure(vertices, polygons, poly_nv, surf_start, surf_tris, cand[first],
+                       gx, gy, gz, goal_pt)
     for j in range(n_cand):
-        k = j
-        for i in range(j + 1, n_cand):
-            if cand_lb[i] < cand_lb[k]:
-                k = i
-        if cand_lb[k] > nearest + 1e-9:
-            break
-        p = cand[k]
-        cand[k] = cand[j]
-        cand_lb[k] = cand_lb[j]
-        cand[j] = p
-        cx, cy, cz = closest_point_on_polygon_arrays(vertices, polygons, poly_nv, surf_start,
-                                                     surf_tris, p, gx, gy)
-        dd = _dist(cx, cy, cz, gx, gy, gz)
-        goal_pt[p, 0] = cx
-        goal_pt[p, 1] = cy
-        goal_pt[p, 2] = cz
-        goal_pt[p, 3] = dd
-        nearest = min(nearest, dd)
-        n_measured = j + 1
+        lim = nearest + 1e-9
+        if j != first and cand_lb[j] <= lim * lim:
+            nearest = min(nearest, _measure(vertices, polygons, poly_nv, surf_start,
+                                            surf_tris, cand[j], gx, gy, gz, goal_pt))
+        else:
+            cand_lb[j] = -1.0  # not measured
+    cand_lb[first] = 0.0
     best = -1
-    for j in range(n_measured):
+    for j in range(n_cand):
         p = cand[j]
-        if goal_pt[p, 3] <= nearest + 1e-9:
+        if cand_lb[j] >= 0.0 and goal_pt[p, 3] <= nearest + 1e-9:
             goal_mark[p] = stamp
             if best < 0 or goal_pt[p, 3] < goal_pt[best, 3]:
                 best = p
     radius = 0.0
-    for j in range(n_measured):
+    for j in range(n_cand):
         p = cand[j]
-        if goal_mark[p] == stamp:
+        if cand_lb[j] >= 0.0 and goal_mark[p] == stamp:
             radius = max(radius, _dist(goal_pt[p, 0], goal_pt[p, 1], goal_pt[p, 2],
                                        goal_pt[best, 0], goal_pt[best, 1], goal_pt[best, 2]))
     return best, radius

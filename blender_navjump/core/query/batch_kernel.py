@@ -28,11 +28,12 @@ from .jit import hot_kernel
 from .raycast import straight_walk
 from .spatial import closest_point_on_polygon_arrays, nearest_polygon_arrays, surface_height
 
-# The per-query steps (nearest polygon, straight walk, A*, corridor, funnel passes, points)
-# take the QueryData and Workspace arrays one by one, unpacked once per batch in
-# solve_batch, and are hot kernels (query/jit.py: no reference counting). Each access to a
-# field of those namedtuples increfs and decrefs the array through atomic calls; per query,
-# unpacking the ~60 arrays in every step cost more than the search itself.
+# The query loop (_solve_queries) and the per-query steps it calls (nearest polygon,
+# straight walk, A*, corridor, funnel passes, points) are hot kernels (query/jit.py): no
+# reference counting. In a function compiled with it, every access to an array inside the
+# QueryData / Workspace namedtuples and every array argument of a call costs an incref and
+# a decref through atomic calls: per query that cost about as much as the search itself.
+# The steps take the arrays one by one (unpacked once per batch).
 
 # Query status (PathBatch.status).
 STATUS_NAMES = ("found", "partial", "start_off_mesh", "goal_off_mesh", "bad_input")
@@ -49,7 +50,7 @@ _LINK_PASSES = 3
 Workspace = namedtuple("Workspace", [
     "g", "parent", "via", "seen", "closed", "heap_keys", "heap_vals",
     "goal_mark", "goal_pt", "cand", "cand_lb", "near_stamp", "comp_seen", "comp_stack",
-    "comp_list",
+    "comp_list", "spos", "gpos",
     "path_nodes", "cp", "cl", "pl", "pr", "cb", "chunk_link", "chunk_dir", "chunk_t",
     "chunk_a", "chunk_b", "corners", "corner_idx", "corner_off",
     "pts", "pt_flag", "pt_stance", "pt_link", "ray_polys", "ray_left", "ray_right",
@@ -69,6 +70,7 @@ def make_workspace(d) -> Workspace:
         cand=np.zeros(p, np.int64), cand_lb=np.zeros(p),
         near_stamp=np.full(p, -1, np.int64), comp_seen=np.full(p, -1, np.int64),
         comp_stack=np.zeros(p + 1, np.int64), comp_list=np.zeros(p + 1, np.int64),
+        spos=np.zeros(3), gpos=np.zeros(3),
         path_nodes=np.zeros(n, np.int64), cp=np.zeros(c, np.int64), cl=np.zeros(c, np.int64),
         pl=np.zeros((c, 3)), pr=np.zeros((c, 3)), cb=np.zeros(c + 1, np.int64),
         chunk_link=np.zeros(c, np.int64), chunk_dir=np.zeros(c, np.int64),
@@ -359,10 +361,65 @@ def solve_batch(d, stance_allowed, stance_cost, link_allowed, link_scale, hscale
     first corridor entry of each query), ``points`` (M, 3), ``point_info`` (M, 3) int
     (flag, stance, link or -1), ``corridor`` (K, 2) int (polygon, link used to enter it
     or -1).
+
+    The queries are answered by :func:`_solve_queries`, a hot kernel (no reference
+    counting, no allocation); this function only makes the output arrays and grows them
+    when a query's answer does not fit.
     """
     nq = starts.shape[0]
-    # Every array is taken out of the tuples once, here: each tuple access is refcounted
-    # (two atomic calls), which per query cost more than the search itself.
+    summary = np.zeros((nq, 8))
+    offsets = np.zeros((nq + 1, 2), np.int64)
+    points = np.empty((max(16, 8 * nq), 3))
+    point_info = np.empty((max(16, 8 * nq), 3), np.int64)
+    corridor = np.empty((max(16, 8 * nq), 2), np.int64)
+    q = 0
+    npt = 0
+    ncor = 0
+    while q < nq:
+        q, npt, ncor, npts, ncp = _solve_queries(
+            d, stance_allowed, stance_cost, link_allowed, link_scale, hscale, port_ok, reach,
+            ext, starts, goals, ws, stamp_base, q, npt, ncor, summary, offsets, points,
+            point_info, corridor)
+        if q < nq:  # query q is answered (in ws) but does not fit: grow, store, go on
+            points = _grow(points, npt + npts)
+            point_info = _grow(point_info, npt + npts)
+            corridor = _grow(corridor, ncor + ncp)
+            _store(ws.pts, ws.pt_flag, ws.pt_stance, ws.pt_link, ws.cp, ws.cl, npts, ncp,
+                   points, point_info, corridor, npt, ncor)
+            npt += npts
+            ncor += ncp
+            q += 1
+    offsets[nq, 0] = npt
+    offsets[nq, 1] = ncor
+    return summary, offsets, points[:npt], point_info[:npt], corridor[:ncor]
+
+
+@hot_kernel
+def _store(ws_pts, ws_flag, ws_stance, ws_link, ws_cp, ws_cl, npts, ncp, points, point_info,
+           corridor, npt, ncor):
+    """Copy one query's points and corridor from the workspace into the outputs."""
+    for i in range(npts):
+        points[npt + i, 0] = ws_pts[i, 0]
+        points[npt + i, 1] = ws_pts[i, 1]
+        points[npt + i, 2] = ws_pts[i, 2]
+        point_info[npt + i, 0] = ws_flag[i]
+        point_info[npt + i, 1] = ws_stance[i]
+        point_info[npt + i, 2] = ws_link[i]
+    for i in range(ncp):
+        corridor[ncor + i, 0] = ws_cp[i]
+        corridor[ncor + i, 1] = ws_cl[i]
+
+
+@hot_kernel
+def _solve_queries(d, stance_allowed, stance_cost, link_allowed, link_scale, hscale, port_ok,
+                   reach, ext, starts, goals, ws, stamp_base, q0, npt, ncor, summary, offsets,
+                   points, point_info, corridor):
+    """Answer queries q0, q0 + 1, ... into the outputs (points from row npt, corridor from
+    row ncor). Returns (q, npt, ncor, npts, ncp): q = the number of queries when all are
+    stored; else query q is answered in ``ws`` but its npts points or ncp corridor entries
+    do not fit in the outputs (the caller grows them and stores it)."""
+    nq = starts.shape[0]
+    # Every array is taken out of the tuples once, here; the steps take them one by one.
     vertices = d.vertices
     polygons = d.polygons
     neighbours = d.neighbours
@@ -403,6 +460,8 @@ def solve_batch(d, stance_allowed, stance_cost, link_allowed, link_scale, hscale
     ws_goal_pt = ws.goal_pt
     ws_cand = ws.cand
     ws_cand_lb = ws.cand_lb
+    spos = ws.spos
+    gpos = ws.gpos
     ws_comp_seen = ws.comp_seen
     ws_comp_stack = ws.comp_stack
     ws_comp_list = ws.comp_list
@@ -436,16 +495,7 @@ def solve_batch(d, stance_allowed, stance_cost, link_allowed, link_scale, hscale
 
     n_nodes = node_pos.shape[0]
     goal_node = n_nodes + 1
-    summary = np.zeros((nq, 8))
-    offsets = np.zeros((nq + 1, 2), np.int64)
-    points = np.empty((max(16, 8 * nq), 3))
-    point_info = np.empty((max(16, 8 * nq), 3), np.int64)
-    corridor = np.empty((max(16, 8 * nq), 2), np.int64)
-    spos = np.empty(3)
-    gpos = np.empty(3)
-    npt = 0
-    ncor = 0
-    for q in range(nq):
+    for q in range(q0, nq):
         stamp = stamp_base + q
         offsets[q, 0] = npt
         offsets[q, 1] = ncor
@@ -555,21 +605,10 @@ def solve_batch(d, stance_allowed, stance_cost, link_allowed, link_scale, hscale
                 total_cost += seg * stance_cost[ws_stance[i]]
         summary[q, SUM_LENGTH] = total_len
         summary[q, SUM_COST] = total_cost
-        points = _grow(points, npt + npts)
-        point_info = _grow(point_info, npt + npts)
-        for i in range(npts):
-            points[npt + i, 0] = ws_pts[i, 0]
-            points[npt + i, 1] = ws_pts[i, 1]
-            points[npt + i, 2] = ws_pts[i, 2]
-            point_info[npt + i, 0] = ws_flag[i]
-            point_info[npt + i, 1] = ws_stance[i]
-            point_info[npt + i, 2] = ws_link[i]
+        if npt + npts > points.shape[0] or ncor + ncp > corridor.shape[0]:
+            return q, npt, ncor, npts, ncp
+        _store(ws_pts, ws_flag, ws_stance, ws_link, ws_cp, ws_cl, npts, ncp, points,
+               point_info, corridor, npt, ncor)
         npt += npts
-        corridor = _grow(corridor, ncor + ncp)
-        for i in range(ncp):
-            corridor[ncor + i, 0] = ws_cp[i]
-            corridor[ncor + i, 1] = ws_cl[i]
         ncor += ncp
-    offsets[nq, 0] = npt
-    offsets[nq, 1] = ncor
-    return summary, offsets, points[:npt], point_info[:npt], corridor[:ncor]
+    return nq, npt, ncor, 0, 0
