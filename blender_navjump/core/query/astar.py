@@ -215,20 +215,23 @@ def astar(node_pos, node_poly, node_link, node_hop, node_hop_poly, poly_stance, 
 
 # ------------------------------------------------------------------ reachability
 
-Reach = namedtuple("Reach", ["poly_comp", "comp_start", "comp_polys", "dag_start", "dag_to"])
+Reach = namedtuple("Reach", ["poly_comp", "comp_start", "comp_polys", "comp_bmin", "comp_bmax",
+                             "dag_start", "dag_to"])
 Reach.__doc__ = """Which polygons an agent can get to from which, for one filter.
 
 ``poly_comp[p]``: the strongly connected component of polygon p in the graph of the moves
 the filter allows (walking into a usable neighbour, usable jump links in their direction),
--1 for unusable polygons; ``comp_polys[comp_start[c]:comp_start[c + 1]]`` its polygons;
+-1 for unusable polygons; ``comp_polys[comp_start[c]:comp_start[c + 1]]`` its polygons
+(``comp_bmin``/``comp_bmax``: their bounds, in the same order, so that a scan over a
+component reads them contiguously);
 ``dag_to[dag_start[c]:dag_start[c + 1]]`` the components one move leads to from c (the
 condensation, a DAG). From polygon a, polygon b can be reached exactly when b's component
 is a's or is reached from it over the DAG."""
 
 
 @njit(cache=True)
-def reach_components(port_start, ports, port_other, node_hop_poly, poly_stance,
-                     stance_allowed, port_ok):
+def reach_components(port_start, ports, port_other, node_hop_poly, poly_stance, poly_bmin,
+                     poly_bmax, stance_allowed, port_ok):
     """The :class:`Reach` arrays of a filter (``port_ok`` from :func:`usable_ports`), by
     Tarjan's algorithm (iterative). A move p -> q is a usable port of p: a portal into q
     or a jump link landing in q (``port_ok`` already requires q usable)."""
@@ -328,7 +331,13 @@ def reach_components(port_start, ports, port_other, node_hop_poly, poly_stance,
                 else:
                     dag_to[fill[c]] = comp[w]
                     fill[c] += 1
-    return Reach(comp, comp_start, comp_polys, dag_start, dag_to)
+    comp_bmin = np.empty((comp_polys.shape[0], 3))
+    comp_bmax = np.empty((comp_polys.shape[0], 3))
+    for j in range(comp_polys.shape[0]):
+        for a in range(3):
+            comp_bmin[j, a] = poly_bmin[comp_polys[j], a]
+            comp_bmax[j, a] = poly_bmax[comp_polys[j], a]
+    return Reach(comp, comp_start, comp_polys, comp_bmin, comp_bmax, dag_start, dag_to)
 
 
 @hot_kernel
@@ -369,9 +378,9 @@ def _measure(vertices, polygons, poly_nv, surf_start, surf_tris, p, gx, gy, gz, 
 
 
 @hot_kernel
-def nearest_reachable(comp_list, n_list, comp_start, comp_polys, vertices, polygons, poly_nv,
-                      surf_start, surf_tris, bmin, bmax, cand, cand_lb, goal_mark, goal_pt,
-                      gpos, stamp):
+def nearest_reachable(comp_list, n_list, comp_start, comp_polys, comp_bmin, comp_bmax,
+                      vertices, polygons, poly_nv, surf_start, surf_tris, cand, cand_lb,
+                      goal_mark, goal_pt, gpos, stamp):
     """Where a partial path ends: the point nearest gpos over the polygons of the
     components ``comp_list[:n_list]`` (everything the start reaches).
 
@@ -381,28 +390,27 @@ def nearest_reachable(comp_list, n_list, comp_start, comp_polys, vertices, polyg
     points. Returns (the nearest such polygon, the largest distance from its point to
     another goal point: the search's ``goal_r``).
 
-    Exact closest points are costly (surface triangles): the polygons are listed with a
-    lower bound (the squared distance to their bounds); the one with the least bound is
-    measured first, then every other whose bound is within the nearest distance found.
+    Exact closest points are costly (surface triangles): the polygons get a lower bound
+    (the squared distance to their bounds); the one with the least bound is measured
+    first, then every other whose bound is within the nearest distance found.
     """
     gx = gpos[0]
     gy = gpos[1]
     gz = gpos[2]
     n_cand = 0
-    first = 0
     for i in range(n_list):
         c = comp_list[i]
         for j in range(comp_start[c], comp_start[c + 1]):
-            p = comp_polys[j]
-            dx = max(bmin[p, 0] - gx, 0.0, gx - bmax[p, 0])
-            dy = max(bmin[p, 1] - gy, 0.0, gy - bmax[p, 1])
-            dz = max(bmin[p, 2] - gz, 0.0, gz - bmax[p, 2])
-            lb = dx * dx + dy * dy + dz * dz
-            cand[n_cand] = p
-            cand_lb[n_cand] = lb
-            if lb < cand_lb[first]:
-                first = n_cand
+            dx = max(comp_bmin[j, 0] - gx, 0.0, gx - comp_bmax[j, 0])
+            dy = max(comp_bmin[j, 1] - gy, 0.0, gy - comp_bmax[j, 1])
+            dz = max(comp_bmin[j, 2] - gz, 0.0, gz - comp_bmax[j, 2])
+            cand_lb[n_cand] = dx * dx + dy * dy + dz * dz
+            cand[n_cand] = comp_polys[j]
             n_cand += 1
+    first = 0
+    for j in range(1, n_cand):
+        if cand_lb[j] < cand_lb[first]:
+            first = j
     nearest = _measure(vertices, polygons, poly_nv, surf_start, surf_tris, cand[first],
                        gx, gy, gz, goal_pt)
     for j in range(n_cand):

@@ -345,7 +345,7 @@ def _grow(arr, need):
  SUM_START_DIST, SUM_GOAL_DIST) = range(8)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def solve_batch(d, stance_allowed, stance_cost, link_allowed, link_scale, hscale, port_ok,
                 reach, ext, starts, goals, ws, stamp_base):
     """Answer every (start, goal) row.
@@ -364,7 +364,10 @@ def solve_batch(d, stance_allowed, stance_cost, link_allowed, link_scale, hscale
 
     The queries are answered by :func:`_solve_queries`, a hot kernel (no reference
     counting, no allocation); this function only makes the output arrays and grows them
-    when a query's answer does not fit.
+    when a query's answer does not fit. It is inlined into numba callers (a call passes
+    the QueryData and Workspace tuples, ~80 arrays, by value: inlined, they are passed
+    once instead of twice; measured 0.7 -> 0.37 us per call in bench_query's per-query
+    timing).
     """
     nq = starts.shape[0]
     summary = np.zeros((nq, 8))
@@ -468,6 +471,8 @@ def _solve_queries(d, stance_allowed, stance_cost, link_allowed, link_scale, hsc
     poly_comp = reach.poly_comp
     comp_start = reach.comp_start
     comp_polys = reach.comp_polys
+    comp_bmin = reach.comp_bmin
+    comp_bmax = reach.comp_bmax
     dag_start = reach.dag_start
     dag_to = reach.dag_to
     near_stamp = ws.near_stamp
@@ -560,8 +565,8 @@ def _solve_queries(d, stance_allowed, stance_cost, link_allowed, link_scale, hsc
             # cheapest of equally near ones), found before the search and searched for
             summary[q, SUM_STATUS] = PARTIAL
             near, goal_r = nearest_reachable(ws_comp_list, n_list, comp_start, comp_polys,
-                                             vertices, polygons, poly_nv, surf_start,
-                                             surf_tris, poly_bmin, poly_bmax, ws_cand,
+                                             comp_bmin, comp_bmax, vertices, polygons,
+                                             poly_nv, surf_start, surf_tris, ws_cand,
                                              ws_cand_lb, ws_goal_mark, ws_goal_pt, gpos,
                                              stamp)
             gpos[0] = ws_goal_pt[near, 0]

@@ -320,7 +320,8 @@ class NavQuery:
                 d = self.data
                 port_ok = usable_ports(d, allowed, link_ok)
                 reach = reach_components(d.port_start, d.ports, d.port_other,
-                                         d.node_hop_poly, d.poly_stance, allowed, port_ok)
+                                         d.node_hop_poly, d.poly_stance, d.poly_bmin,
+                                         d.poly_bmax, allowed, port_ok)
                 moves = self._moves[key] = (port_ok, reach)
             cache = self._class_arrays[agent] = (allowed, cost, link_ok, link_scale, hscale,
                                                  *moves)
