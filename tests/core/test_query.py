@@ -551,6 +551,24 @@ def test_partial_path_ends_nearest_the_unreachable_goal():
 
 
 # ---------------------------------------------------------------------- bad input
+def test_nearest_polygon_off_the_grid_in_every_direction():
+    """Points beyond the spatial grid on both axes (the search box misses every cell):
+    no polygon, and statuses instead of answers; a point just off a corner still finds the
+    corner polygon."""
+    nm = grid_navmesh(["...."] * 3)
+    q = NavQuery(nm)
+    far = [(x, y, 0.0) for x in (-50.0, 2.0, 50.0) for y in (-50.0, 1.5, 50.0)
+           if (x, y) != (2.0, 1.5)]
+    for p in far:
+        poly, _, dist = q.nearest_polygon(p)
+        assert poly == -1 and dist == np.inf, p
+    batch = find_paths(nm, far, [(0.5, 0.5, 0.0)] * len(far), on_error="status")
+    assert list(batch.status) == [2] * len(far)  # start_off_mesh
+    poly, pt, dist = q.nearest_polygon((4.5, 3.5, 0.0))
+    assert poly == cell_poly(nm, 3.5, 2.5)
+    assert pt == pytest.approx((4.0, 3.0, 0.0)) and dist == pytest.approx(math.hypot(0.5, 0.5))
+
+
 def test_bad_input_raises_clear_errors():
     nm = grid_navmesh(["...."] * 2)
     q = NavQuery(nm)

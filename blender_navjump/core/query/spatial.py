@@ -224,7 +224,8 @@ def nearest_polygon_arrays(vertices, polygons, poly_nv, poly_stance, bmin, bmax,
     hy = int(math.floor((y - oy) / cell))
     if x0 <= hx <= x1 and y0 <= hy <= y1:
         home = hy * nx + hx
-    for i in range(-1, (y1 - y0 + 1) * (x1 - x0 + 1)):
+    n_cells = (y1 - y0 + 1) * (x1 - x0 + 1) if x0 <= x1 and y0 <= y1 else 0  # box off the grid
+    for i in range(-1, n_cells):
         if i < 0:
             if home < 0:
                 continue
