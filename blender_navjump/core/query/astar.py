@@ -232,7 +232,7 @@ is a's or is reached from it over the DAG."""
 @njit(cache=True)
 def reach_components(port_start, ports, port_other, node_hop_poly, poly_stance, poly_bmin,
                      poly_bmax, stance_allowed, port_ok):
-    """The :class:`Reach` arrays of a filter (``port_ok`` from :func:`usable_ports`), by
+    """The :class:`Reach` fields of a filter (``port_ok`` from :func:`usable_ports`), by
     Tarjan's algorithm (iterative). A move p -> q is a usable port of p: a portal into q
     or a jump link landing in q (``port_ok`` already requires q usable)."""
     n_poly = port_start.shape[0] - 1
@@ -337,7 +337,10 @@ def reach_components(port_start, ports, port_other, node_hop_poly, poly_stance, 
         for a in range(3):
             comp_bmin[j, a] = poly_bmin[comp_polys[j], a]
             comp_bmax[j, a] = poly_bmax[comp_polys[j], a]
-    return Reach(comp, comp_start, comp_polys, comp_bmin, comp_bmax, dag_start, dag_to)
+    # a plain tuple: a namedtuple made in numba code is boxed through a pickled reference
+    # to its class under the module name it was compiled under (kernel_cache shares one
+    # compile between module names), so the caller wraps it: Reach(*reach_components(...))
+    return comp, comp_start, comp_polys, comp_bmin, comp_bmax, dag_start, dag_to
 
 
 @hot_kernel

@@ -16,7 +16,7 @@ from numpy.typing import ArrayLike
 from ..kinds import USER_AREA_FIRST
 from ..navmesh import LINK_KINDS, STANCE_NAMES, NavMesh
 from ..navmesh_check import check_navmesh
-from .astar import reach_components, usable_ports
+from .astar import Reach, reach_components, usable_ports
 from .batch_kernel import (
     BAD_INPUT,
     FLAG_NAMES,
@@ -319,9 +319,9 @@ class NavQuery:
             if moves is None:
                 d = self.data
                 port_ok = usable_ports(d, allowed, link_ok)
-                reach = reach_components(d.port_start, d.ports, d.port_other,
-                                         d.node_hop_poly, d.poly_stance, d.poly_bmin,
-                                         d.poly_bmax, allowed, port_ok)
+                reach = Reach(*reach_components(d.port_start, d.ports, d.port_other,
+                                                d.node_hop_poly, d.poly_stance, d.poly_bmin,
+                                                d.poly_bmax, allowed, port_ok))
                 moves = self._moves[key] = (port_ok, reach)
             cache = self._class_arrays[agent] = (allowed, cost, link_ok, link_scale, hscale,
                                                  *moves)
