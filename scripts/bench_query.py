@@ -66,12 +66,12 @@ def _cycles(typingctx):
 
 
 @njit
-def _timed_queries(d, allowed, cost, link_ok, link_scale, hscale, port_ok, ext, starts, goals,
-                   ws, stamp_base, out_cycles):
+def _timed_queries(d, allowed, cost, link_ok, link_scale, hscale, port_ok, reach, ext, starts,
+                   goals, ws, stamp_base, out_cycles):
     found = 0
     for q in range(starts.shape[0]):
         t0 = _cycles()
-        res = solve_batch(d, allowed, cost, link_ok, link_scale, hscale, port_ok, ext,
+        res = solve_batch(d, allowed, cost, link_ok, link_scale, hscale, port_ok, reach, ext,
                           starts[q:q + 1], goals[q:q + 1], ws, stamp_base + q)
         out_cycles[q] = _cycles() - t0
         found += res[0][0, 0] == 0

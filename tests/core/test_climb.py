@@ -631,7 +631,7 @@ def pockets(query, pg, agent, ends):
         _end_pockets,
     )
 
-    allowed, cost_s, link_ok, link_scale, _, _ = query._filter_arrays(agent)
+    allowed, cost_s, link_ok, link_scale = query._filter_arrays(agent)[:4]
     d = query.data
     node_pocket, node_dead = _dead_pockets(
         pg.position, pg.node_poly, pg.poly_start, pg.poly_nodes, pg.n_port, pg.n_climb,
@@ -702,7 +702,7 @@ def check_plan_against_dijkstra(nm, seed):
             p = int(rng.integers(nm.polygon_count))
             ends.append(("poly", p, nm.polygon_vertices(p).mean(axis=0)))
     want = dijkstra_plan_cost(pg, nm, agent, penalty, ends[0], ends[1])
-    allowed, cost_s, link_ok, link_scale, hscale, _ = query._filter_arrays(agent)
+    allowed, cost_s, link_ok, link_scale, hscale = query._filter_arrays(agent)[:5]
     d = query.data
 
     def arr(end, what):

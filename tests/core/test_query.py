@@ -109,15 +109,15 @@ def straight_cost_on_grid(nm: NavMesh, start, goal, agent: AgentFilter):
     return total
 
 
-def reference_cost(nm: NavMesh, start, goal, agent: AgentFilter):
-    """Dijkstra over the documented graph, built from the (unit-grid) NavMesh alone.
+def reference_graph(nm: NavMesh, start, goal, agent: AgentFilter):
+    """The documented graph, built from the (unit-grid) NavMesh alone.
 
-    Nodes: portal midpoints, link segment midpoints, start, goal; edges: every pair of
-    ports of a usable polygon, usable links, and start -> goal when the straight segment
-    stays on usable polygons. Returns the cheapest cost, or None if unreachable.
+    Nodes: portal midpoints, link segment midpoints, start, goal (when not None); edges:
+    every pair of ports of a usable polygon, usable links, and start -> goal when the
+    straight segment stays on usable polygons. Returns (positions, ports per polygon,
+    adjacency, start node, goal node or None).
     """
     sp = cell_poly(nm, start[0], start[1])
-    gp = cell_poly(nm, goal[0], goal[1])
     allowed = agent.stance_allowed()
     mult = agent.stance_cost
     ports: dict[int, list[int]] = {p: [] for p in range(nm.polygon_count)}
@@ -156,10 +156,14 @@ def reference_cost(nm: NavMesh, start, goal, agent: AgentFilter):
         link_edges.append((s_node, e_node, c))
         if nm.link_bidirectional[k]:
             link_edges.append((e_node, s_node, c))
-    start_node, goal_node = len(pos), len(pos) + 1
-    pos += [np.asarray(start, float), np.asarray(goal, float)]
+    start_node = len(pos)
+    pos.append(np.asarray(start, float))
     ports[sp].append(start_node)
-    ports[gp].append(goal_node)
+    goal_node = None
+    if goal is not None:
+        goal_node = len(pos)
+        pos.append(np.asarray(goal, float))
+        ports[cell_poly(nm, goal[0], goal[1])].append(goal_node)
     adj: dict[int, list[tuple[int, float]]] = {i: [] for i in range(len(pos))}
     for p, members in ports.items():
         if not allowed[nm.polygon_stance[p]]:
@@ -171,22 +175,55 @@ def reference_cost(nm: NavMesh, start, goal, agent: AgentFilter):
                     adj[a].append((b, m * float(np.linalg.norm(pos[a] - pos[b]))))
     for a, b, c in link_edges:
         adj[a].append((b, float(c)))
-    direct = straight_cost_on_grid(nm, start, goal, agent)
-    if direct is not None:
-        adj[start_node].append((goal_node, direct))
-    dist = {start_node: 0.0}
-    heap = [(0.0, start_node)]
+    if goal is not None:
+        direct = straight_cost_on_grid(nm, start, goal, agent)
+        if direct is not None:
+            adj[start_node].append((goal_node, direct))
+    return pos, ports, adj, start_node, goal_node
+
+
+def dijkstra(adj, source) -> dict[int, float]:
+    """Cheapest cost from source to every node it reaches."""
+    dist = {source: 0.0}
+    heap = [(0.0, source)]
     while heap:
         d, n = heapq.heappop(heap)
-        if n == goal_node:
-            return d
         if d > dist.get(n, math.inf):
             continue
         for m, c in adj[n]:
             if d + c < dist.get(m, math.inf):
                 dist[m] = d + c
                 heapq.heappush(heap, (d + c, m))
-    return None
+    return dist
+
+
+def reference_cost(nm: NavMesh, start, goal, agent: AgentFilter):
+    """Dijkstra over :func:`reference_graph`: the cheapest cost, or None if unreachable."""
+    _pos, _ports, adj, start_node, goal_node = reference_graph(nm, start, goal, agent)
+    return dijkstra(adj, start_node).get(goal_node)
+
+
+def reference_partial(nm: NavMesh, start, goal, agent: AgentFilter):
+    """The documented partial path on a unit-grid mesh, by brute force: (distance from the
+    goal to the reachable point nearest it, cheapest cost to such a point), over every
+    usable polygon a node reached from the start lies in."""
+    pos, ports, adj, start_node, _ = reference_graph(nm, start, None, agent)
+    dist = dijkstra(adj, start_node)
+    allowed = agent.stance_allowed()
+    g = np.asarray(goal, float)
+    ends = []
+    for p, members in ports.items():
+        reached = [m for m in members if m in dist]
+        if not reached or not allowed[nm.polygon_stance[p]]:
+            continue
+        v = nm.polygon_vertices(p)
+        c = np.array([min(max(g[0], v[:, 0].min()), v[:, 0].max()),
+                      min(max(g[1], v[:, 1].min()), v[:, 1].max()), v[0, 2]])
+        mult = agent.stance_cost[int(nm.polygon_stance[p])]
+        cost = min(dist[m] + mult * float(np.linalg.norm(pos[m] - c)) for m in reached)
+        ends.append((float(np.linalg.norm(c - g)), cost))
+    near = min(d for d, _ in ends)
+    return near, min(c for d, c in ends if d <= near + 1e-9)
 
 
 def random_grid(rng: np.random.Generator, w: int, h: int) -> list[str]:
@@ -289,6 +326,44 @@ def test_astar_cost_equals_reference_dijkstra(seed):
         assert np.sum(np.isin(res.flag_names, list(LINK_FLAGS))) == len(used)
         for k in used:
             assert LINK_KINDS[nm.link_kind[k]] in agent.links
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**31 - 1))
+def test_partial_path_equals_brute_force(seed):
+    """An unreachable goal (islands, forbidden stances, one-way links): the path ends at the
+    reachable point nearest the goal, reached at the cheapest cost (the search knows the
+    goal is unreachable from the reachability components and goes straight there)."""
+    rng = np.random.default_rng(seed)
+    rows = random_grid(rng, int(rng.integers(3, 8)), int(rng.integers(2, 6)))
+    nm = grid_navmesh(rows) if any(ch in STANCE_CHAR for r in rows for ch in r) else None
+    if nm is None:
+        return
+    if rng.random() < 0.7:
+        nm = random_links(nm, rng, int(rng.integers(1, 5)))
+    stances = [s for s in ("stand", "crouch", "prone") if rng.random() < 0.75] or ["stand"]
+    agent = AgentFilter(stances=stances, links=[k for k in LINK_KINDS if rng.random() < 0.7],
+                        stance_cost=tuple(rng.uniform(0.5, 4.0, 3)),
+                        link_cost_scale=tuple(rng.uniform(0.0, 2.0, 3)))
+    usable = [p for p in range(nm.polygon_count)
+              if agent.stance_allowed()[nm.polygon_stance[p]]]
+    if not usable:
+        return
+    q = NavQuery(nm)
+    for _ in range(6):
+        a, b = rng.choice(usable, 2)
+        s = nm.polygon_vertices(a).mean(axis=0) + np.r_[rng.uniform(-0.45, 0.45, 2), 0]
+        g = nm.polygon_vertices(b).mean(axis=0) + np.r_[rng.uniform(-0.45, 0.45, 2), 0]
+        res = q.find_path(s, g, agent)
+        want = reference_cost(nm, s, g, agent)
+        assert res.found == (want is not None)
+        if want is not None:
+            continue
+        near, cost = reference_partial(nm, s, g, agent)
+        assert res.status == "partial"
+        assert np.linalg.norm(res.points[-1] - g) == pytest.approx(near, abs=1e-9)
+        assert res.search_cost == pytest.approx(cost, rel=1e-9, abs=1e-9)
+        assert_on_mesh(nm, res, agent)
 
 
 def gap_mesh(bridge: bool) -> NavMesh:
@@ -476,6 +551,24 @@ def test_partial_path_ends_nearest_the_unreachable_goal():
 
 
 # ---------------------------------------------------------------------- bad input
+def test_nearest_polygon_off_the_grid_in_every_direction():
+    """Points beyond the spatial grid on both axes (the search box misses every cell):
+    no polygon, and statuses instead of answers; a point just off a corner still finds the
+    corner polygon."""
+    nm = grid_navmesh(["...."] * 3)
+    q = NavQuery(nm)
+    far = [(x, y, 0.0) for x in (-50.0, 2.0, 50.0) for y in (-50.0, 1.5, 50.0)
+           if (x, y) != (2.0, 1.5)]
+    for p in far:
+        poly, _, dist = q.nearest_polygon(p)
+        assert poly == -1 and dist == np.inf, p
+    batch = find_paths(nm, far, [(0.5, 0.5, 0.0)] * len(far), on_error="status")
+    assert list(batch.status) == [2] * len(far)  # start_off_mesh
+    poly, pt, dist = q.nearest_polygon((4.5, 3.5, 0.0))
+    assert poly == cell_poly(nm, 3.5, 2.5)
+    assert pt == pytest.approx((4.0, 3.0, 0.0)) and dist == pytest.approx(math.hypot(0.5, 0.5))
+
+
 def test_bad_input_raises_clear_errors():
     nm = grid_navmesh(["...."] * 2)
     q = NavQuery(nm)

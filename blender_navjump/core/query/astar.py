@@ -9,10 +9,12 @@ scratch arrays (``g``, ``parent``, ``via``) are valid only where ``seen[n] == st
 from __future__ import annotations
 
 import math
+from collections import namedtuple
 
 import numpy as np
 from numba import njit
 
+from .jit import hot_kernel
 from .spatial import closest_point_on_polygon_arrays
 
 # ``via`` of the goal when reached over the straight start->goal edge.
@@ -21,7 +23,7 @@ DIRECT = -2
 # ----------------------------------------------------------------- binary heap
 
 
-@njit(cache=True, inline="always")
+@hot_kernel
 def heap_push(keys, vals, size, key, val):
     i = size
     while i > 0:
@@ -36,7 +38,7 @@ def heap_push(keys, vals, size, key, val):
     return size + 1
 
 
-@njit(cache=True, inline="always")
+@hot_kernel
 def heap_pop(keys, vals, size):
     """Remove the smallest entry: returns (key, val, new_size)."""
     top_k = keys[0]
@@ -99,20 +101,21 @@ def usable_ports(d, stance_allowed, link_allowed):
     return out
 
 
-# At most 30 arguments: above that Python compiles the call as f(*args), which numba's
-# inliner rejects (a plain call increfs and decrefs every array argument).
-@njit(cache=True, inline="always")
+@hot_kernel
 def astar(node_pos, node_poly, node_link, node_hop, node_hop_poly, poly_stance, port_start,
-          ports, link_kind, link_cost, g, parent, via, seen, closed, closed_list, hk, hv,
+          ports, link_kind, link_cost, g, parent, via, seen, closed, hk, hv,
           stance_allowed, stance_cost, link_allowed, link_scale, hscale, port_ok,
-          sp, spos, gp, gpos, direct_cost, stamp):
-    """Search from spos (in polygon sp) to gpos (in polygon gp).
+          sp, spos, goal_mark, goal_pt, gpos, goal_r, direct_cost, stamp):
+    """Search from spos (in polygon sp) to the goal.
 
     Takes the QueryData and Workspace arrays it reads one by one (see solve_batch).
-    ``port_ok`` comes from :func:`usable_ports` for the same filter. ``direct_cost``: cost
-    of the straight start->goal edge (inf when the segment leaves the usable navmesh);
-    the goal reached over it has ``via == DIRECT``. Returns
-    (found, n_closed); settled nodes are listed in ``closed_list[:n_closed]``.
+    ``port_ok`` comes from :func:`usable_ports` for the same filter. The goal is a point
+    in each polygon p with ``goal_mark[p] == stamp``: ``goal_pt[p, :3]`` (usually one
+    polygon; several when a partial path ends at one of several equally near points).
+    The heuristic is ``hscale * max(|n - gpos| - goal_r, 0)``: every goal point must lie
+    within ``goal_r`` of ``gpos``. ``direct_cost``: cost of the straight start->goal edge
+    (inf when the segment leaves the usable navmesh); the goal reached over it has
+    ``via == DIRECT``. Returns True when the goal was reached.
     """
     n_nodes = node_pos.shape[0]
     start = n_nodes
@@ -125,23 +128,21 @@ def astar(node_pos, node_poly, node_link, node_hop, node_hop_poly, poly_stance, 
     g[start] = 0.0
     parent[start] = -1
     via[start] = sp
-    size = heap_push(hk, hv, 0, hscale * _dist(spos[0], spos[1], spos[2], gx, gy, gz), start)
+    size = heap_push(hk, hv, 0, hscale * max(_dist(spos[0], spos[1], spos[2], gx, gy, gz)
+                                             - goal_r, 0.0), start)
     if direct_cost < np.inf:
         seen[goal] = stamp
         g[goal] = direct_cost
         parent[goal] = start
         via[goal] = DIRECT
         size = heap_push(hk, hv, size, direct_cost, goal)
-    n_closed = 0
     while size > 0:
         _f, n, size = heap_pop(hk, hv, size)
         if closed[n] == stamp:
             continue
         closed[n] = stamp
-        closed_list[n_closed] = n
-        n_closed += 1
         if n == goal:
-            return True, n_closed
+            return True
         if n == start:
             px = spos[0]
             py = spos[1]
@@ -162,8 +163,8 @@ def astar(node_pos, node_poly, node_link, node_hop, node_hop_poly, poly_stance, 
             if p < 0 or p == skip or not stance_allowed[poly_stance[p]]:
                 continue
             mult = stance_cost[poly_stance[p]]
-            if p == gp:
-                c = gn + mult * _dist(px, py, pz, gx, gy, gz)
+            if goal_mark[p] == stamp:
+                c = gn + mult * _dist(px, py, pz, goal_pt[p, 0], goal_pt[p, 1], goal_pt[p, 2])
                 if seen[goal] != stamp or c < g[goal]:
                     seen[goal] = stamp
                     g[goal] = c
@@ -183,8 +184,8 @@ def astar(node_pos, node_poly, node_link, node_hop, node_hop_poly, poly_stance, 
                     g[m] = c
                     parent[m] = n
                     via[m] = p
-                    size = heap_push(hk, hv, size,
-                                     c + hscale * _dist(mx, my, mz, gx, gy, gz), m)
+                    size = heap_push(hk, hv, size, c + hscale * max(
+                        _dist(mx, my, mz, gx, gy, gz) - goal_r, 0.0), m)
         if n < n_nodes and node_link[n] >= 0:
             link = node_link[n]
             kind = link_kind[link]
@@ -207,112 +208,233 @@ def astar(node_pos, node_poly, node_link, node_hop, node_hop_poly, poly_stance, 
                 g[target] = c
                 parent[target] = n
                 via[target] = -1
-                size = heap_push(hk, hv, size, c + hscale * _dist(mx, my, mz, gx, gy, gz),
-                                 target)
-    return False, n_closed
+                size = heap_push(hk, hv, size, c + hscale * max(
+                    _dist(mx, my, mz, gx, gy, gz) - goal_r, 0.0), target)
+    return False
 
 
-@njit(cache=True, inline="always")
-def settle_partial(node_pos, node_poly, poly_stance, vertices, polygons, poly_nv, surf_start,
-                   surf_tris, bmin, bmax, closed_list, poly_seen, poly_pt, cand, cand_lb, g,
-                   seen, parent, via, stance_allowed, stance_cost, sp, spos, gpos, stamp,
-                   n_closed):
-    """After a failed search: end at the reachable point nearest to the goal.
+# ------------------------------------------------------------------ reachability
 
-    Takes the QueryData and Workspace arrays it reads one by one (see solve_batch).
-    Looks at every polygon the search reached and picks its point closest to gpos (ties:
-    the cheapest way there). Fills the goal node's g/parent/via and returns that point.
+Reach = namedtuple("Reach", ["poly_comp", "comp_start", "comp_polys", "comp_bmin", "comp_bmax",
+                             "dag_start", "dag_to"])
+Reach.__doc__ = """Which polygons an agent can get to from which, for one filter.
 
-    Exact closest points are costly (surface triangles): the reached polygons are listed
-    with a lower bound (distance to their bounds) and measured in increasing bound order
-    until the bound passes the nearest distance found; the others cannot be the answer.
+``poly_comp[p]``: the strongly connected component of polygon p in the graph of the moves
+the filter allows (walking into a usable neighbour, usable jump links in their direction),
+-1 for unusable polygons; ``comp_polys[comp_start[c]:comp_start[c + 1]]`` its polygons
+(``comp_bmin``/``comp_bmax``: their bounds, in the same order, so that a scan over a
+component reads them contiguously);
+``dag_to[dag_start[c]:dag_start[c + 1]]`` the components one move leads to from c (the
+condensation, a DAG). From polygon a, polygon b can be reached exactly when b's component
+is a's or is reached from it over the DAG."""
+
+
+@njit(cache=True)
+def reach_components(port_start, ports, port_other, node_hop_poly, poly_stance, poly_bmin,
+                     poly_bmax, stance_allowed, port_ok):
+    """The :class:`Reach` fields of a filter (``port_ok`` from :func:`usable_ports`), by
+    Tarjan's algorithm (iterative). A move p -> q is a usable port of p: a portal into q
+    or a jump link landing in q (``port_ok`` already requires q usable)."""
+    n_poly = port_start.shape[0] - 1
+    index = np.full(n_poly, -1, np.int64)
+    low = np.zeros(n_poly, np.int64)
+    on_stack = np.zeros(n_poly, np.bool_)
+    stack = np.zeros(n_poly, np.int64)
+    call_poly = np.zeros(n_poly, np.int64)
+    call_port = np.zeros(n_poly, np.int64)
+    comp = np.full(n_poly, -1, np.int64)
+    n_comp = 0
+    counter = 0
+    top = 0
+    for root in range(n_poly):
+        if index[root] >= 0 or not stance_allowed[poly_stance[root]]:
+            continue
+        index[root] = counter
+        low[root] = counter
+        counter += 1
+        stack[top] = root
+        top += 1
+        on_stack[root] = True
+        depth = 1
+        call_poly[0] = root
+        call_port[0] = port_start[root]
+        while depth > 0:
+            v = call_poly[depth - 1]
+            k = call_port[depth - 1]
+            if k < port_start[v + 1]:
+                call_port[depth - 1] = k + 1
+                if port_ok[k] == 0:
+                    continue
+                w = port_other[k]
+                if w < 0:
+                    w = node_hop_poly[ports[k]]
+                if w < 0:
+                    continue
+                if index[w] < 0:
+                    index[w] = counter
+                    low[w] = counter
+                    counter += 1
+                    stack[top] = w
+                    top += 1
+                    on_stack[w] = True
+                    call_poly[depth] = w
+                    call_port[depth] = port_start[w]
+                    depth += 1
+                elif on_stack[w]:
+                    low[v] = min(low[v], index[w])
+                continue
+            depth -= 1
+            if low[v] == index[v]:
+                while True:
+                    top -= 1
+                    w = stack[top]
+                    on_stack[w] = False
+                    comp[w] = n_comp
+                    if w == v:
+                        break
+                n_comp += 1
+            if depth > 0:
+                u = call_poly[depth - 1]
+                low[u] = min(low[u], low[v])
+    # polygons by component, and the moves between components
+    comp_start = np.zeros(n_comp + 1, np.int64)
+    for p in range(n_poly):
+        if comp[p] >= 0:
+            comp_start[comp[p] + 1] += 1
+    comp_start = np.cumsum(comp_start)
+    fill = comp_start[:-1].copy()
+    comp_polys = np.zeros(comp_start[-1], np.int64)
+    for p in range(n_poly):
+        if comp[p] >= 0:
+            comp_polys[fill[comp[p]]] = p
+            fill[comp[p]] += 1
+    dag_start = np.zeros(n_comp + 1, np.int64)
+    for pass_ in range(2):
+        if pass_ == 1:
+            dag_start = np.cumsum(dag_start)
+            fill = dag_start[:-1].copy()
+            dag_to = np.zeros(dag_start[-1], np.int64)
+        for p in range(n_poly):
+            c = comp[p]
+            if c < 0:
+                continue
+            for k in range(port_start[p], port_start[p + 1]):
+                if port_ok[k] == 0:
+                    continue
+                w = port_other[k]
+                if w < 0:
+                    w = node_hop_poly[ports[k]]
+                if w < 0 or comp[w] == c:
+                    continue
+                if pass_ == 0:
+                    dag_start[c + 1] += 1
+                else:
+                    dag_to[fill[c]] = comp[w]
+                    fill[c] += 1
+    comp_bmin = np.empty((comp_polys.shape[0], 3))
+    comp_bmax = np.empty((comp_polys.shape[0], 3))
+    for j in range(comp_polys.shape[0]):
+        for a in range(3):
+            comp_bmin[j, a] = poly_bmin[comp_polys[j], a]
+            comp_bmax[j, a] = poly_bmax[comp_polys[j], a]
+    # a plain tuple: a namedtuple made in numba code is boxed through a pickled reference
+    # to its class under the module name it was compiled under (kernel_cache shares one
+    # compile between module names), so the caller wraps it: Reach(*reach_components(...))
+    return comp, comp_start, comp_polys, comp_bmin, comp_bmax, dag_start, dag_to
+
+
+@hot_kernel
+def comp_reaches(dag_start, dag_to, cs, cg, comp_seen, comp_stack, comp_list, stamp):
+    """Depth-first over the component DAG from cs. Returns (True, _) as soon as cg is
+    reached; else (False, n) with ``comp_list[:n]`` every component reached from cs."""
+    comp_seen[cs] = stamp
+    comp_stack[0] = cs
+    top = 1
+    n_list = 0
+    while top > 0:
+        top -= 1
+        c = comp_stack[top]
+        comp_list[n_list] = c
+        n_list += 1
+        for e in range(dag_start[c], dag_start[c + 1]):
+            t = dag_to[e]
+            if t == cg:
+                return True, n_list
+            if comp_seen[t] != stamp:
+                comp_seen[t] = stamp
+                comp_stack[top] = t
+                top += 1
+    return False, n_list
+
+
+@hot_kernel
+def _measure(vertices, polygons, poly_nv, surf_start, surf_tris, p, gx, gy, gz, goal_pt):
+    """goal_pt[p] = polygon p's point nearest (gx, gy, gz) and its distance; returns it."""
+    cx, cy, cz = closest_point_on_polygon_arrays(vertices, polygons, poly_nv, surf_start,
+                                                 surf_tris, p, gx, gy)
+    dd = _dist(cx, cy, cz, gx, gy, gz)
+    goal_pt[p, 0] = cx
+    goal_pt[p, 1] = cy
+    goal_pt[p, 2] = cz
+    goal_pt[p, 3] = dd
+    return dd
+
+
+@hot_kernel
+def nearest_reachable(comp_list, n_list, comp_start, comp_polys, comp_bmin, comp_bmax,
+                      vertices, polygons, poly_nv, surf_start, surf_tris, cand, cand_lb,
+                      goal_mark, goal_pt, gpos, stamp):
+    """Where a partial path ends: the point nearest gpos over the polygons of the
+    components ``comp_list[:n_list]`` (everything the start reaches).
+
+    Every polygon whose nearest point is within 1e-9 of the nearest distance becomes a
+    goal polygon (``goal_mark[p] = stamp``, its point in ``goal_pt[p, :3]``, its distance
+    in ``goal_pt[p, 3]``), so the search that follows picks the cheapest of equally near
+    points. Returns (the nearest such polygon, the largest distance from its point to
+    another goal point: the search's ``goal_r``).
+
+    Exact closest points are costly (surface triangles): the polygons get a lower bound
+    (the squared distance to their bounds); the one with the least bound is measured
+    first, then every other whose bound is within the nearest distance found.
     """
-    n_nodes = node_pos.shape[0]
-    goal = n_nodes + 1
     gx = gpos[0]
     gy = gpos[1]
     gz = gpos[2]
-    # 1. the usable polygons reached, with the distance from the goal to their bounds
     n_cand = 0
-    for i in range(n_closed):
-        n = closed_list[i]
-        for side in range(2):
-            if n == n_nodes:
-                p = sp if side == 0 else -1
-            else:
-                p = node_poly[n, side]
-            if p < 0 or poly_seen[p] == stamp or not stance_allowed[poly_stance[p]]:
-                continue
-            poly_seen[p] = stamp
-            dx = max(bmin[p, 0] - gx, 0.0, gx - bmax[p, 0])
-            dy = max(bmin[p, 1] - gy, 0.0, gy - bmax[p, 1])
-            dz = max(bmin[p, 2] - gz, 0.0, gz - bmax[p, 2])
-            cand[n_cand] = p
-            cand_lb[n_cand] = math.sqrt(dx * dx + dy * dy + dz * dz)
-            poly_pt[p, 3] = np.inf
+    for i in range(n_list):
+        c = comp_list[i]
+        for j in range(comp_start[c], comp_start[c + 1]):
+            dx = max(comp_bmin[j, 0] - gx, 0.0, gx - comp_bmax[j, 0])
+            dy = max(comp_bmin[j, 1] - gy, 0.0, gy - comp_bmax[j, 1])
+            dz = max(comp_bmin[j, 2] - gz, 0.0, gz - comp_bmax[j, 2])
+            cand_lb[n_cand] = dx * dx + dy * dy + dz * dz
+            cand[n_cand] = comp_polys[j]
             n_cand += 1
-    # 2. exact closest points, nearest bound first, while a bound can still compete
-    nearest = np.inf
+    first = 0
+    for j in range(1, n_cand):
+        if cand_lb[j] < cand_lb[first]:
+            first = j
+    nearest = _measure(vertices, polygons, poly_nv, surf_start, surf_tris, cand[first],
+                       gx, gy, gz, goal_pt)
     for j in range(n_cand):
-        k = j
-        for i in range(j + 1, n_cand):
-            if cand_lb[i] < cand_lb[k]:
-                k = i
-        if cand_lb[k] > nearest + 1e-9:
-            break
-        p = cand[k]
-        cand[k] = cand[j]
-        cand_lb[k] = cand_lb[j]
-        cx, cy, cz = closest_point_on_polygon_arrays(vertices, polygons, poly_nv, surf_start,
-                                                     surf_tris, p, gx, gy)
-        dd = _dist(cx, cy, cz, gx, gy, gz)
-        poly_pt[p, 0] = cx
-        poly_pt[p, 1] = cy
-        poly_pt[p, 2] = cz
-        poly_pt[p, 3] = dd
-        nearest = min(nearest, dd)
-    # 3. the nearest point, reached the cheapest way (settled nodes in order)
-    best_d = np.inf
-    best_cost = np.inf
-    best_n = -1
-    best_p = -1
-    bx = spos[0]
-    by = spos[1]
-    bz = spos[2]
-    for i in range(n_closed):
-        n = closed_list[i]
-        if n == n_nodes:
-            px = spos[0]
-            py = spos[1]
-            pz = spos[2]
+        lim = nearest + 1e-9
+        if j != first and cand_lb[j] <= lim * lim:
+            nearest = min(nearest, _measure(vertices, polygons, poly_nv, surf_start,
+                                            surf_tris, cand[j], gx, gy, gz, goal_pt))
         else:
-            px = node_pos[n, 0]
-            py = node_pos[n, 1]
-            pz = node_pos[n, 2]
-        for side in range(2):
-            if n == n_nodes:
-                p = sp if side == 0 else -1
-            else:
-                p = node_poly[n, side]
-            if p < 0 or not stance_allowed[poly_stance[p]]:
-                continue
-            dd = poly_pt[p, 3]
-            if dd > best_d + 1e-9:
-                continue
-            cx = poly_pt[p, 0]
-            cy = poly_pt[p, 1]
-            cz = poly_pt[p, 2]
-            cost = g[n] + stance_cost[poly_stance[p]] * _dist(px, py, pz, cx, cy, cz)
-            if dd < best_d - 1e-9 or (dd <= best_d + 1e-9 and cost < best_cost):
-                best_d = dd
-                best_cost = cost
-                best_n = n
-                best_p = p
-                bx = cx
-                by = cy
-                bz = cz
-    seen[goal] = stamp
-    g[goal] = best_cost
-    parent[goal] = best_n
-    via[goal] = best_p
-    return bx, by, bz
+            cand_lb[j] = -1.0  # not measured
+    cand_lb[first] = 0.0
+    best = -1
+    for j in range(n_cand):
+        p = cand[j]
+        if cand_lb[j] >= 0.0 and goal_pt[p, 3] <= nearest + 1e-9:
+            goal_mark[p] = stamp
+            if best < 0 or goal_pt[p, 3] < goal_pt[best, 3]:
+                best = p
+    radius = 0.0
+    for j in range(n_cand):
+        p = cand[j]
+        if cand_lb[j] >= 0.0 and goal_mark[p] == stamp:
+            radius = max(radius, _dist(goal_pt[p, 0], goal_pt[p, 1], goal_pt[p, 2],
+                                       goal_pt[best, 0], goal_pt[best, 1], goal_pt[best, 2]))
+    return best, radius

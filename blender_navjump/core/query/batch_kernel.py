@@ -22,16 +22,18 @@ from ..kinds import FLAG_STANCE_CHANGE as STANCE_CHANGE
 from ..kinds import FLAG_WALK as WALK
 from ..kinds import LINK_DROP as _LINK_DROP
 from ..kinds import STANCE_NAMES as _STANCE_NAMES
-from .astar import DIRECT, astar, settle_partial
+from .astar import DIRECT, astar, comp_reaches, nearest_reachable
 from .funnel import string_pull
+from .jit import hot_kernel
 from .raycast import straight_walk
 from .spatial import closest_point_on_polygon_arrays, nearest_polygon_arrays, surface_height
 
-# The per-query steps (nearest polygon, straight walk, A*, corridor, funnel passes, points)
-# take the QueryData and Workspace arrays one by one, unpacked once per batch in
-# solve_batch, and are inlined into it (inline="always"). Each access to a field of those
-# namedtuples increfs and decrefs the array through atomic calls; per query, unpacking the
-# ~60 arrays in every step cost more than the search itself.
+# The query loop (_solve_queries) and the per-query steps it calls (nearest polygon,
+# straight walk, A*, corridor, funnel passes, points) are hot kernels (query/jit.py): no
+# reference counting. In a function compiled with it, every access to an array inside the
+# QueryData / Workspace namedtuples and every array argument of a call costs an incref and
+# a decref through atomic calls: per query that cost about as much as the search itself.
+# The steps take the arrays one by one (unpacked once per batch).
 
 # Query status (PathBatch.status).
 STATUS_NAMES = ("found", "partial", "start_off_mesh", "goal_off_mesh", "bad_input")
@@ -46,8 +48,9 @@ _N_STANCES = len(_STANCE_NAMES)
 _LINK_PASSES = 3
 
 Workspace = namedtuple("Workspace", [
-    "g", "parent", "via", "seen", "closed", "heap_keys", "heap_vals", "closed_list",
-    "poly_seen", "poly_pt", "poly_list", "poly_bound", "near_stamp",
+    "g", "parent", "via", "seen", "closed", "heap_keys", "heap_vals",
+    "goal_mark", "goal_pt", "cand", "cand_lb", "near_stamp", "comp_seen", "comp_stack",
+    "comp_list", "spos", "gpos",
     "path_nodes", "cp", "cl", "pl", "pr", "cb", "chunk_link", "chunk_dir", "chunk_t",
     "chunk_a", "chunk_b", "corners", "corner_idx", "corner_off",
     "pts", "pt_flag", "pt_stance", "pt_link", "ray_polys", "ray_left", "ray_right",
@@ -63,10 +66,11 @@ def make_workspace(d) -> Workspace:
         g=np.zeros(n), parent=np.zeros(n, np.int64), via=np.zeros(n, np.int64),
         seen=np.full(n, -1, np.int64), closed=np.full(n, -1, np.int64),
         heap_keys=np.zeros(d.heap_capacity), heap_vals=np.zeros(d.heap_capacity, np.int64),
-        closed_list=np.zeros(n, np.int64),
-        poly_seen=np.full(p, -1, np.int64), poly_pt=np.zeros((p, 4)),
-        poly_list=np.zeros(p, np.int64), poly_bound=np.zeros(p),
-        near_stamp=np.full(p, -1, np.int64),
+        goal_mark=np.full(p, -1, np.int64), goal_pt=np.zeros((p, 4)),
+        cand=np.zeros(p, np.int64), cand_lb=np.zeros(p),
+        near_stamp=np.full(p, -1, np.int64), comp_seen=np.full(p, -1, np.int64),
+        comp_stack=np.zeros(p + 1, np.int64), comp_list=np.zeros(p + 1, np.int64),
+        spos=np.zeros(3), gpos=np.zeros(3),
         path_nodes=np.zeros(n, np.int64), cp=np.zeros(c, np.int64), cl=np.zeros(c, np.int64),
         pl=np.zeros((c, 3)), pr=np.zeros((c, 3)), cb=np.zeros(c + 1, np.int64),
         chunk_link=np.zeros(c, np.int64), chunk_dir=np.zeros(c, np.int64),
@@ -80,14 +84,14 @@ def make_workspace(d) -> Workspace:
     )
 
 
-@njit(cache=True, inline="always")
+@hot_kernel
 def _dist3(pts, i, j):
     """Distance between rows i and j (rows by index: a row view would be refcounted)."""
     return math.sqrt((pts[i, 0] - pts[j, 0]) ** 2 + (pts[i, 1] - pts[j, 1]) ** 2
                      + (pts[i, 2] - pts[j, 2]) ** 2)
 
 
-@njit(cache=True, inline="always")
+@hot_kernel
 def _best_link_t(link_start, link_end, link, dep_on_end, before, after):
     """t in [0, 1] minimising |before - dep(t)| + |arr(t) - after| (convex in t)."""
     dep = link_end[link] if dep_on_end else link_start[link]
@@ -115,7 +119,7 @@ def _best_link_t(link_start, link_end, link, dep_on_end, before, after):
     return 0.5 * (lo + hi)
 
 
-@njit(cache=True, inline="always")
+@hot_kernel
 def _jump_length(dep, arr, before, after, t):
     s = 0.0
     e = 0.0
@@ -127,7 +131,7 @@ def _jump_length(dep, arr, before, after, t):
     return math.sqrt(s) + math.sqrt(e)
 
 
-@njit(cache=True, inline="always")
+@hot_kernel
 def _segment_portal_t(corners, ia, ib, pl, pr, k):
     """Where (as a fraction of corner ia -> corner ib) the segment crosses portal k's line,
     in XY."""
@@ -144,7 +148,7 @@ def _segment_portal_t(corners, ia, ib, pl, pr, k):
     return min(max(t, 0.0), 1.0)
 
 
-@njit(cache=True, inline="always")
+@hot_kernel
 def _build_corridor(node_poly, node_link, node_side, node_va, node_vb, goal, parent, via,
                     nodes, cp, cl, cb, pl, pr, chunk_link, chunk_dir, n_ray, ray_polys,
                     ray_left, ray_right, sp):
@@ -199,7 +203,7 @@ def _build_corridor(node_poly, node_link, node_side, node_va, node_vb, goal, par
     return ncp, nch
 
 
-@njit(cache=True, inline="always")
+@hot_kernel
 def _link_end_point(vertices, polygons, poly_nv, surf_start, surf_tris, link_start, link_end,
                     link, on_end, t, poly, out, row):
     """out[row] = the point at t along one of the link's segments, clamped onto poly."""
@@ -213,7 +217,7 @@ def _link_end_point(vertices, polygons, poly_nv, surf_start, surf_tris, link_sta
     out[row, 2] = cz
 
 
-@njit(cache=True, inline="always")
+@hot_kernel
 def _pull_chunks(vertices, polygons, poly_nv, surf_start, surf_tris, link_start, link_end,
                  cp, cb, pl, pr, chunk_link, chunk_dir, chunk_a, chunk_b, chunk_t, corners,
                  corner_idx, corner_off, nch, start_pt, goal_pt):
@@ -249,7 +253,7 @@ def _pull_chunks(vertices, polygons, poly_nv, surf_start, surf_tris, link_start,
                                       before, after)
 
 
-@njit(cache=True, inline="always")
+@hot_kernel
 def _emit(pts, pt_flag, pt_stance, pt_link, n, x, y, z, flag, stance, link):
     pts[n, 0] = x
     pts[n, 1] = y
@@ -260,7 +264,7 @@ def _emit(pts, pt_flag, pt_stance, pt_link, n, x, y, z, flag, stance, link):
     return n + 1
 
 
-@njit(cache=True, inline="always")
+@hot_kernel
 def _emit_points(poly_stance, link_kind, surf_start, surf_tris, cp, cb, pl, pr, chunk_link,
                  chunk_a, corners, corner_idx, corner_off, pts, pt_flag, pt_stance, pt_link,
                  nch):
@@ -341,23 +345,84 @@ def _grow(arr, need):
  SUM_START_DIST, SUM_GOAL_DIST) = range(8)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def solve_batch(d, stance_allowed, stance_cost, link_allowed, link_scale, hscale, port_ok,
-                ext, starts, goals, ws, stamp_base):
+                reach, ext, starts, goals, ws, stamp_base):
     """Answer every (start, goal) row.
 
-    ``port_ok``: :func:`usable_ports` for this filter. ``stamp_base``: larger than every
-    stamp used before with ``ws`` (stamps ``stamp_base + q`` mark its scratch entries).
+    ``port_ok``: :func:`usable_ports` for this filter; ``reach``: its
+    :func:`reach_components` (a goal the start cannot reach is known before searching:
+    the search then goes straight to the reachable point nearest the goal).
+    ``stamp_base``: larger than every stamp used before with ``ws`` (stamps
+    ``stamp_base + q`` mark its scratch entries).
 
     Returns five arrays (few arrays: boxing each one costs Python time):
     ``summary`` (Q, 8) float (columns ``SUM_*``), ``offsets`` (Q+1, 2) int (first point,
     first corridor entry of each query), ``points`` (M, 3), ``point_info`` (M, 3) int
     (flag, stance, link or -1), ``corridor`` (K, 2) int (polygon, link used to enter it
     or -1).
+
+    The queries are answered by :func:`_solve_queries`, a hot kernel (no reference
+    counting, no allocation); this function only makes the output arrays and grows them
+    when a query's answer does not fit. It is inlined into numba callers (a call passes
+    the QueryData and Workspace tuples, ~80 arrays, by value: inlined, they are passed
+    once instead of twice; measured 0.7 -> 0.37 us per call in bench_query's per-query
+    timing).
     """
     nq = starts.shape[0]
-    # Every array is taken out of the tuples once, here: each tuple access is refcounted
-    # (two atomic calls), which per query cost more than the search itself.
+    summary = np.zeros((nq, 8))
+    offsets = np.zeros((nq + 1, 2), np.int64)
+    points = np.empty((max(16, 8 * nq), 3))
+    point_info = np.empty((max(16, 8 * nq), 3), np.int64)
+    corridor = np.empty((max(16, 8 * nq), 2), np.int64)
+    q = 0
+    npt = 0
+    ncor = 0
+    while q < nq:
+        q, npt, ncor, npts, ncp = _solve_queries(
+            d, stance_allowed, stance_cost, link_allowed, link_scale, hscale, port_ok, reach,
+            ext, starts, goals, ws, stamp_base, q, npt, ncor, summary, offsets, points,
+            point_info, corridor)
+        if q < nq:  # query q is answered (in ws) but does not fit: grow, store, go on
+            points = _grow(points, npt + npts)
+            point_info = _grow(point_info, npt + npts)
+            corridor = _grow(corridor, ncor + ncp)
+            _store(ws.pts, ws.pt_flag, ws.pt_stance, ws.pt_link, ws.cp, ws.cl, npts, ncp,
+                   points, point_info, corridor, npt, ncor)
+            npt += npts
+            ncor += ncp
+            q += 1
+    offsets[nq, 0] = npt
+    offsets[nq, 1] = ncor
+    return summary, offsets, points[:npt], point_info[:npt], corridor[:ncor]
+
+
+@hot_kernel
+def _store(ws_pts, ws_flag, ws_stance, ws_link, ws_cp, ws_cl, npts, ncp, points, point_info,
+           corridor, npt, ncor):
+    """Copy one query's points and corridor from the workspace into the outputs."""
+    for i in range(npts):
+        points[npt + i, 0] = ws_pts[i, 0]
+        points[npt + i, 1] = ws_pts[i, 1]
+        points[npt + i, 2] = ws_pts[i, 2]
+        point_info[npt + i, 0] = ws_flag[i]
+        point_info[npt + i, 1] = ws_stance[i]
+        point_info[npt + i, 2] = ws_link[i]
+    for i in range(ncp):
+        corridor[ncor + i, 0] = ws_cp[i]
+        corridor[ncor + i, 1] = ws_cl[i]
+
+
+@hot_kernel
+def _solve_queries(d, stance_allowed, stance_cost, link_allowed, link_scale, hscale, port_ok,
+                   reach, ext, starts, goals, ws, stamp_base, q0, npt, ncor, summary, offsets,
+                   points, point_info, corridor):
+    """Answer queries q0, q0 + 1, ... into the outputs (points from row npt, corridor from
+    row ncor). Returns (q, npt, ncor, npts, ncp): q = the number of queries when all are
+    stored; else query q is answered in ``ws`` but its npts points or ncp corridor entries
+    do not fit in the outputs (the caller grows them and stores it)."""
+    nq = starts.shape[0]
+    # Every array is taken out of the tuples once, here; the steps take them one by one.
     vertices = d.vertices
     polygons = d.polygons
     neighbours = d.neighbours
@@ -394,11 +459,22 @@ def solve_batch(d, stance_allowed, stance_cost, link_allowed, link_scale, hscale
     ws_closed = ws.closed
     ws_heap_keys = ws.heap_keys
     ws_heap_vals = ws.heap_vals
-    ws_closed_list = ws.closed_list
-    ws_poly_seen = ws.poly_seen
-    ws_poly_pt = ws.poly_pt
-    ws_poly_list = ws.poly_list
-    ws_poly_bound = ws.poly_bound
+    ws_goal_mark = ws.goal_mark
+    ws_goal_pt = ws.goal_pt
+    ws_cand = ws.cand
+    ws_cand_lb = ws.cand_lb
+    spos = ws.spos
+    gpos = ws.gpos
+    ws_comp_seen = ws.comp_seen
+    ws_comp_stack = ws.comp_stack
+    ws_comp_list = ws.comp_list
+    poly_comp = reach.poly_comp
+    comp_start = reach.comp_start
+    comp_polys = reach.comp_polys
+    comp_bmin = reach.comp_bmin
+    comp_bmax = reach.comp_bmax
+    dag_start = reach.dag_start
+    dag_to = reach.dag_to
     near_stamp = ws.near_stamp
     ws_path_nodes = ws.path_nodes
     ws_cp = ws.cp
@@ -424,16 +500,7 @@ def solve_batch(d, stance_allowed, stance_cost, link_allowed, link_scale, hscale
 
     n_nodes = node_pos.shape[0]
     goal_node = n_nodes + 1
-    summary = np.zeros((nq, 8))
-    offsets = np.zeros((nq + 1, 2), np.int64)
-    points = np.empty((max(16, 8 * nq), 3))
-    point_info = np.empty((max(16, 8 * nq), 3), np.int64)
-    corridor = np.empty((max(16, 8 * nq), 2), np.int64)
-    spos = np.empty(3)
-    gpos = np.empty(3)
-    npt = 0
-    ncor = 0
-    for q in range(nq):
+    for q in range(q0, nq):
         stamp = stamp_base + q
         offsets[q, 0] = npt
         offsets[q, 1] = ncor
@@ -476,28 +543,48 @@ def solve_batch(d, stance_allowed, stance_cost, link_allowed, link_scale, hscale
         gpos[2] = gz
         direct_cost = np.inf
         n_ray = 0
-        if sp != gp:  # (within one polygon the graph already has the straight edge)
-            direct_cost, n_ray = straight_walk(vertices, polygons, neighbours, poly_nv,
-                                               poly_stance, stance_allowed, stance_cost, sp,
-                                               spos, gp, gpos, ws_ray_polys, ws_ray_left,
-                                               ws_ray_right)
-        found, n_closed = astar(node_pos, node_poly, node_link, node_hop, node_hop_poly,
-                                poly_stance, port_start, ports, link_kind, link_cost, ws_g,
-                                ws_parent, ws_via, ws_seen, ws_closed, ws_closed_list,
-                                ws_heap_keys, ws_heap_vals, stance_allowed, stance_cost,
-                                link_allowed, link_scale, hscale, port_ok, sp, spos, gp, gpos,
-                                direct_cost, stamp)
-        if not found:
+        reachable = True
+        n_list = 0
+        cs = poly_comp[sp]
+        if cs != poly_comp[gp]:
+            reachable, n_list = comp_reaches(dag_start, dag_to, cs, poly_comp[gp],
+                                             ws_comp_seen, ws_comp_stack, ws_comp_list, stamp)
+        goal_r = 0.0
+        if reachable:
+            ws_goal_mark[gp] = stamp
+            ws_goal_pt[gp, 0] = gx
+            ws_goal_pt[gp, 1] = gy
+            ws_goal_pt[gp, 2] = gz
+            if sp != gp:  # (within one polygon the graph already has the straight edge)
+                direct_cost, n_ray = straight_walk(vertices, polygons, neighbours, poly_nv,
+                                                   poly_stance, stance_allowed, stance_cost,
+                                                   sp, spos, gp, gpos, ws_ray_polys,
+                                                   ws_ray_left, ws_ray_right)
+        else:
+            # partial: the path ends at the reachable point nearest the goal (the
+            # cheapest of equally near ones), found before the search and searched for
             summary[q, SUM_STATUS] = PARTIAL
-            gx, gy, gz = settle_partial(node_pos, node_poly, poly_stance, vertices, polygons,
-                                        poly_nv, surf_start, surf_tris, poly_bmin, poly_bmax,
-                                        ws_closed_list, ws_poly_seen, ws_poly_pt,
-                                        ws_poly_list, ws_poly_bound, ws_g, ws_seen, ws_parent,
-                                        ws_via, stance_allowed, stance_cost, sp, spos, gpos,
-                                        stamp, n_closed)
-            gpos[0] = gx
-            gpos[1] = gy
-            gpos[2] = gz
+            near, goal_r = nearest_reachable(ws_comp_list, n_list, comp_start, comp_polys,
+                                             comp_bmin, comp_bmax, vertices, polygons,
+                                             poly_nv, surf_start, surf_tris, ws_cand,
+                                             ws_cand_lb, ws_goal_mark, ws_goal_pt, gpos,
+                                             stamp)
+            gpos[0] = ws_goal_pt[near, 0]
+            gpos[1] = ws_goal_pt[near, 1]
+            gpos[2] = ws_goal_pt[near, 2]
+        found = astar(node_pos, node_poly, node_link, node_hop, node_hop_poly, poly_stance,
+                      port_start, ports, link_kind, link_cost, ws_g, ws_parent, ws_via,
+                      ws_seen, ws_closed, ws_heap_keys, ws_heap_vals, stance_allowed,
+                      stance_cost, link_allowed, link_scale, hscale, port_ok, sp, spos,
+                      ws_goal_mark, ws_goal_pt, gpos, goal_r, direct_cost, stamp)
+        if not found:  # (every goal polygon is reachable: never happens)
+            raise AssertionError("path search: a reachable goal was not reached")
+        if not reachable:
+            # the goal polygon the search took (equally near points: the cheapest)
+            near = ws_via[goal_node]
+            gpos[0] = ws_goal_pt[near, 0]
+            gpos[1] = ws_goal_pt[near, 1]
+            gpos[2] = ws_goal_pt[near, 2]
         summary[q, SUM_SEARCH_COST] = ws_g[goal_node]
         ncp, nch = _build_corridor(node_poly, node_link, node_side, node_va, node_vb,
                                    goal_node, ws_parent, ws_via, ws_path_nodes, ws_cp, ws_cl,
@@ -523,21 +610,10 @@ def solve_batch(d, stance_allowed, stance_cost, link_allowed, link_scale, hscale
                 total_cost += seg * stance_cost[ws_stance[i]]
         summary[q, SUM_LENGTH] = total_len
         summary[q, SUM_COST] = total_cost
-        points = _grow(points, npt + npts)
-        point_info = _grow(point_info, npt + npts)
-        for i in range(npts):
-            points[npt + i, 0] = ws_pts[i, 0]
-            points[npt + i, 1] = ws_pts[i, 1]
-            points[npt + i, 2] = ws_pts[i, 2]
-            point_info[npt + i, 0] = ws_flag[i]
-            point_info[npt + i, 1] = ws_stance[i]
-            point_info[npt + i, 2] = ws_link[i]
+        if npt + npts > points.shape[0] or ncor + ncp > corridor.shape[0]:
+            return q, npt, ncor, npts, ncp
+        _store(ws_pts, ws_flag, ws_stance, ws_link, ws_cp, ws_cl, npts, ncp, points,
+               point_info, corridor, npt, ncor)
         npt += npts
-        corridor = _grow(corridor, ncor + ncp)
-        for i in range(ncp):
-            corridor[ncor + i, 0] = ws_cp[i]
-            corridor[ncor + i, 1] = ws_cl[i]
         ncor += ncp
-    offsets[nq, 0] = npt
-    offsets[nq, 1] = ncor
-    return summary, offsets, points[:npt], point_info[:npt], corridor[:ncor]
+    return nq, npt, ncor, 0, 0

@@ -826,7 +826,7 @@ def solve_with_climbing(query, starts, goals, agent, ext, plain):
     idx = np.nonzero(todo)[0]
     if idx.size == 0:
         return plain
-    allowed, cost_s, link_ok, link_scale, hscale, _port_ok = query._filter_arrays(agent)
+    allowed, cost_s, link_ok, link_scale, hscale = query._filter_arrays(agent)[:5]
     hscale = min(float(hscale), 1.0)
     d = query.data
     penalty = query.climb_penalty

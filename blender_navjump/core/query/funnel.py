@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from numba import njit
 
+from .jit import hot_kernel
+
 _SAME_EPS2 = 1e-12
 
 
@@ -24,7 +26,7 @@ def _same(ax, ay, bx, by):
     return (ax - bx) ** 2 + (ay - by) ** 2 < _SAME_EPS2
 
 
-@njit(cache=True, inline="always")
+@hot_kernel
 def _append(out, out_idx, n, x, y, z, idx):
     if n > 0 and _same(out[n - 1, 0], out[n - 1, 1], x, y):
         return n
@@ -35,7 +37,7 @@ def _append(out, out_idx, n, x, y, z, idx):
     return n + 1
 
 
-@njit(cache=True, inline="always")
+@hot_kernel
 def string_pull(start, end, left, right, first, k, out, out_idx, out_first):
     """Corners of the shortest XY path from start to end through k portals.
 

@@ -16,7 +16,7 @@ from numpy.typing import ArrayLike
 from ..kinds import USER_AREA_FIRST
 from ..navmesh import LINK_KINDS, STANCE_NAMES, NavMesh
 from ..navmesh_check import check_navmesh
-from .astar import usable_ports
+from .astar import Reach, reach_components, usable_ports
 from .batch_kernel import (
     BAD_INPUT,
     FLAG_NAMES,
@@ -278,7 +278,7 @@ class NavQuery:
         self.has_links = bool((self.data.link_node_start >= 0).any())
         self._ws = make_workspace(self.data)
         self._stamp = 0
-        self._port_ok: dict[tuple, np.ndarray] = {}
+        self._moves: dict[tuple, tuple] = {}
         self._class_arrays: dict[AgentFilter, tuple] = {}
         self._climb_penalty: np.ndarray | None = None
 
@@ -319,18 +319,25 @@ class NavQuery:
         return (NavQuery, (self.navmesh, tuple(self.extents)))
 
     def _filter_arrays(self, agent: AgentFilter):
-        """The filter's kernel arrays plus its usable-port mask on this mesh (cached):
-        allowed and cost per cost class (stance x area, see __init__)."""
+        """The filter's kernel arrays plus its usable-port mask and reachability on this
+        mesh (cached): (allowed, cost, link_ok, link_scale, hscale, port_ok, reach), allowed
+        and cost per cost class (stance x area, see __init__), reach an astar.Reach."""
         cache = self._class_arrays.get(agent)
         if cache is None:
             allowed, cost, link_ok, link_scale, hscale = self._classes_of(agent)
-            # the port mask depends on the allowed classes and links only: shared by filters
+            # the port mask and the reachability depend on the allowed classes and links
+            # only: shared by filters
             key = (allowed.tobytes(), link_ok.tobytes())
-            port_ok = self._port_ok.get(key)
-            if port_ok is None:
-                port_ok = self._port_ok[key] = usable_ports(self.data, allowed, link_ok)
+            moves = self._moves.get(key)
+            if moves is None:
+                d = self.data
+                port_ok = usable_ports(d, allowed, link_ok)
+                reach = Reach(*reach_components(d.port_start, d.ports, d.port_other,
+                                                d.node_hop_poly, d.poly_stance, d.poly_bmin,
+                                                d.poly_bmax, allowed, port_ok))
+                moves = self._moves[key] = (port_ok, reach)
             cache = self._class_arrays[agent] = (allowed, cost, link_ok, link_scale, hscale,
-                                                 port_ok)
+                                                 *moves)
         return cache
 
     # ------------------------------------------------------------------ nearest

@@ -11,10 +11,11 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+
+from .jit import hot_kernel
 
 
-@njit(cache=True, inline="always")
+@hot_kernel
 def straight_walk(vertices, polygons, neighbours, poly_nv, poly_stance, stance_allowed,
                   stance_cost, sp, spos, gp, gpos, out_polys, out_left, out_right):
     """Takes the QueryData arrays it reads one by one (see batch_kernel.solve_batch).

@@ -15,6 +15,8 @@ import math
 import numpy as np
 from numba import njit
 
+from .jit import hot_kernel
+
 # Points this close (metres, XY) to a polygon edge count as inside it.
 INSIDE_EPS = 1e-6
 
@@ -74,7 +76,7 @@ def _cell_range(xmin, xmax, ymin, ymax, origin, cell, nx, ny):
     return max(x0, 0), min(x1, nx - 1), max(y0, 0), min(y1, ny - 1)
 
 
-@njit(cache=True, inline="always")
+@hot_kernel
 def point_in_polygon_xy(vertices, row, nv, x, y):
     """True when (x, y) is inside the convex CCW polygon (edges count as inside)."""
     for i in range(nv):
@@ -91,7 +93,7 @@ def point_in_polygon_xy(vertices, row, nv, x, y):
     return True
 
 
-@njit(cache=True, inline="always")
+@hot_kernel
 def closest_point_on_polygon_xy(vertices, row, nv, x, y):
     """The point of the polygon (in XY) closest to (x, y): itself when inside."""
     if point_in_polygon_xy(vertices, row, nv, x, y):
@@ -121,7 +123,7 @@ def closest_point_on_polygon_xy(vertices, row, nv, x, y):
     return bx, by
 
 
-@njit(cache=True, inline="always")
+@hot_kernel
 def surface_height(surf_tris, t0, t1, x, y):
     """Height of the surface triangles ``surf_tris[t0:t1]`` at (x, y).
 
@@ -163,7 +165,7 @@ def surface_height(surf_tris, t0, t1, x, y):
     return best_z
 
 
-@njit(cache=True, inline="always")
+@hot_kernel
 def closest_point_on_polygon_arrays(vertices, polygons, poly_nv, surf_start, surf_tris, p,
                                     x, y):
     """Closest point of polygon p to (x, y), measured in XY, with its surface height."""
@@ -175,7 +177,7 @@ def closest_point_on_polygon_arrays(vertices, polygons, poly_nv, surf_start, sur
     return cx, cy, cz
 
 
-@njit(cache=True, inline="always")
+@hot_kernel
 def closest_point_on_polygon(d, p, x, y, z):
     """Closest point of polygon p's surface to (x, y, z), measured in XY, height on surface."""
     return closest_point_on_polygon_arrays(d.vertices, d.polygons, d.poly_nv, d.surf_start,
@@ -196,12 +198,15 @@ def nearest_polygon(d, x, y, z, ext, stance_allowed, stamp, stamp_id):
                                   stamp, stamp_id)
 
 
-@njit(cache=True, inline="always")
+@hot_kernel
 def nearest_polygon_arrays(vertices, polygons, poly_nv, poly_stance, bmin, bmax, surf_start,
                            surf_tris, grid_origin, cell, nx, ny, grid_start, grid_items,
                            x, y, z, ext, stance_allowed, stamp, stamp_id):
-    """:func:`nearest_polygon` on the QueryData arrays, passed one by one: the batch
-    kernel takes them out of the tuple once per batch (each tuple access is refcounted)."""
+    """:func:`nearest_polygon` on the QueryData arrays, passed one by one (the batch
+    kernel takes them out of the tuple once per batch).
+
+    The cell holding the point is searched first: the polygon under the point is usually
+    the answer, and its distance then rejects most other candidates by their bounds."""
     best = -1
     best_d2 = np.inf
     bx = x
@@ -213,35 +218,48 @@ def nearest_polygon_arrays(vertices, polygons, poly_nv, poly_stance, bmin, bmax,
     x1 = min(int(math.floor((x + ext[0] - ox) / cell)), nx - 1)
     y0 = max(int(math.floor((y - ext[1] - oy) / cell)), 0)
     y1 = min(int(math.floor((y + ext[1] - oy) / cell)), ny - 1)
-    for iy in range(y0, y1 + 1):
-        for ix in range(x0, x1 + 1):
-            c = iy * nx + ix
-            for k in range(grid_start[c], grid_start[c + 1]):
-                p = grid_items[k]
-                if stamp[p] == stamp_id:
-                    continue
-                stamp[p] = stamp_id
-                if not stance_allowed[poly_stance[p]]:
-                    continue
-                # Distance from the point to the polygon's bounds: a lower bound.
-                dx = max(bmin[p, 0] - x, 0.0, x - bmax[p, 0])
-                dy = max(bmin[p, 1] - y, 0.0, y - bmax[p, 1])
-                dz = max(bmin[p, 2] - z, 0.0, z - bmax[p, 2])
-                if dx > ext[0] or dy > ext[1] or dz > ext[2]:
-                    continue
-                if dx * dx + dy * dy + dz * dz >= best_d2:
-                    continue
-                cx, cy, cz = closest_point_on_polygon_arrays(vertices, polygons, poly_nv,
-                                                             surf_start, surf_tris, p, x, y)
-                if (abs(cx - x) > ext[0] or abs(cy - y) > ext[1] or abs(cz - z) > ext[2]):
-                    continue
-                d2 = (cx - x) ** 2 + (cy - y) ** 2 + (cz - z) ** 2
-                if d2 < best_d2:
-                    best_d2 = d2
-                    best = p
-                    bx = cx
-                    by = cy
-                    bz = cz
+    # the point's own cell (when inside the box's range of cells), then the others
+    home = -1
+    hx = int(math.floor((x - ox) / cell))
+    hy = int(math.floor((y - oy) / cell))
+    if x0 <= hx <= x1 and y0 <= hy <= y1:
+        home = hy * nx + hx
+    n_cells = (y1 - y0 + 1) * (x1 - x0 + 1) if x0 <= x1 and y0 <= y1 else 0  # box off the grid
+    for i in range(-1, n_cells):
+        if i < 0:
+            if home < 0:
+                continue
+            c = home
+        else:
+            c = (y0 + i // (x1 - x0 + 1)) * nx + x0 + i % (x1 - x0 + 1)
+            if c == home:
+                continue
+        for k in range(grid_start[c], grid_start[c + 1]):
+            p = grid_items[k]
+            if stamp[p] == stamp_id:
+                continue
+            stamp[p] = stamp_id
+            if not stance_allowed[poly_stance[p]]:
+                continue
+            # Distance from the point to the polygon's bounds: a lower bound.
+            dx = max(bmin[p, 0] - x, 0.0, x - bmax[p, 0])
+            dy = max(bmin[p, 1] - y, 0.0, y - bmax[p, 1])
+            dz = max(bmin[p, 2] - z, 0.0, z - bmax[p, 2])
+            if dx > ext[0] or dy > ext[1] or dz > ext[2]:
+                continue
+            if dx * dx + dy * dy + dz * dz >= best_d2:
+                continue
+            cx, cy, cz = closest_point_on_polygon_arrays(vertices, polygons, poly_nv,
+                                                         surf_start, surf_tris, p, x, y)
+            if (abs(cx - x) > ext[0] or abs(cy - y) > ext[1] or abs(cz - z) > ext[2]):
+                continue
+            d2 = (cx - x) ** 2 + (cy - y) ** 2 + (cz - z) ** 2
+            if d2 < best_d2:
+                best_d2 = d2
+                best = p
+                bx = cx
+                by = cy
+                bz = cz
     return best, bx, by, bz, math.sqrt(best_d2)
 
 
