@@ -26,7 +26,7 @@ Steps:
    ``<id>-<version>-linux_x64.zip`` and so on, each holding only its platform's wheels.
 
 ``--checkout-kernels`` does step 3 alone, into this checkout's
-``blender_navjump/kernels/linux-x64.tar.xz`` (xz, about 4-5 MB) and ``linux-x64.json`` (its
+``blender_navjump/kernels/linux-x64.tar.xz`` (xz, about 4 MB) and ``linux-x64.json`` (its
 manifest). Committed with the sources they were compiled from, they spare a clean clone (the
 README's demo, the tests) the first compile; once a core source changes they no longer match
 its fingerprint and are ignored (everything compiles as without them), never used wrongly,
