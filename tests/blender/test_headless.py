@@ -160,7 +160,8 @@ def test_jobs_says_once_that_it_compiles_before_the_workers_start(tmp_path, navj
     """``--jobs 2`` on a kernel folder that is not warm prints the one "compiling" line
     once (the parent compiles or loads every kernel, then starts the workers, which find
     the folder warm). The folder starts as a copy of this session's kernels without the
-    "warm" mark, so the parent loads rather than compiles."""
+    "warm" mark, so the parent loads rather than compiles; the checkout's own kernel pack
+    is not unpacked into it (it would make the folder warm: nothing to say)."""
     from blender_navjump.core import kernel_cache
 
     session = Path(kernel_cache.cache_dir())
@@ -170,7 +171,8 @@ def test_jobs_says_once_that_it_compiles_before_the_workers_start(tmp_path, navj
             kernel_cache.WARM_MARKER, kernel_cache.LAST_USED, "*.tmp.*"))
     files = [demo_copy("level_a.blend"), demo_copy("level_b.blend")]
     env = dict(os.environ, NAVJUMP_DEV_REPO="navjump_tests",
-               **{kernel_cache.ROOT_ENV: str(tmp_path / "kernels")})
+               **{kernel_cache.ROOT_ENV: str(tmp_path / "kernels"),
+                  kernel_cache.INSTALL_SHIPPED_ENV: "0"})
     proc = subprocess.run([sys.executable, str(SCRIPT), *map(str, files), "--jobs", "2",
                            "--out", str(tmp_path / "out"), "--format", "json",
                            "--set", "links_enabled=false"], capture_output=True, text=True,
