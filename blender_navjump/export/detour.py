@@ -34,6 +34,7 @@ from __future__ import annotations
 import math
 import pathlib
 import struct
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -219,21 +220,26 @@ def offmesh_connections(nm: NavMesh, climbing: bool = True) -> OffMeshConnection
         raise ValueError(f"user area id {int(used.max())} collides with the climbing "
                          f"connections' Detour area {CLIMB_AREA}: use fewer user areas")
     tr = climb_transits(nm)
-    n = tr.cost.shape[0]
+    return _with_climbs(cons, tr.start, tr.end, np.arange(tr.cost.shape[0]))
+
+
+def _with_climbs(cons: OffMeshConnections, start: np.ndarray, end: np.ndarray,
+                 row: np.ndarray) -> OffMeshConnections:
+    """``cons`` and then one climbing connection per way (transit ``row``)."""
+    n = int(row.shape[0])
     if cons.count + n > MAX_OFFMESH_CONNECTIONS:
         raise ValueError(f"{cons.count} link and {n} climbing connections do not fit a "
                          f"Detour tile (at most {MAX_OFFMESH_CONNECTIONS} off-mesh "
                          f"connections)")
     return OffMeshConnections(
         link=np.concatenate([cons.link, np.full(n, -1, np.int64)]),
-        start=np.concatenate([cons.start.reshape(-1, 3), tr.start]),
-        end=np.concatenate([cons.end.reshape(-1, 3), tr.end]),
-        radius=radius,
+        start=np.concatenate([cons.start.reshape(-1, 3), start]),
+        end=np.concatenate([cons.end.reshape(-1, 3), end]),
+        radius=cons.radius,
         bidirectional=np.concatenate([cons.bidirectional, np.zeros(n, bool)]),
         area=np.concatenate([cons.area, np.full(n, CLIMB_AREA, np.uint8)]),
         flags=np.concatenate([cons.flags, np.full(n, CLIMB_FLAG, np.uint16)]),
-        user_id=np.concatenate([cons.user_id, (CLIMB_USER_ID + np.arange(n)).astype(
-            np.uint32)]))
+        user_id=np.concatenate([cons.user_id, (CLIMB_USER_ID + row).astype(np.uint32)]))
 
 
 # ------------------------------------------------------------------------------ tile
@@ -354,6 +360,11 @@ class TilePlace:
     box_max: np.ndarray
     ext_side: np.ndarray  # (P, nvp) int
     incoming: int = 0
+    # climbing connections starting in this tile (ways through the whole bake's climb
+    # graph, core.climb.climb_transits): Z-up ends and the transit rows (their userIds)
+    climb_start: np.ndarray | None = None  # (K, 3)
+    climb_end: np.ndarray | None = None  # (K, 3)
+    climb_row: np.ndarray | None = None  # (K,) int
 
 
 def classify_side(points_yup: np.ndarray, box_min: np.ndarray, box_max: np.ndarray):
@@ -395,9 +406,11 @@ def build_detour_tile(nm: NavMesh, place: TilePlace | None = None) -> DetourTile
     if stance.min() < 0 or stance.max() >= len(STANCE_AREAS):
         raise ValueError(f"polygon stance {int(stance[(stance < 0) | (stance >= 3)][0])} "
                          f"has no Detour area")
-    # climbing connections in single tiles only (a tile set's sub-navmeshes have no
-    # climb graph of their own; docs/climbing.md)
+    # climbing connections: a single tile's own; a tile set's sub-navmeshes have no climb
+    # graph of their own, build_detour_tiles gives each tile the ways starting in it
     cons = offmesh_connections(nm, climbing=place is None)
+    if place is not None and place.climb_row is not None and place.climb_row.size:
+        cons = _with_climbs(cons, place.climb_start, place.climb_end, place.climb_row)
     n_verts = nm.vertices.shape[0]
     total_verts = n_verts + 2 * cons.count
     total_polys = n_ground + cons.count
@@ -693,7 +706,10 @@ def build_detour_tiles(nm: NavMesh) -> tuple[np.ndarray, list[tuple[int, DetourT
 
     One tile per NavJump tile with polygons; a link goes to the tile of its start polygon
     and may land in that tile or one of its 8 neighbours (Detour's rule); a link reaching
-    further is refused, naming ``tile_size``."""
+    further is refused, naming ``tile_size``. Climbing: one connection per way through the
+    climb graph, in the tile of its start point; a way ending further than the neighbouring
+    tile cannot be split (its middle is off the navmesh), so it is left out and reported
+    with a :class:`DetourExportWarning`."""
     from ..core.tiles import sub_navmesh
 
     nm = check_navmesh(nm)
@@ -729,6 +745,7 @@ def build_detour_tiles(nm: NavMesh) -> tuple[np.ndarray, list[tuple[int, DetourT
     nvp = nm.polygons.shape[1]
     n_valid = (nm.polygons >= 0).sum(axis=1)
     cons = offmesh_connections(nm, climbing=False) if nm.link_count else None
+    climb_tile, climb_end_tile, climb = _tiled_climbs(nm, tile, tiles_x)
     subs = []
     for k, x, y in zip(ids.tolist(), tx.tolist(), ty.tolist(), strict=True):
         sel = np.nonzero(tile == k)[0]
@@ -757,11 +774,14 @@ def build_detour_tiles(nm: NavMesh) -> tuple[np.ndarray, list[tuple[int, DetourT
         incoming = 0
         if cons is not None:
             incoming = int((tile[nm.link_end_poly[cons.link]] == k).sum())
+        incoming += int((climb_end_tile == k).sum())
+        here = np.nonzero(climb_tile == k)[0]
         place = TilePlace(
             x=x, y=tiles_y - 1 - y,
             box_min=np.array([ox + line(x), -(oy + line(y + 1))]),
             box_max=np.array([ox + line(x + 1), -(oy + line(y))]),
-            ext_side=side, incoming=incoming)
+            ext_side=side, incoming=incoming, climb_start=climb.start[here],
+            climb_end=climb.end[here], climb_row=here)
         subs.append(build_detour_tile(sub, place))
     max_polys = max(int(t.header["polyCount"]) for t in subs)
     n_tiles = tiles_x * tiles_y
@@ -777,6 +797,41 @@ def build_detour_tiles(nm: NavMesh) -> tuple[np.ndarray, list[tuple[int, DetourT
         # salt 1 and the tile's slot (Detour fills slots in order when given the ref)
         out.append(((1 << (poly_bits + tile_bits)) | (i << poly_bits), t))
     return params, out
+
+
+class DetourExportWarning(UserWarning):
+    """Something of the bake the Detour export had to leave out (the export goes on)."""
+
+
+def _tiled_climbs(nm: NavMesh, tile: np.ndarray, tiles_x: int):
+    """Start and end tiles of the ways through the climb graph (-1 for a way left out:
+    it ends beyond the neighbouring tile, reported with a :class:`DetourExportWarning`)
+    and the transits themselves (empty when the bake has no climbing)."""
+    from ..core.climb import ClimbTransits, climb_transits
+
+    if not nm.climb_link_kind.shape[0]:
+        z = np.zeros(0, np.int64)
+        tr = ClimbTransits(start=np.zeros((0, 3)), end=np.zeros((0, 3)), entry_link=z,
+                           exit_link=z, cost=np.zeros(0))
+        return z, z, tr
+    used = np.asarray(nm.polygon_area)
+    if used.size and int(used.max()) >= CLIMB_AREA:
+        raise ValueError(f"user area id {int(used.max())} collides with the climbing "
+                         f"connections' Detour area {CLIMB_AREA}: use fewer user areas")
+    tr = climb_transits(nm)
+    a = tile[nm.climb_link_poly[tr.entry_link]].astype(np.int64)
+    b = tile[nm.climb_link_poly[tr.exit_link]].astype(np.int64)
+    far = (np.abs(a % tiles_x - b % tiles_x) > 1) | (np.abs(a // tiles_x - b // tiles_x) > 1)
+    if far.any():
+        rows = np.nonzero(far)[0]
+        i = int(rows[0])
+        span = float(np.linalg.norm(tr.end[i, :2] - tr.start[i, :2]))
+        warnings.warn(DetourExportWarning(
+            f"Detour export: {rows.size} climbing way(s) left out, they end beyond the "
+            f"neighbouring tile (way {i}: tile {int(a[i])} to tile {int(b[i])}, {span:.3g} m "
+            f"across; rows {rows[:8].tolist()}); Detour joins off-mesh connections only to "
+            f"adjacent tiles: raise tile_size to keep them"), stacklevel=3)
+    return np.where(far, -1, a), np.where(far, -1, b), tr
 
 
 def tiled_navmesh_set_bytes(nm: NavMesh) -> bytes:
