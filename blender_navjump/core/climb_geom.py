@@ -33,41 +33,26 @@ def _cross(a, b):
 def _segment_hits(a, b, tris, tri_lo, tri_hi, origin, cell, nx, ny, grid_start, grid_items):
     """True for each probe segment a[k]-b[k] that crosses a triangle (Moller-Trumbore),
     testing only the triangles binned (query/spatial.py's grid) in the cells it spans."""
-    n = a.shape[0]
-    hit = np.zeros(n, np.bool_)
-    stamp = np.full(tris.shape[0], -1, np.int64)
-    for k in range(n):
-        lo = np.minimum(a[k], b[k])
-        hi = np.maximum(a[k], b[k])
-        d = b[k] - a[k]
-        x0, x1, y0, y1 = _cell_range(lo[0], hi[0], lo[1], hi[1], origin, cell, nx, ny)
-        for iy in range(y0, y1 + 1):
-            for ix in range(x0, x1 + 1):
-                c = iy * nx + ix
-                for m in range(grid_start[c], grid_start[c + 1]):
-                    t = grid_items[m]
-                    if stamp[t] == k:
-                        continue
-                    stamp[t] = k
-                    if tri_lo[t, 0] > hi[0] or tri_lo[t, 1] > hi[1] or tri_lo[t, 2] > hi[2] \
-                            or tri_hi[t, 0] < lo[0] or tri_hi[t, 1] < lo[1] \
-                            or tri_hi[t, 2] < lo[2]:
-                        continue
-                    if _segment_crosses_triangle(a[k], d, tris[t]):
-                        hit[k] = True
-                        break
-                if hit[k]:
-                    break
-            if hit[k]:
-                break
-    return hit
+    return _segment_walk(a, b, tris, tri_lo, tri_hi, origin, cell, nx, ny, grid_start,
+                         grid_items, True)[1] >= 0
 
 
 @njit(cache=True)
 def _segment_first_hits(a, b, tris, tri_lo, tri_hi, origin, cell, nx, ny, grid_start,
                         grid_items):
     """For each segment a[k]-b[k]: (param in [0, 1] of its first triangle crossing, that
-    triangle), or (inf, -1) when it crosses none. Same grid walk as :func:`_segment_hits`."""
+    triangle), or (inf, -1) when it crosses none."""
+    return _segment_walk(a, b, tris, tri_lo, tri_hi, origin, cell, nx, ny, grid_start,
+                         grid_items, False)
+
+
+@njit(cache=True)
+def _segment_walk(a, b, tris, tri_lo, tri_hi, origin, cell, nx, ny, grid_start, grid_items,
+                  any_hit):
+    """The one grid walk of the probe segments: for each a[k]-b[k] the triangles binned in
+    the cells it spans, bounds first, then the exact crossing. (param, triangle) of the
+    first crossing along the segment, or (inf, -1); with ``any_hit`` the walk stops at the
+    first crossing met (any one: the caller only asks whether there is one)."""
     n = a.shape[0]
     first = np.full(n, np.inf)
     which = np.full(n, -1, np.int64)
@@ -90,9 +75,15 @@ def _segment_first_hits(a, b, tris, tri_lo, tri_hi, origin, cell, nx, ny, grid_s
                             or tri_hi[t, 2] < lo[2]:
                         continue
                     w = _segment_param(a[k], d, tris[t])
-                    if w < first[k] or (w == first[k] and t < which[k]):
+                    if w < first[k] or (w == first[k] and w < np.inf and t < which[k]):
                         first[k] = w
                         which[k] = t
+                        if any_hit:
+                            break
+                if any_hit and which[k] >= 0:
+                    break
+            if any_hit and which[k] >= 0:
+                break
     return first, which
 
 
@@ -119,29 +110,6 @@ def _segment_param(a, d, tri):
     if 0.0 <= w <= 1.0:
         return w
     return np.inf
-
-
-@njit(cache=True)
-def _segment_crosses_triangle(a, d, tri):
-    """Whether the segment a -> a + d crosses triangle ``tri`` (Moller-Trumbore)."""
-    v0 = tri[0]
-    e1 = tri[1] - v0
-    e2 = tri[2] - v0
-    pv = _cross(d, e2)
-    det = _dot(e1, pv)
-    if abs(det) < 1e-12:
-        return False
-    inv = 1.0 / det
-    tv = a - v0
-    u = _dot(tv, pv) * inv
-    if u < 0.0 or u > 1.0:
-        return False
-    qv = _cross(tv, e1)
-    v = _dot(d, qv) * inv
-    if v < 0.0 or u + v > 1.0:
-        return False
-    w = _dot(e2, qv) * inv
-    return 0.0 <= w <= 1.0
 
 
 class TriangleGrid(NamedTuple):

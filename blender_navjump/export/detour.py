@@ -410,6 +410,7 @@ def build_detour_tile(nm: NavMesh, place: TilePlace | None = None) -> DetourTile
     # graph of their own, build_detour_tiles gives each tile the ways starting in it
     cons = offmesh_connections(nm, climbing=place is None)
     if place is not None and place.climb_row is not None and place.climb_row.size:
+        assert place.climb_start is not None and place.climb_end is not None  # with the rows
         cons = _with_climbs(cons, place.climb_start, place.climb_end, place.climb_row)
     n_verts = nm.vertices.shape[0]
     total_verts = n_verts + 2 * cons.count

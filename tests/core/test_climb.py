@@ -9,6 +9,7 @@ import sys
 
 import numpy as np
 import pytest
+from climb_items import elements, random_segment, seg
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scenes import Scene
@@ -34,16 +35,6 @@ from blender_navjump.core.settings import BakeSettings, SettingsError
 from blender_navjump.export.navjump_json import read_json, write_json
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-
-
-def elements(*items):
-    el, warnings = C.make_elements(items)
-    assert warnings == []
-    return el
-
-
-def seg(name, kind, a, b):
-    return (name, kind, np.array([a, b], np.float64))
 
 
 def along_degree(g):
@@ -132,15 +123,8 @@ def test_t_junction_joins_the_end_to_the_middle():
 def random_elements(rng, n, extent=6.0):
     items = []
     for i in range(n):
-        kind = int(rng.integers(0, 3))
-        p = rng.uniform(-extent, extent, 3)
-        p[2] = abs(p[2])
-        if kind == CLIMB_LEDGE:
-            ang = rng.uniform(0, 2 * math.pi)
-            q = p + rng.uniform(0.5, 4) * np.array([math.cos(ang), math.sin(ang), 0])
-        else:
-            q = p + np.array([0, 0, rng.uniform(0.5, 5)])
-        items.append((f"e{i}-{('ledge', 'ladder', 'pipe')[kind]}", kind, np.array([p, q])))
+        kind, ends = random_segment(rng, extent)
+        items.append((f"e{i}-{('ledge', 'ladder', 'pipe')[kind]}", kind, ends))
     return items
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from climb_items import elements, seg
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scenes import Scene
@@ -19,16 +20,6 @@ from blender_navjump.core.kinds import (
 )
 
 TOP = 2.5
-
-
-def elements(*items):
-    el, warnings = C.make_elements(items)
-    assert warnings == []
-    return el
-
-
-def seg(name, kind, a, b):
-    return (name, kind, np.array([a, b], np.float64))
 
 
 def two_walls():

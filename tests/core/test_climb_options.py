@@ -2,10 +2,10 @@
 "Per-element abilities, moves and links"): an element's abilities, moves and links shape
 the implicit edges, along edges and navmesh links at both of its ends."""
 
-import math
 
 import numpy as np
 import pytest
+from climb_items import random_segment
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scenes import Scene
@@ -134,17 +134,10 @@ def test_implicit_edges_need_the_holding_abilities_of_both_ends():
 def random_items(rng, n, extent=4.0):
     out = []
     for i in range(n):
-        kind = int(rng.integers(0, 3))
-        p = rng.uniform(-extent, extent, 3)
-        p[2] = abs(p[2])
-        if kind == CLIMB_LEDGE:
-            ang = rng.uniform(0, 2 * math.pi)
-            q = p + rng.uniform(0.5, 4) * np.array([math.cos(ang), math.sin(ang), 0])
-        else:
-            q = p + np.array([0, 0, rng.uniform(0.5, 5)])
+        kind, ends = random_segment(rng, extent)
         abil = None if rng.random() < 0.5 else int(rng.integers(0, 64))
         opts = ElementOptions(abil, int(rng.integers(0, ALL_MOVES + 1)))
-        out.append((f"e{i}", kind, np.array([p, q]), opts))
+        out.append((f"e{i}", kind, ends, opts))
     return out
 
 

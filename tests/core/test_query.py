@@ -289,14 +289,9 @@ def test_funnel_turns_at_the_inner_corner():
     assert_on_mesh(nm, res, AgentFilter())
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(seed=st.integers(0, 2**31 - 1))
-def test_astar_cost_equals_reference_dijkstra(seed):
-    rng = np.random.default_rng(seed)
-    rows = random_grid(rng, int(rng.integers(3, 7)), int(rng.integers(2, 6)))
-    if not any(ch in STANCE_CHAR for row in rows for ch in row):
-        rows[0] = "." + rows[0][1:]
-    nm = grid_navmesh(rows)
+def random_queries(rng, nm, n):
+    """The grid navmesh with random links (70%), a random agent (stances, links, costs) and
+    n random start/goal pairs on polygons it may stand on (none when there are none)."""
     if rng.random() < 0.7:
         nm = random_links(nm, rng, int(rng.integers(1, 5)))
     stances = [s for s in ("stand", "crouch", "prone") if rng.random() < 0.75] or ["stand"]
@@ -306,13 +301,26 @@ def test_astar_cost_equals_reference_dijkstra(seed):
                         link_cost_scale=tuple(rng.uniform(0.0, 2.0, 3)))
     usable = [p for p in range(nm.polygon_count)
               if agent.stance_allowed()[nm.polygon_stance[p]]]
-    if not usable:
-        return
-    q = NavQuery(nm)
-    for _ in range(4):
+    pairs = []
+    for _ in range(n if usable else 0):
         a, b = rng.choice(usable, 2)
         s = nm.polygon_vertices(a).mean(axis=0) + np.r_[rng.uniform(-0.45, 0.45, 2), 0]
         g = nm.polygon_vertices(b).mean(axis=0) + np.r_[rng.uniform(-0.45, 0.45, 2), 0]
+        pairs.append((s, g))
+    return nm, agent, pairs
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**31 - 1))
+def test_astar_cost_equals_reference_dijkstra(seed):
+    rng = np.random.default_rng(seed)
+    rows = random_grid(rng, int(rng.integers(3, 7)), int(rng.integers(2, 6)))
+    if not any(ch in STANCE_CHAR for row in rows for ch in row):
+        rows[0] = "." + rows[0][1:]
+    nm = grid_navmesh(rows)
+    nm, agent, pairs = random_queries(rng, nm, 4)
+    q = NavQuery(nm)
+    for s, g in pairs:
         res = q.find_path(s, g, agent)
         want = reference_cost(nm, s, g, agent)
         assert res.found == (want is not None)
@@ -339,21 +347,9 @@ def test_partial_path_equals_brute_force(seed):
     nm = grid_navmesh(rows) if any(ch in STANCE_CHAR for r in rows for ch in r) else None
     if nm is None:
         return
-    if rng.random() < 0.7:
-        nm = random_links(nm, rng, int(rng.integers(1, 5)))
-    stances = [s for s in ("stand", "crouch", "prone") if rng.random() < 0.75] or ["stand"]
-    agent = AgentFilter(stances=stances, links=[k for k in LINK_KINDS if rng.random() < 0.7],
-                        stance_cost=tuple(rng.uniform(0.5, 4.0, 3)),
-                        link_cost_scale=tuple(rng.uniform(0.0, 2.0, 3)))
-    usable = [p for p in range(nm.polygon_count)
-              if agent.stance_allowed()[nm.polygon_stance[p]]]
-    if not usable:
-        return
+    nm, agent, pairs = random_queries(rng, nm, 6)
     q = NavQuery(nm)
-    for _ in range(6):
-        a, b = rng.choice(usable, 2)
-        s = nm.polygon_vertices(a).mean(axis=0) + np.r_[rng.uniform(-0.45, 0.45, 2), 0]
-        g = nm.polygon_vertices(b).mean(axis=0) + np.r_[rng.uniform(-0.45, 0.45, 2), 0]
+    for s, g in pairs:
         res = q.find_path(s, g, agent)
         want = reference_cost(nm, s, g, agent)
         assert res.found == (want is not None)
