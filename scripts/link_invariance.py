@@ -23,26 +23,20 @@ for p in (ROOT, ROOT / "tests"):
     if str(p) not in sys.path:
         sys.path.insert(0, str(p))
 
-FLOOR = 0.012
-FINE = {"cell_size": 0.2, "cell_height": 0.05}
+def _test_levels():
+    """The link tests' own procedural levels (tests/core/test_links_invariance.py)."""
+    sys.path.insert(0, str(ROOT / "tests" / "core"))
+    import test_links_invariance
+
+    return test_links_invariance
 
 
-def _ledge(height, width=10.0, length=10.0):
-    from scenes import Scene
-
-    s = Scene()
-    s.box(0, 0, -1, length + 12, width, FLOOR)
-    s.box(0, 0, FLOOR, length, width, FLOOR + height)
-    return s.arrays()
+def _ledge(height):
+    return _test_levels().ledge(height).arrays()
 
 
-def _gap(gap, width=10.0, length=10.0):
-    from scenes import Scene
-
-    s = Scene()
-    s.box(0, 0, -1, length, width, 0)
-    s.box(length + gap, 0, -1, 2 * length + gap, width, 0)
-    return s.arrays()
+def _gap(gap):
+    return _test_levels().two_platforms(gap).arrays()
 
 
 def _recast(name):
@@ -56,6 +50,7 @@ def _recast(name):
     return read_obj(d / f"{name}.obj", up="y")
 
 
+FINE = {"cell_size": 0.2, "cell_height": 0.05}  # as the tests bake the ledges
 SCENES = {
     "ledge 0.95 m": (lambda: _ledge(0.95), FINE),
     "ledge 1.5 m": (lambda: _ledge(1.5), FINE),

@@ -35,9 +35,9 @@ from .climb_geom import (
     GROUND_REACH,
     TriangleGrid,
     _closest_on_triangle_xy,
-    _cross,
     _dot,
     _segment_hits,
+    segment_first_hits,
     triangle_grid,
 )
 from .climb_options import ALL_LINKS, ALL_MOVES, ElementOptions
@@ -460,55 +460,8 @@ def _contacts_of(ends, pairs, merge):
     return out[:k]
 
 
-
 # A ray from a ladder or pipe looks this far (metres) for the surface enclosing it.
 BURIED_PROBE = 10.0
-
-
-@njit(cache=True)
-def _first_hit_is_back(a, b, tris, tri_lo, tri_hi, origin, cell, nx, ny, grid_start,
-                       grid_items):
-    """For each segment a[k]-b[k]: whether the first triangle it crosses is crossed from
-    behind (the segment starts inside a closed surface with outward normals)."""
-    n = a.shape[0]
-    back = np.zeros(n, np.bool_)
-    stamp = np.full(tris.shape[0], -1, np.int64)
-    for k in range(n):
-        lo = np.minimum(a[k], b[k])
-        hi = np.maximum(a[k], b[k])
-        d = b[k] - a[k]
-        best = np.inf
-        x0, x1, y0, y1 = _cell_range(lo[0], hi[0], lo[1], hi[1], origin, cell, nx, ny)
-        for iy in range(y0, y1 + 1):
-            for ix in range(x0, x1 + 1):
-                c = iy * nx + ix
-                for m in range(grid_start[c], grid_start[c + 1]):
-                    t = grid_items[m]
-                    if stamp[t] == k:
-                        continue
-                    stamp[t] = k
-                    if tri_lo[t, 2] > hi[2] or tri_hi[t, 2] < lo[2]:
-                        continue
-                    v0 = tris[t, 0]
-                    e1 = tris[t, 1] - v0
-                    e2 = tris[t, 2] - v0
-                    pv = _cross(d, e2)
-                    det = _dot(e1, pv)
-                    if abs(det) < 1e-12:
-                        continue
-                    tv = a[k] - v0
-                    u = _dot(tv, pv) / det
-                    if u < 0.0 or u > 1.0:
-                        continue
-                    qv = _cross(tv, e1)
-                    v = _dot(d, qv) / det
-                    if v < 0.0 or u + v > 1.0:
-                        continue
-                    w = _dot(e2, qv) / det
-                    if 0.0 <= w <= 1.0 and w < best:
-                        best = w
-                        back[k] = det < 0.0  # det = -d . (e1 x e2): d along the normal
-    return back
 
 
 def inside_solid(points, grid: TriangleGrid) -> np.ndarray:
@@ -520,9 +473,12 @@ def inside_solid(points, grid: TriangleGrid) -> np.ndarray:
         return np.zeros(p.shape[0], np.bool_)
     inside = np.ones(p.shape[0], np.bool_)
     for direction in ((1.0, 0.0137, 0.0), (-0.0113, 1.0, 0.0)):
-        far = p + BURIED_PROBE * np.array(direction)
-        inside &= _first_hit_is_back(p, far, grid.tris, grid.lo, grid.hi, grid.origin,
-                                     grid.cell, grid.nx, grid.ny, grid.start, grid.items)
+        _param, first = segment_first_hits(p, p + BURIED_PROBE * np.array(direction), grid)
+        met = grid.tris[first[first >= 0]]
+        normal = np.cross(met[:, 1] - met[:, 0], met[:, 2] - met[:, 0])
+        behind = np.zeros(p.shape[0], np.bool_)
+        behind[first >= 0] = normal @ np.array(direction) > 0.0  # along the outward normal
+        inside &= behind
     return inside
 
 
