@@ -34,7 +34,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from blender_navjump.blender import overlay_geometry as ob  # noqa: E402
-from blender_navjump.core.navmesh import NavMesh  # noqa: E402
+from blender_navjump.core.navmesh import NavMesh, kind_link_areas  # noqa: E402
 
 TARGET_SECONDS = 5.0
 
@@ -61,18 +61,19 @@ def grid_navmesh(nx: int, ny: int, n_links: int, seed: int = 3) -> NavMesh:
     a = rng.uniform(0, min(nx, ny), (n_links, 1, 3)) * [1, 1, 0]
     starts = np.concatenate([a, a + [0, 1.0, 0]], axis=1)
     ends = starts + rng.uniform(-3, 3, (n_links, 1, 3)) * [1, 1, 0.3]
+    kinds = rng.integers(0, 3, n_links).astype(np.int8)
     return NavMesh(
         vertices=verts, polygons=polys, neighbours=neigh,
         polygon_area=(stance + 1).astype(np.uint8), polygon_region=np.zeros(n, np.int32),
         polygon_stance=stance,
         detail_meshes=np.zeros((0, 4), np.int32), detail_vertices=np.zeros((0, 3)),
         detail_triangles=np.zeros((0, 4), np.int32),
-        link_kind=rng.integers(0, 3, n_links).astype(np.int8), link_start=starts,
+        link_kind=kinds, link_start=starts,
         link_end=ends, link_bidirectional=rng.random(n_links) < 0.3,
         link_start_poly=rng.integers(0, n, n_links).astype(np.int32),
         link_end_poly=rng.integers(0, n, n_links).astype(np.int32),
         link_apex=rng.uniform(0, 1, n_links), link_length=np.ones(n_links),
-        link_cost=np.ones(n_links))
+        link_cost=np.ones(n_links), link_area=kind_link_areas(kinds))
 
 
 # The panel's defaults (README: "In Blender"), links off: they are not debug layers.

@@ -16,10 +16,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .kinds import BUILTIN_AREAS, LINK_KINDS
+from .kinds import BUILTIN_AREAS, LINK_KIND_AREAS, LINK_KINDS, MAX_AREAS
 
-# NavMesh.stats key: {link index (str): area name} of the hand-placed links with an area.
-LINK_AREAS_STAT = "link_areas"
 # Half-extents (x, y, z; metres) of the box searched around each end for a polygon.
 SNAP_EXTENTS = (1.0, 1.0, 2.0)
 
@@ -88,6 +86,7 @@ def add_custom_links(nm, links, settings=None, area_cost=None):
     if nm.polygon_count == 0:
         raise ValueError(f"link {links[0].name!r}: the navmesh has no polygons to place it "
                          f"on")
+    names, table_cost, ids = link_area_ids(nm, links, area_cost)
     from .navmesh import append_links
     from .query.path import NavQuery
     from .query.spatial import nearest_polygon_anywhere
@@ -119,14 +118,34 @@ def add_custom_links(nm, links, settings=None, area_cost=None):
                       for k, ln in zip(links, length, strict=True)])
     kinds = [LINK_KINDS.index(k.kind) for k in links]
     out = append_links(nm, kinds, starts_a, ends_a, [k.bidirectional for k in links], sp, ep,
-                       costs)
+                       costs, areas=ids)
+    out.area_names, out.area_cost = names, table_cost
     out.stats = dict(nm.stats)
     out.stats["custom_links"] = len(links)
-    # the area of each hand-placed link that has one, by link index (the exports write it)
-    areas = {str(nm.link_count + i): k.area for i, k in enumerate(links) if k.area}
-    if areas:
-        out.stats[LINK_AREAS_STAT] = {**dict(nm.stats.get(LINK_AREAS_STAT) or {}), **areas}
     if excluded:
         out.stats["custom_links_excluded"] = len(excluded)
     out.stats["links_total"] = out.link_count
     return out
+
+
+def link_area_ids(nm, links, area_cost):
+    """The area table of ``nm`` extended by the areas only these hand-placed ``links`` name
+    (in order of first use; table cost: the agent's cost of that area, 1 by default), and
+    the area id of each link (its kind's built-in area when it names none)."""
+    names = [str(n) for n in nm.area_names]
+    table_cost = [float(c) for c in nm.area_cost]
+    ids = []
+    for link in links:
+        if not link.area:
+            ids.append(LINK_KIND_AREAS[LINK_KINDS.index(link.kind)])
+            continue
+        if link.area not in names:
+            if len(names) >= MAX_AREAS:
+                raise ValueError(f"link {link.name!r}: area {link.area!r} would be area "
+                                 f"number {len(names) + 1}; a navmesh holds at most "
+                                 f"{MAX_AREAS} areas (Detour's 6-bit area ids)")
+            names.append(link.area)
+            table_cost.append(float(area_cost.get(link.area, 1.0)))
+        ids.append(names.index(link.area))
+    return (np.array(names, np.str_), np.array(table_cost, np.float64),
+            np.array(ids, np.uint8))

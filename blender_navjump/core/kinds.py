@@ -33,6 +33,9 @@ LINK_KINDS = ("drop", "jump_across", "jump_up", "custom")
 LINK_DROP, LINK_JUMP_ACROSS, LINK_JUMP_UP, LINK_CUSTOM = 0, 1, 2, 3
 # the kinds the link generator makes (core/links.py); "custom" links are hand-placed
 GENERATED_LINK_KINDS = LINK_KINDS[:3]
+# The area id (BUILTIN_AREAS) of a link of each kind without an area of its own
+# (``NavMesh.link_area``; a hand-placed link may name a user area instead).
+LINK_KIND_AREAS = tuple(BUILTIN_AREAS.index(k) for k in LINK_KINDS)
 
 # ------------------------------------------------------------------ climbing (core/climb.py)
 # Climb elements, the edges of the climb graph, the links joining it to the navmesh, and

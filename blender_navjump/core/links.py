@@ -86,7 +86,7 @@ from .links_search import (
     search_landings,
     validate_groups,
 )
-from .navmesh import empty_links
+from .navmesh import empty_links, kind_link_areas
 from .parallel import run_async, run_banded
 from .query.spatial import surface_height
 from .settings import link_params, link_sample_step
@@ -589,6 +589,7 @@ def build_links(nm, hf, chf, cfg, settings, vertices, triangles, debug=None) -> 
     nm.link_apex = apex.astype(np.float64)
     nm.link_length = length[k].astype(np.float64)
     nm.link_cost = (costs[kind_k] * length[k]).astype(np.float64)
+    nm.link_area = kind_link_areas(kind_k)
     info["counts"] = {name: int((kind_k == i).sum()) for i, name in enumerate(LINK_KINDS)}
     info["dropped_narrow"] = int((~wide).sum() + hopeless.sum())
     info["dropped_duplicates"] = int((~keep).sum())

@@ -39,6 +39,7 @@ from .kinds import (  # noqa: F401  (re-exported: the names every module reads h
     LINK_DROP,
     LINK_JUMP_ACROSS,
     LINK_JUMP_UP,
+    LINK_KIND_AREAS,
     LINK_KINDS,
     STANCE_CROUCH,
     STANCE_NAMES,
@@ -69,16 +70,25 @@ def empty_links() -> dict[str, np.ndarray]:
         "link_apex": np.zeros(0, np.float64),
         "link_length": np.zeros(0, np.float64),
         "link_cost": np.zeros(0, np.float64),
+        # area id of each link (index into area_names): its kind's built-in area
+        # (kinds.LINK_KIND_AREAS) or, for a hand-placed link with one, a user area
+        "link_area": np.zeros(0, np.uint8),
     }
 
 
+def kind_link_areas(kinds) -> np.ndarray:
+    """The built-in area id of links of these kinds (kinds.LINK_KIND_AREAS)."""
+    return np.asarray(LINK_KIND_AREAS, np.uint8)[np.asarray(kinds, np.int64)]
+
+
 def append_links(navmesh: NavMesh, kinds, starts, ends, bidirectional, start_polys,
-                 end_polys, costs) -> NavMesh:
+                 end_polys, costs, areas=None) -> NavMesh:
     """A copy of ``navmesh`` with these links appended (hand-placed links, test meshes).
 
     ``kinds``: (L,) link kind ids; ``starts``/``ends``: (L, 2, 3) segments;
     ``bidirectional``: a bool or (L,) bools; ``start_polys``/``end_polys``: (L,) polygons
-    under each segment; ``costs``: (L,). Apex and length are derived from the segments.
+    under each segment; ``costs``: (L,); ``areas``: (L,) area ids (None: each kind's
+    built-in area). Apex and length are derived from the segments.
     """
     import dataclasses
 
@@ -101,6 +111,8 @@ def append_links(navmesh: NavMesh, kinds, starts, ends, bidirectional, start_pol
         link_apex=cat([navmesh.link_apex, apex]),
         link_length=cat([navmesh.link_length, length]),
         link_cost=cat([navmesh.link_cost, np.asarray(costs, np.float64).reshape(n)]),
+        link_area=cat([navmesh.link_area, kind_link_areas(kind) if areas is None
+                       else np.asarray(areas, np.uint8).reshape(n)]),
     )
 
 
@@ -156,6 +168,7 @@ class NavMesh:
     link_apex: np.ndarray = field(default_factory=lambda: empty_links()["link_apex"])
     link_length: np.ndarray = field(default_factory=lambda: empty_links()["link_length"])
     link_cost: np.ndarray = field(default_factory=lambda: empty_links()["link_cost"])
+    link_area: np.ndarray = field(default_factory=lambda: empty_links()["link_area"])
     # the area table (kinds.BUILTIN_AREAS, then user areas): name and default walking-cost
     # multiplier of each area id (``polygon_area``); a cost < 0 or inf = not walkable
     area_names: np.ndarray = field(default_factory=default_area_names)
@@ -348,6 +361,12 @@ class NavMesh:
         if missing:
             raise ValueError(f"{where}: array(s) missing: {', '.join(missing)}")
         links = [name for name in cls._array_names() if name.startswith("link_")]
+        if "link_kind" in arrays and "link_area" not in arrays:
+            # written before links had areas: each link has its kind's built-in area
+            kinds = np.asarray(arrays["link_kind"])
+            arrays["link_area"] = (kind_link_areas(kinds) if kinds.size and kinds.min() >= 0
+                                   and kinds.max() < len(LINK_KIND_AREAS)
+                                   else np.zeros(kinds.shape, np.uint8))
         have = [name for name in links if name in arrays]
         if have and len(have) != len(links):
             raise ValueError(f"{where}: link array(s) missing: "

@@ -67,6 +67,7 @@ _ARRAYS = {
     "link_apex": (np.float64, (), "L"),
     "link_length": (np.float64, (), "L"),
     "link_cost": (np.float64, (), "L"),
+    "link_area": (np.uint8, (), "L"),
 }
 
 
@@ -366,14 +367,15 @@ def _check(nm, c: _Check):
                 i = int(np.nonzero(neg)[0][0])
                 c.fail(f"'{name}'[{i}] is {_show(arrays[name][i])}; it must not be negative")
 
-    arrays.update(_check_areas(nm, c, arrays["polygon_area"]))
+    arrays.update(_check_areas(nm, c, arrays["polygon_area"], arrays["link_area"]))
     arrays.update(_check_climb(nm, c, n_polys))
     changed = {k: a for k, a in arrays.items() if a is not getattr(nm, k)}
     return dataclasses.replace(nm, **changed) if changed else nm
 
 
-def _check_areas(nm, c: _Check, polygon_area: np.ndarray) -> dict:
-    """The area table (``area_names``, ``area_cost``) and the polygons' area ids."""
+def _check_areas(nm, c: _Check, polygon_area: np.ndarray, link_area: np.ndarray) -> dict:
+    """The area table (``area_names``, ``area_cost``) and the polygons' and links' area
+    ids."""
     from .kinds import BUILTIN_AREAS, MAX_AREAS
 
     names = getattr(nm, "area_names", None)
@@ -400,6 +402,8 @@ def _check_areas(nm, c: _Check, polygon_area: np.ndarray) -> dict:
         c.fail(f"'area_cost'[{int(np.argmax(np.isnan(cost)))}] is NaN")
     c.in_range("polygon_area", polygon_area, 1, names.shape[0],
                "an area id of 'area_names' (0 'null' is never a polygon's area)")
+    c.in_range("link_area", link_area, 1, names.shape[0],
+               "an area id of 'area_names' (0 'null' is never a link's area)")
     return {"area_names": names, "area_cost": cost}
 
 

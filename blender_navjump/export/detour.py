@@ -23,8 +23,9 @@ polygon on its left seen from above; ``neis[j]`` is the polygon across that edge
 Areas and flags, for ``dtQueryFilter``: stance polygons get area 1/2/3 (stand, crouch,
 prone) and flag 0x01/0x02/0x04; a polygon in a user area (modifier volume) gets that area's
 id instead (8 on, ``NavMesh.area_names``; the flag stays its stance's); links become
-off-mesh connections with area 4/5/6/7 (drop, jump_across, jump_up, custom) and flag
-0x08/0x10/0x20/0x40. A link wider than the agent becomes several
+off-mesh connections with area 4/5/6/7 (drop, jump_across, jump_up, custom:
+``NavMesh.link_area``; a hand-placed link with an area of its own gets that area's id) and
+flag 0x08/0x10/0x20/0x40 (always its kind's). A link wider than the agent becomes several
 point connections about one agent diameter apart along its segments; each has the agent
 radius and the link's direction, and its ``userId`` is the link index.
 """
@@ -39,7 +40,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..core.kinds import MAX_AREAS, USER_AREA_FIRST
+from ..core.kinds import LINK_KINDS, MAX_AREAS, USER_AREA_FIRST
 from ..core.navmesh import NavMesh
 from ..core.navmesh_check import check_navmesh
 from ._common import atomic_write, check_float32_reach, polygon_rows, z_up_to_y_up
@@ -68,7 +69,6 @@ MAX_OFFMESH_CONNECTIONS = 0xFFFF // 2
 
 STANCE_AREAS = (1, 2, 3)  # stand, crouch, prone
 STANCE_FLAGS = (0x01, 0x02, 0x04)
-LINK_AREAS = (4, 5, 6, 7)  # drop, jump_across, jump_up, custom (kinds.BUILTIN_AREAS)
 LINK_FLAGS = (0x08, 0x10, 0x20, 0x40)
 # Climbing (docs/climbing.md): one one-way connection per way through the climb graph
 # (core.climb.climb_transits), area 63 (the last 6-bit id; user areas must stay below it),
@@ -199,23 +199,24 @@ def offmesh_connections(nm: NavMesh, climbing: bool = True) -> OffMeshConnection
     t = ((part + 0.5) / np.repeat(counts, counts))[:, None]
     s, e = nm.link_start[link], nm.link_end[link]
     kind = nm.link_kind[link].astype(np.int64)
-    if kind.size and (kind.min() < 0 or kind.max() >= len(LINK_AREAS)):
-        raise ValueError(f"link kind {int(kind[(kind < 0) | (kind >= 3)][0])} has no Detour "
-                         f"area; known kinds are 0..{len(LINK_AREAS) - 1}")
+    if kind.size and (kind.min() < 0 or kind.max() >= len(LINK_KINDS)):
+        raise ValueError(f"link kind {int(kind[(kind < 0) | (kind >= len(LINK_KINDS))][0])} has "
+                         f"no Detour "
+                         f"area; known kinds are 0..{len(LINK_KINDS) - 1}")
     cons = OffMeshConnections(
         link=link,
         start=s[:, 0] + t * (s[:, 1] - s[:, 0]),
         end=e[:, 0] + t * (e[:, 1] - e[:, 0]),
         radius=radius,
         bidirectional=nm.link_bidirectional[link].astype(bool),
-        area=np.array(LINK_AREAS, np.uint8)[kind],
+        area=np.asarray(nm.link_area, np.uint8)[link],
         flags=np.array(LINK_FLAGS, np.uint16)[kind],
         user_id=link.astype(np.uint32))
     if not climbing or not nm.climb_link_kind.shape[0]:
         return cons
     from ..core.climb import climb_transits
 
-    used = np.asarray(nm.polygon_area)
+    used = np.concatenate([np.asarray(nm.polygon_area), np.asarray(nm.link_area)])
     if used.size and int(used.max()) >= CLIMB_AREA:
         raise ValueError(f"user area id {int(used.max())} collides with the climbing "
                          f"connections' Detour area {CLIMB_AREA}: use fewer user areas")
@@ -753,7 +754,7 @@ def build_detour_tiles(nm: NavMesh) -> tuple[np.ndarray, list[tuple[int, DetourT
         sub = sub_navmesh(nm, sel)
         mine = np.nonzero(link_tile == k)[0]
         for name in ("link_kind", "link_start", "link_end", "link_bidirectional",
-                     "link_apex", "link_length", "link_cost"):
+                     "link_apex", "link_length", "link_cost", "link_area"):
             setattr(sub, name, getattr(nm, name)[mine])
         pos = np.full(nm.polygon_count, -1, np.int64)
         pos[sel] = np.arange(sel.size)
@@ -815,7 +816,7 @@ def _tiled_climbs(nm: NavMesh, tile: np.ndarray, tiles_x: int):
         tr = ClimbTransits(start=np.zeros((0, 3)), end=np.zeros((0, 3)), entry_link=z,
                            exit_link=z, cost=np.zeros(0))
         return z, z, tr
-    used = np.asarray(nm.polygon_area)
+    used = np.concatenate([np.asarray(nm.polygon_area), np.asarray(nm.link_area)])
     if used.size and int(used.max()) >= CLIMB_AREA:
         raise ValueError(f"user area id {int(used.max())} collides with the climbing "
                          f"connections' Detour area {CLIMB_AREA}: use fewer user areas")

@@ -100,6 +100,7 @@ def _links_extras(nm: NavMesh) -> list[dict]:
             "apex": float(nm.link_apex[i]),
             "length": float(nm.link_length[i]),
             "cost": float(nm.link_cost[i]),
+            "area": str(nm.area_names[int(nm.link_area[i])]),
         })
     return out
 

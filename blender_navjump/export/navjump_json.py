@@ -20,7 +20,14 @@ from ..core.kinds import (
     CLIMB_ELEMENT_KINDS,
     CLIMB_LINK_KINDS,
 )
-from ..core.navmesh import LINK_KINDS, STANCE_NAMES, NavMesh, empty_navmesh
+from ..core.navmesh import (
+    LINK_KINDS,
+    STANCE_NAMES,
+    NavMesh,
+    default_area_names,
+    empty_navmesh,
+    kind_link_areas,
+)
 from ..core.navmesh_check import MAX_POLYGON_VERTICES, check_navmesh
 from ._common import atomic_write, polygon_rows
 
@@ -85,6 +92,7 @@ def navmesh_to_json_dict(nm: NavMesh) -> dict:
             "apex": float(nm.link_apex[i]),
             "length": float(nm.link_length[i]),
             "cost": float(nm.link_cost[i]),
+            "area": str(nm.area_names[int(nm.link_area[i])]),
         })
     return {
         "format": FORMAT,
@@ -151,6 +159,20 @@ def _cost_out(cost) -> float | None:
     """An area cost for JSON: null when the area is not walkable (cost < 0 or inf)."""
     c = float(cost)
     return c if np.isfinite(c) and c > 0 else None
+
+
+def _link_areas_from_json(r, links: list, kinds: np.ndarray, names) -> np.ndarray:
+    """Each link's area id from its optional "area" name (absent: its kind's built-in
+    area, as files written before links had areas)."""
+    table = [str(n) for n in names]
+    out = kind_link_areas(kinds) if kinds.size else np.zeros(0, np.uint8)
+    for i, link in enumerate(links):
+        if "area" in link:
+            if link["area"] not in table:
+                r.fail(f"'links'[{i}].area {link['area']!r} is not in 'areas' "
+                       f"({', '.join(table)})")
+            out[i] = table.index(link["area"])
+    return out
 
 
 def _areas_from_json(r, doc) -> dict:
@@ -489,10 +511,13 @@ def read_json(path) -> NavMesh:
         "link_length": r.array("links[].length", fields["length"], ref.link_length.dtype, ()),
         "link_cost": r.array("links[].cost", fields["cost"], ref.link_cost.dtype, ()),
     }
+    areas = _areas_from_json(r, doc)
+    link_arrays["link_area"] = _link_areas_from_json(
+        r, links, kinds, areas.get("area_names", default_area_names()))
     nm = NavMesh(
         vertices=vertices, polygons=polygons, neighbours=neighbours,
         detail_meshes=d_meshes, detail_vertices=d_verts, detail_triangles=d_tris,
         settings=doc["settings"], stats=stats, **per_poly, **link_arrays,
-        **_areas_from_json(r, doc), **_climb_from_json(r, doc),
+        **areas, **_climb_from_json(r, doc),
         **_tiles_from_json(r, doc, n_polys, stats))
     return check_navmesh(nm, str(path))

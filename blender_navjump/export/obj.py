@@ -4,13 +4,15 @@ Polygons are faces grouped by stance (``g stance_stand`` ...), in stance order a
 group, in polygon order. Each link adds six vertices and three ``l`` lines in a
 ``g links_<kind>`` group: the start segment, the end segment, and the line from the start
 segment's midpoint to the end segment's midpoint. A hand-placed link with an area is in a
-group that also names the area, ``g links_custom area_water`` (an OBJ element may belong
-to several groups; :func:`group_area` reads it back). A climb graph (docs/climbing.md) adds,
-after the link vertices, its element ends, nodes and link ground points, and ``l`` lines in
-groups ``climb_elements_<kind>`` (each element's segment), ``climb_edges_<kind>`` (node to
-node) and ``climb_links_<kind>`` (node to ground point). Coordinates are Z-up like NavJump
-(``up="z"``) or converted with (x, y, z) -> (x, z, -y) for Y-up tools (``up="y"``); that is
-a rotation, so faces stay counter-clockwise seen from above either way.
+group that also names the area, ``g links_custom area_water`` (an OBJ element may belong to
+several groups; :func:`group_area` reads it back); the area name is percent-encoded there
+(``deep water`` -> ``area_deep%20water``), because OBJ splits group names at spaces. A climb
+graph (docs/climbing.md) adds, after the link vertices, its element ends, nodes and link
+ground points, and ``l`` lines in groups ``climb_elements_<kind>`` (each element's segment),
+``climb_edges_<kind>`` (node to node) and ``climb_links_<kind>`` (node to ground point).
+Coordinates are Z-up like NavJump (``up="z"``) or converted with (x, y, z) -> (x, z, -y) for
+Y-up tools (``up="y"``); that is a rotation, so faces stay counter-clockwise seen from above
+either way.
 """
 
 from __future__ import annotations
@@ -18,10 +20,16 @@ from __future__ import annotations
 import math
 import pathlib
 from dataclasses import dataclass, field
+from urllib.parse import quote, unquote
 
 import numpy as np
 
-from ..core.kinds import CLIMB_EDGE_KINDS, CLIMB_ELEMENT_KINDS, CLIMB_LINK_KINDS
+from ..core.kinds import (
+    CLIMB_EDGE_KINDS,
+    CLIMB_ELEMENT_KINDS,
+    CLIMB_LINK_KINDS,
+    USER_AREA_FIRST,
+)
 from ..core.navmesh import LINK_KINDS, STANCE_NAMES, NavMesh
 from ..core.navmesh_check import check_navmesh
 from ..core.objio import obj_lines, open_obj_file
@@ -91,7 +99,8 @@ def write_obj(nm: NavMesh, path, up: str = "z") -> pathlib.Path:
         for i in members.tolist():
             by_area.setdefault(areas.get(i, ""), []).append(i)
         for area in sorted(by_area):
-            lines.append(f"g links_{name}{f' {AREA_GROUP}{area}' if area else ''}\n")
+            tag = f" {AREA_GROUP}{quote(area, safe='')}" if area else ""
+            lines.append(f"g links_{name}{tag}\n")
             for i in by_area[area]:
                 b = n_verts + 6 * i + 1
                 lines.append(f"l {b} {b + 1}\nl {b + 2} {b + 3}\nl {b + 4} {b + 5}\n")
@@ -101,20 +110,11 @@ def write_obj(nm: NavMesh, path, up: str = "z") -> pathlib.Path:
 
 
 def link_areas(nm: NavMesh) -> dict[int, str]:
-    """The area of each hand-placed link that has one, by link index
-    (``stats["link_areas"]``, written by ``core.custom_links.add_custom_links``)."""
-    from ..core.custom_links import LINK_AREAS_STAT
-
-    raw = nm.stats.get(LINK_AREAS_STAT) if isinstance(nm.stats, dict) else None
-    out: dict[int, str] = {}
-    for key, area in dict(raw or {}).items():
-        try:
-            i = int(key)
-        except (TypeError, ValueError):
-            continue
-        if 0 <= i < nm.link_count and area:
-            out[i] = str(area)
-    return out
+    """The user area of each link that has one (``NavMesh.link_area`` from
+    ``kinds.USER_AREA_FIRST`` on: hand-placed links), by link index."""
+    ids = np.asarray(nm.link_area, np.int64)
+    return {int(i): str(nm.area_names[ids[i]])
+            for i in np.nonzero(ids >= USER_AREA_FIRST)[0].tolist()}
 
 
 def group_area(group: str) -> str:
@@ -122,7 +122,7 @@ def group_area(group: str) -> str:
     "" without one)."""
     for name in group.split():
         if name.startswith(AREA_GROUP):
-            return name[len(AREA_GROUP):]
+            return unquote(name[len(AREA_GROUP):])
     return ""
 
 

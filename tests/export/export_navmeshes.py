@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from blender_navjump.core.navmesh import LINK_KINDS, STANCE_NAMES, NavMesh
+from blender_navjump.core.navmesh import LINK_KINDS, STANCE_NAMES, NavMesh, kind_link_areas
 
 SETTINGS = {"cell_size": 0.25, "cell_height": 0.1, "agent_height": 2.0, "agent_radius": 0.5,
             "agent_max_climb": 0.5, "verts_per_poly": 6}
@@ -73,6 +73,7 @@ def make_navmesh(vertices, polygons, stances=None, links=(), detail=None, nvp=6,
         nm.link_length = np.array([lk.get("length", d)
                                    for lk, d in zip(links, length, strict=True)])
         nm.link_cost = np.array([lk.get("cost", 1.0) for lk in links], np.float64)
+        nm.link_area = kind_link_areas(nm.link_kind)
     return nm
 
 

@@ -546,6 +546,7 @@ def test_matches_detours_own_builder(node_client, tmp_path):
     nm.link_apex = np.zeros(1)
     nm.link_length = np.ones(1)
     nm.link_cost = np.ones(1)
+    nm.link_area = np.array([5], np.uint8)  # jump_across's built-in area
     ours = detour.build_detour_tile(nm)
 
     for key in ("polyCount", "vertCount", "maxLinkCount", "detailMeshCount", "detailVertCount",

@@ -67,7 +67,8 @@ def test_document_follows_the_schema(tmp_path):
     assert set(doc["detail"]) == {"meshes", "vertices", "triangles"}
     assert [lk["kind"] for lk in doc["links"]] == [LINK_KINDS[k] for k in nm.link_kind]
     assert set(doc["links"][0]) == {"kind", "start", "end", "bidirectional", "start_polygon",
-                                    "end_polygon", "apex", "length", "cost"}
+                                    "end_polygon", "apex", "length", "cost", "area"}
+    assert [lk["area"] for lk in doc["links"]] == [LINK_KINDS[k] for k in nm.link_kind]
     assert doc["links"][1]["bidirectional"] is True
     assert doc["stats"]["nested"] == [1, 2.5, "x"]
     assert navmesh_to_json_dict(nm)["vertices"] == doc["vertices"]

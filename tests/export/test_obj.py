@@ -88,7 +88,7 @@ def test_failed_write_leaves_previous_file(tmp_path):
 def test_link_areas_round_trip_from_the_level_obj_to_the_navmesh_obj(tmp_path):
     """A hand-placed link's area: ``NAME-area-AREA-link`` in the level OBJ (core/objio.py)
     -> the link's cost times the agent's area cost, its area kept in the NavMesh
-    (``stats["link_areas"]``, saved and loaded) -> ``g links_custom area_AREA`` in the
+    (``NavMesh.link_area``, saved and loaded) -> ``g links_custom area_AREA`` in the
     navmesh OBJ -> read back (export/obj.py: group_area)."""
     from blender_navjump.core.agents import Agent, bake_agents
     from blender_navjump.core.navmesh import NavMesh
