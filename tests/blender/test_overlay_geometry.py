@@ -10,6 +10,8 @@ from blender_navjump.blender import overlay_geometry as ob
 from blender_navjump.core import kinds
 from blender_navjump.core.navmesh import NavMesh, empty_navmesh, kind_link_areas
 
+N_LINK_KINDS = len(kinds.LINK_KINDS)
+
 
 def _grid_navmesh(nx, ny, cell=1.0, stances=None, z=None):
     """nx * ny unit squares (CCW quads) with neighbours, a one-triangle-pair detail mesh."""
@@ -58,8 +60,8 @@ def _with_links(nm, kinds, starts, ends, bidir=None, start_poly=None, end_poly=N
     nm.link_length = np.ones(n)
     nm.link_cost = np.ones(n)
     # a bad kind (a test of bad arrays) gets area 0
-    nm.link_area = kind_link_areas(np.clip(nm.link_kind, 0, len(kinds.LINK_KINDS) - 1))
-    nm.link_area[(nm.link_kind < 0) | (nm.link_kind >= len(kinds.LINK_KINDS))] = 0
+    nm.link_area = kind_link_areas(np.clip(nm.link_kind, 0, N_LINK_KINDS - 1))
+    nm.link_area[(nm.link_kind < 0) | (nm.link_kind >= N_LINK_KINDS)] = 0
     return nm
 
 
