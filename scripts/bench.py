@@ -22,6 +22,12 @@ one stage's progress call to the next (its ``detail`` includes assembling the Na
 ``navjump_only_cpu_ms`` holds its stages native has not (``stances``, ``links``) and
 ``outside``, the bake's CPU outside every stage (input checks, statistics). Also both
 sides' medians, counts and peak memory. ``--partition`` picks the partition of both sides.
+
+``--native-tiled PATH`` (with ``--tile-size N``) compares a tiled bake the same way with
+native Recast's tiled build: PATH is ``scripts/native/tilebench`` (built by
+``scripts/native/build.sh``), RecastDemo's ``Sample_TileMesh`` flow at the same tile size
+(stages summed over the tiles; its ``TOTAL_RECAST`` leaves out Detour's tile data but keeps
+its triangle binning). Both sides then report their tile counts.
 """
 
 from __future__ import annotations
@@ -122,11 +128,14 @@ PARTITION_IDS = {"watershed": 0, "monotone": 1}
 
 def _stage_cpu(marks: list[tuple[str, float]], c0: float, c1: float) -> dict[str, float]:
     """Process CPU ms per stage from the progress marks (each stage runs from its mark to
-    the next one). ``outside``: the CPU of the bake outside every stage (checks before the
-    first stage, assembling the navmesh, statistics after the last)."""
-    cpu = {}
+    the next one; a tiled bake's per-tile stages summed). ``outside``: the CPU of the bake
+    outside every stage (checks before the first stage, assembling the navmesh, statistics
+    after the last)."""
+    cpu: dict[str, float] = {}
     for (name, a), (_, b) in zip(marks, marks[1:], strict=False):
-        cpu[name] = (b - a) * 1000.0
+        # a tiled bake marks "tile 3/16: regions": summed per stage over the tiles
+        stage = name.split(": ", 1)[1] if name.startswith("tile ") and ": " in name else name
+        cpu[stage] = cpu.get(stage, 0.0) + (b - a) * 1000.0
     cpu["outside"] = (c1 - c0) * 1000.0 - sum(cpu.values())
     return cpu
 
@@ -153,6 +162,7 @@ def serve(path: str, up: str, tile: int, settings_json: str) -> int:
         print("RESULT " + json.dumps({
             "polygons": nm.stats["polygons"], "area3d_m2": nm.stats["walkable_area_m2"],
             "wall": nm.stats["timings_ms"], "cpu": _stage_cpu(marks, c0, c1),
+            "tiles": len(set(nm.polygon_tile.tolist())) if nm.polygon_tile.size else None,
             "total_cpu": (c1 - c0) * 1000.0}), flush=True)
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print("QUIT " + json.dumps({"peak_rss_mb": rss}), flush=True)
@@ -188,11 +198,13 @@ class _Served:
 
 
 def paired(native: str, mesh: str, up: str, tile: int, pairs: int, set_args: list[str],
-           partition: str) -> dict:
-    """Native and NavJump baked in turn, ``pairs`` times; medians of per-pair ratios."""
+           partition: str, tile_size: int = 0) -> dict:
+    """Native and NavJump baked in turn, ``pairs`` times; medians of per-pair ratios.
+    ``tile_size``: ``native`` is the tiled driver (scripts/native/tilebench) at that size."""
     ours = _Served([sys.executable, __file__, mesh, "--serve", "--up", up, "--tile-one",
                     str(tile), f"--set=partition={partition}"] + [f"--set={s}" for s in set_args])
-    theirs = _Served([native, mesh, str(PARTITION_IDS[partition]), "serve", str(max(tile, 1))])
+    theirs = _Served([native, mesh, str(PARTITION_IDS[partition]), "serve", str(max(tile, 1))]
+                     + ([str(tile_size)] if tile_size else []))
     rows = []
     for i in range(pairs):
         if i % 2 == 0:
@@ -230,7 +242,10 @@ def paired(native: str, mesh: str, up: str, tile: int, pairs: int, set_args: lis
         "peak_rss_mb": {"navjump": round(ours_rss, 1), "native": round(theirs_rss, 1)},
         "polygons": {"navjump": last_ours["polygons"], "native": last_native["polygons"]},
         "area3d_m2": {"navjump": round(last_ours["area3d_m2"], 1),
-                      "native": last_native["area3d_m2"]},
+                      "native": last_native.get("area3d_m2")},
+        **({"tile_size": tile_size, "tiles": {"navjump": last_ours.get("tiles"),
+                                              "native": last_native.get("tiles")}}
+           if tile_size else {}),
     }
 
 
@@ -251,6 +266,9 @@ def main(argv=None) -> int:
     ap.add_argument("--out", help="also write the JSON here")
     ap.add_argument("--native", metavar="PATH",
                     help="native Recast bench driver: paired side-by-side comparison")
+    ap.add_argument("--native-tiled", metavar="PATH",
+                    help="native tiled Recast driver (scripts/native/tilebench): paired "
+                         "comparison of the --tile-size bake")
     ap.add_argument("--pairs", type=int, default=20, help="paired bakes per mesh (--native)")
     ap.add_argument("--tile-pairs", type=int, default=5, help="paired bakes per tiled mesh")
     ap.add_argument("--partition", default="watershed", choices=sorted(PARTITION_IDS),
@@ -271,14 +289,18 @@ def main(argv=None) -> int:
 
     if args.serve:
         return serve(args.meshes[0], args.up, args.tile_one, settings_json)
-    if args.native:
+    if args.native or args.native_tiled:
+        if args.native_tiled and not args.tile_size:
+            ap.error("--native-tiled needs --tile-size N")
+        native = args.native_tiled or args.native
         jobs = [(m, 1, args.pairs) for m in args.meshes]
         if args.tile > 1:
             jobs += [(m, args.tile, args.tile_pairs) for m in args.meshes]
-        results = [paired(args.native, m, args.up, k, n, args.set, args.partition)
+        results = [paired(native, m, args.up, k, n, args.set, args.partition,
+                          args.tile_size if args.native_tiled else 0)
                    for m, k, n in jobs if n > 0]
         report = {"python": sys.version.split()[0], "cpu_count": os.cpu_count(),
-                  "native": args.native, "settings": overrides, "results": results}
+                  "native": native, "settings": overrides, "results": results}
         text = json.dumps(report, indent=2)
         print(text)
         if args.out:
