@@ -23,13 +23,13 @@ _EDGE_KEY = CONTOUR_REG_MASK | AREA_BORDER
 
 
 # --------------------------------------------------------------------------- geometry
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def area2(ax, ay, bx, by, cx, cy):
     """Twice the signed area of triangle abc; > 0 when c is left of a->b (CCW)."""
     return (bx - ax) * (cy - ay) - (cx - ax) * (by - ay)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _between(ax, ay, bx, by, cx, cy):
     """c lies on the closed segment ab (collinear and within its extent)."""
     if area2(ax, ay, bx, by, cx, cy) != 0:
@@ -39,7 +39,7 @@ def _between(ax, ay, bx, by, cx, cy):
     return (ay <= cy <= by) or (ay >= cy >= by)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def intersect_proper(ax, ay, bx, by, cx, cy, dx, dy):
     """Segments ab and cd cross at a point interior to both."""
     abc = area2(ax, ay, bx, by, cx, cy)
@@ -51,7 +51,7 @@ def intersect_proper(ax, ay, bx, by, cx, cy, dx, dy):
     return ((abc > 0) != (abd > 0)) and ((cda > 0) != (cdb > 0))
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def intersect_segments(ax, ay, bx, by, cx, cy, dx, dy):
     """Closed segments ab and cd share any point."""
     if intersect_proper(ax, ay, bx, by, cx, cy, dx, dy):
@@ -60,7 +60,7 @@ def intersect_segments(ax, ay, bx, by, cx, cy, dx, dy):
             or _between(cx, cy, dx, dy, ax, ay) or _between(cx, cy, dx, dy, bx, by))
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _loop_area2(v):
     """Twice the signed area of a closed loop of (x, y, ...) rows."""
     n = v.shape[0]
@@ -71,7 +71,7 @@ def _loop_area2(v):
     return s
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _dist_pt_seg_sq(px, py, ax, ay, bx, by):
     dx = float(bx - ax)
     dy = float(by - ay)
@@ -88,7 +88,7 @@ def _dist_pt_seg_sq(px, py, ax, ay, bx, by):
 
 
 # --------------------------------------------------------------------------- walking
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _boundary_flags(span_con, span_reg):
     """Bit d set when edge d of a region span borders another region or nothing."""
     n = span_reg.shape[0]
@@ -106,7 +106,7 @@ def _boundary_flags(span_con, span_reg):
     return flags
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _corner_height(s, d, span_y, span_con):
     """Highest floor among the spans around the corner where edge d of span s starts.
 
@@ -129,7 +129,7 @@ def _corner_height(s, d, span_y, span_con):
     return h
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _walk_outlines(span_y, span_area, span_con, span_x, span_cy, span_reg):
     """Trace every boundary loop. Returns raw (K, 4) int64 rows, loop starts (L+1,),
     loop region ids (L,) and loop area ids (L,).
@@ -193,7 +193,7 @@ def _walk_outlines(span_y, span_area, span_con, span_x, span_cy, span_reg):
     return raw[:k], start[:c + 1], loop_reg[:c], loop_area[:c]
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _mark_tile_edges(raw, raw_start, x0, y0, x1, y1):
     """Flag every raw edge lying on a side of the tile box as a portal: the low bits get
     ``0xFFFF - side`` (side 0..3: left, bottom, right, top; tile regions stay below), nothing
@@ -221,14 +221,14 @@ def _mark_tile_edges(raw, raw_start, x0, y0, x1, y1):
 
 
 # ---------------------------------------------------------------------- simplifying
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _insert(idx, m, pos, value):
     for j in range(m, pos, -1):
         idx[j] = idx[j - 1]
     idx[pos] = value
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _simplify_loop(raw, max_error, max_edge_len):
     """Simplified loop (M, 4) int64 from a raw loop; flags describe the edge from each
     vertex to the next."""
@@ -357,7 +357,7 @@ def _simplify_loop(raw, max_error, max_edge_len):
     return out[:m].copy()
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _simplify_all(raw, raw_start, max_error, max_edge_len):
     n_loops = raw_start.shape[0] - 1
     parts = []
@@ -378,7 +378,7 @@ def _simplify_all(raw, raw_start, max_error, max_edge_len):
 
 
 # ---------------------------------------------------------------------- hole merging
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _in_cone(poly, n, j, px, py):
     """Point p lies strictly inside the interior angle of CCW loop ``poly`` at vertex j."""
     a0 = (j + n - 1) % n
@@ -394,7 +394,7 @@ def _in_cone(poly, n, j, px, py):
                 and area2(px, py, jx, jy, poly[a0, 0], poly[a0, 1]) >= 0)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _segment_hits_loop(ax, ay, bx, by, poly, n):
     """Segment ab touches an edge of the loop not sharing an end point with ab."""
     xmin = min(ax, bx)
@@ -418,7 +418,7 @@ def _segment_hits_loop(ax, ay, bx, by, poly, n):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _point_in_loop(px2, py2, poly):
     """Even-odd test for the doubled point (px2/2, py2/2) against a loop."""
     n = poly.shape[0]
@@ -443,7 +443,7 @@ def _point_in_loop(px2, py2, poly):
     return inside
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _leftmost(poly):
     b = 0
     for i in range(1, poly.shape[0]):
@@ -452,7 +452,7 @@ def _leftmost(poly):
     return b
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _bridge_hole(outline, hole, first, pending, verts, start):
     """Merge ``hole`` into ``outline`` through the shortest diagonal that crosses neither
     the outline nor any hole still pending. Returns the merged loop, or the outline
@@ -504,7 +504,7 @@ def _bridge_hole(outline, hole, first, pending, verts, start):
     return outline, False
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _merge_holes(verts, start, reg):
     """Group loops per region, bridge every hole into the outer loop that contains it.
 

@@ -55,13 +55,13 @@ _EPS_DIST = 1e-6  # "on an edge" threshold, in cells
 
 
 # --------------------------------------------------------------------------- geometry
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _cross(ax, ay, bx, by, cx, cy):
     """Twice the signed area of triangle abc (> 0 when counter-clockwise)."""
     return (bx - ax) * (cy - ay) - (by - ay) * (cx - ax)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _in_circumcircle(ax, ay, bx, by, cx, cy, dx, dy):
     """True when d lies strictly inside the circumcircle of counter-clockwise abc."""
     adx, ady = ax - dx, ay - dy
@@ -77,7 +77,7 @@ def _in_circumcircle(ax, ay, bx, by, cx, cy, dx, dy):
     return det > 1e-10 * s * s * s * s
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _edge_distances(lx, ly, a, b, c, px, py):
     """Signed distances of p to the lines ab, bc, ca (positive inside a CCW triangle)."""
     lab = math.hypot(lx[b] - lx[a], ly[b] - ly[a])
@@ -89,7 +89,7 @@ def _edge_distances(lx, ly, a, b, c, px, py):
     return d0, d1, d2
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _locate(lx, ly, tv, ntris, px, py):
     """Triangle containing p (the one p is deepest inside), and that depth."""
     best, best_depth = -1, -np.inf
@@ -101,7 +101,7 @@ def _locate(lx, ly, tv, ntris, px, py):
     return best, best_depth
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _walk_locate(lx, ly, tv, tn, ntris, start, px, py):
     """Triangle holding p, walking from ``start`` towards p across the edges p lies beyond.
 
@@ -127,7 +127,7 @@ def _walk_locate(lx, ly, tv, tn, ntris, start, px, py):
     return _locate(lx, ly, tv, ntris, px, py)[0]
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _height_in_triangle(lx, ly, lz, tv, t, px, py):
     a, b, c = tv[t, 0], tv[t, 1], tv[t, 2]
     wa = _cross(lx[b], ly[b], lx[c], ly[c], px, py)
@@ -140,7 +140,7 @@ def _height_in_triangle(lx, ly, lz, tv, t, px, py):
 
 
 # ------------------------------------------------------------------------ height patch
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _fill_patch(patch, queue, px0, py0, pw, ph, gverts, poly, nv, region, use_regions,
                 width, cell_index, cell_count, span_y, span_con, span_reg, span_x, span_cy):
     """Fill patch[:pw*ph] (row-major, x fastest) with floor levels under the polygon."""
@@ -208,7 +208,7 @@ def _fill_patch(patch, queue, px0, py0, pw, ph, gverts, poly, nv, region, use_re
             nq += 1
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _patch_level(patch, px0, py0, pw, ph, x, y, ref, cs):
     """Floor level (voxels) under bmin-relative point (x, y); ``ref`` if nothing is known.
 
@@ -242,7 +242,7 @@ def _patch_level(patch, px0, py0, pw, ph, x, y, ref, cs):
 
 
 # ----------------------------------------------------------------------- triangulation
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _triangulate_hull(lx, ly, hull, nhull, ring, tv, eps_area):
     """Ear-clip the hull polygon (CCW) into tv; returns the triangle count.
 
@@ -298,7 +298,7 @@ def _triangulate_hull(lx, ly, hull, nhull, ring, tv, eps_area):
     return nt
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _link_triangles(tv, tn, nt):
     """tn[t, k] = triangle across edge k (corner k -> k+1) of t, or -1."""
     for t in range(nt):
@@ -315,7 +315,7 @@ def _link_triangles(tv, tn, nt):
                         tn[u, m] = t
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _relink(tn, t, old, new):
     if t >= 0:
         for k in range(3):
@@ -324,7 +324,7 @@ def _relink(tn, t, old, new):
                 return
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _legalise(lx, ly, tv, tn, tstamp, stamp, stack, top, eps_area):
     """Lawson flips from the pending edges on the stack until the mesh is Delaunay.
 
@@ -373,7 +373,7 @@ def _legalise(lx, ly, tv, tn, tstamp, stamp, stack, top, eps_area):
             top += 4
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _legalise_all(lx, ly, tv, tn, nt, tstamp, stamp, stack, eps_area):
     top = 0
     for t in range(nt):
@@ -384,7 +384,7 @@ def _legalise_all(lx, ly, tv, tn, nt, tstamp, stamp, stack, eps_area):
     _legalise(lx, ly, tv, tn, tstamp, stamp, stack, top, eps_area)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _insert_point(v, start, lx, ly, tv, tn, nt, tstamp, stamp, stack, eps_area, eps_dist):
     """Insert vertex v (searching from triangle ``start``); returns the new triangle count,
     or -1 when v cannot be inserted (outside, on the hull, or on an existing vertex)."""
@@ -462,7 +462,7 @@ def _insert_point(v, start, lx, ly, tv, tn, nt, tstamp, stamp, stack, eps_area, 
 
 
 # ------------------------------------------------------------------------- per polygon
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _sample_edge(i, j, gverts, poly, px, py, pz, nverts, hull, nhull, patch, px0, py0, pw, ph,
                  cs, ch, sample_dist, max_err, edge_cap, ex, ey, ez, idx):
     """Append the edge points of polygon edge i -> j to the vertex and hull lists.
@@ -517,7 +517,7 @@ def _sample_edge(i, j, gverts, poly, px, py, pz, nverts, hull, nhull, patch, px0
     return nverts, nhull
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _min_extent(lx, ly, n):
     """Smallest width of the polygon: min over edges of the farthest vertex from it."""
     best = np.inf
@@ -534,7 +534,7 @@ def _min_extent(lx, ly, n):
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _grow_rows(a, need):
     if need <= a.shape[0]:
         return a
@@ -543,7 +543,7 @@ def _grow_rows(a, need):
     return b
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _detail_kernel(gverts, polys, regs, use_regions, width, height, cell_index, cell_count,
                    span_y, span_con, span_reg, span_x, span_cy, cs, ch, sample_dist, max_err):
     npolys, nvp = polys.shape

@@ -18,7 +18,7 @@ WELD_HEIGHT_TOLERANCE = 2
 
 
 # ----------------------------------------------------------------------- triangulation
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _in_cone(i, j, ind, m, x, y, loose):
     """Diagonal from polygon position i to j leaves vertex i into the polygon's inside."""
     pi = ind[i]
@@ -35,7 +35,7 @@ def _in_cone(i, j, ind, m, x, y, loose):
                 and area2(x[pj], y[pj], x[pi], y[pi], x[pp], y[pp]) >= 0)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _clear_of_edges(i, j, ind, m, x, y, loose):
     """Segment (i, j) meets no polygon edge, ignoring edges that touch its end points
     (by position, so the repeated corners of a bridged hole do not block it)."""
@@ -68,13 +68,13 @@ def _clear_of_edges(i, j, ind, m, x, y, loose):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _diagonal(i, j, ind, m, x, y, loose):
     return (_in_cone(i, j, ind, m, x, y, loose) and _in_cone(j, i, ind, m, x, y, loose)
             and _clear_of_edges(i, j, ind, m, x, y, loose))
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def triangulate(x, y):
     """Ear-clip a CCW polygon. Returns (tris (T, 3) int64 local indices, failed).
 
@@ -164,7 +164,7 @@ def triangulate(x, y):
 
 
 # ---------------------------------------------------------------------------- merging
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _merge_value(pa, na, pb, nb, vx, vy, nvp):
     """Squared length of the edge polygons a and b share if merging them keeps a convex
     polygon of at most nvp vertices; else -1. Also returns the shared edge positions."""
@@ -200,7 +200,7 @@ def _merge_value(pa, na, pb, nb, vx, vy, nvp):
     return dx * dx + dy * dy, ea, eb
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _best_merge(p, polys, cnt, nbr, vx, vy, nvp):
     """Best merge partner of polygon p among its neighbours: (value, partner)."""
     best = np.int64(0)
@@ -216,14 +216,14 @@ def _best_merge(p, polys, cnt, nbr, vx, vy, nvp):
     return best, partner
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _replace_ref(nbr, cnt, p, old, new):
     for i in range(cnt[p]):
         if nbr[p, i] == old:
             nbr[p, i] = new
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _merge_polys(polys, cnt, npolys, vx, vy, nvp, nverts):
     """Greedily merge the pair sharing the longest edge until no merge keeps a convex
     polygon of at most nvp vertices. Works in place on the first ``npolys`` rows and
@@ -296,7 +296,7 @@ def _merge_polys(polys, cnt, npolys, vx, vy, nvp, nverts):
 
 
 # ---------------------------------------------------------------------------- welding
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _weld_vertex(x, y, z, verts, nverts, bucket_first, vert_next, tol):
     """Index of a welded vertex at (x, y) with height within tol, adding one if needed."""
     mask = bucket_first.shape[0] - 1
@@ -314,7 +314,7 @@ def _weld_vertex(x, y, z, verts, nverts, bucket_first, vert_next, tol):
     return nverts, nverts + 1
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _build_polys(cverts, cstart, creg, carea, nvp, tol):
     n_cont = cstart.shape[0] - 1
     total = cverts.shape[0]
@@ -403,7 +403,7 @@ def _drop_unused_vertices(verts, polys):
 
 
 # -------------------------------------------------------------------------- adjacency
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def build_adjacency(polys, nverts):
     """``neighbours[p, i]``: the polygon whose edge runs opposite to edge i of p, or -1."""
     npolys, nvp = polys.shape

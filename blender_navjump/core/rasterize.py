@@ -31,7 +31,7 @@ _MIN, _MAX, _NEXT, _AREA = 0, 1, 2, 3
 MAX_SPAN_SLOTS = 2**31 - 1  # span indices are int32
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def mark_walkable_triangles(vertices, triangles, slope_cos, walkable_mask):
     """Area id per triangle: WALKABLE (1) when flat enough and allowed, else 0."""
     m = triangles.shape[0]
@@ -53,7 +53,7 @@ def mark_walkable_triangles(vertices, triangles, slope_cos, walkable_mask):
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _split_polygon(src, n_src, below, above, axis, offset):
     """Split polygon src by the plane coord[axis] = offset in one pass.
 
