@@ -10,8 +10,9 @@ pipeline alone; only one tile's grid is alive at a time.
 Meeting exactly on tile edges. Two tiles share the columns on either side of their edge
 (each has the other's first columns in its border), so both know the same spans there.
 Every tile cuts a strip ``STRIP_CELLS`` wide along each of its sides into regions of its
-own, split wherever the spans of either column of the edge change (floors, areas,
-clearance) and at the corner squares; the outline edges on the tile's sides are portals
+own, split wherever the walkable spans of either column of the edge change (their areas:
+stance and user area) or break off from the row before (a step beyond climb, a wall) and
+at the corner squares; the outline edges on the tile's sides are portals
 (``contours.build_contours(tile_box=...)``), so simplification keeps exactly the cut
 corners. The two tiles therefore put the same vertices, at the same heights, on their
 common edge, and welding those vertices joins the tiles' polygons into one mesh whose
@@ -170,27 +171,54 @@ def _fill_bins(t0, t1, tiles_x, base, fill, items):
 
 # ----------------------------------------------------------------- tile-edge regions
 @njit(cache=True)
-def _cell_signatures(cell_index, cell_count, span_y, span_h, span_area):
-    """A hash per cell of its walkable spans (floor, clearance, area): two cells with the
-    same signature give the same outline along a tile edge."""
+def _cell_signatures(cell_index, cell_count, span_area, span_con, width):
+    """Per cell: a hash of its walkable spans' areas (bottom to top), and whether each of
+    them goes on, as the span of the same rank, into the cell before it along x
+    (``cont_x``: cell x - 1) and along y (``cont_y``: cell y - 1) with the same area.
+    Two consecutive cells along a tile edge whose signatures match and that go on into one
+    another outline one edge piece; heights (slopes, steps within climb) do not matter."""
     n = cell_index.shape[0]
     sig = np.zeros(n, np.int64)
+    cont_x = np.zeros(n, np.bool_)
+    cont_y = np.zeros(n, np.bool_)
+    rank = np.full(span_area.shape[0], -1, np.int64)
     for c in range(n):
         h = np.int64(1469598103934665603)
+        r = 0
         for s in range(cell_index[c], cell_index[c] + cell_count[c]):
             if span_area[s] != 0:
-                h = (h ^ (span_y[s] * 131 + span_area[s])) * np.int64(1099511628211)
-                h = (h ^ min(span_h[s], 1 << 20)) * np.int64(1099511628211)
+                h = (h ^ (span_area[s] + 1)) * np.int64(1099511628211)
+                rank[s] = r
+                r += 1
         sig[c] = h
-    return sig
+    for c in range(n):
+        ok_x = c % width != 0
+        ok_y = c >= width
+        for s in range(cell_index[c], cell_index[c] + cell_count[c]):
+            if span_area[s] == 0:
+                continue
+            kx = span_con[s, 0]  # the neighbour at x - 1
+            if kx < 0 or rank[kx] != rank[s] or span_area[kx] != span_area[s]:
+                ok_x = False
+            ky = span_con[s, 3]  # the neighbour at y - 1
+            if ky < 0 or rank[ky] != rank[s] or span_area[ky] != span_area[s]:
+                ok_y = False
+        cont_x[c] = ok_x
+        cont_y[c] = ok_y
+    return sig, cont_x, cont_y
 
 
-def _side_segments(sig_a: np.ndarray, sig_b: np.ndarray, lo: int, hi: int) -> np.ndarray:
+def _side_segments(sig_a: np.ndarray, sig_b: np.ndarray, cont_a: np.ndarray,
+                   cont_b: np.ndarray, lo: int, hi: int) -> np.ndarray:
     """Segment number of each row lo..hi-1 along a tile side whose two columns have the
-    signatures ``sig_a``/``sig_b`` (indexed by row): a new segment starts wherever either
-    column changes and at the corner squares (lo + STRIP_CELLS, hi - STRIP_CELLS)."""
+    signatures ``sig_a``/``sig_b`` (indexed by row) and go on from the row before
+    (``cont_a``/``cont_b``): a new segment starts wherever either column changes its
+    walkable areas or breaks off from the row before, and at the corner squares
+    (lo + STRIP_CELLS, hi - STRIP_CELLS). Both tiles of the edge know both columns, so
+    they cut at the same rows."""
     rows = np.arange(lo + 1, hi)
     cut = (sig_a[rows] != sig_a[rows - 1]) | (sig_b[rows] != sig_b[rows - 1])
+    cut |= ~cont_a[rows] | ~cont_b[rows]
     cut |= (rows == lo + STRIP_CELLS) | (rows == hi - STRIP_CELLS)
     return np.concatenate([[0], np.cumsum(cut)]).astype(np.int64)
 
@@ -356,14 +384,14 @@ class TileCore:
 
     def before_regions(self, chf) -> None:
         x0, y0, x1, y1 = self.box
-        sig = _cell_signatures(chf.cell_index, chf.cell_count, chf.span_y, chf.span_h,
-                               chf.span_area).reshape(chf.height, chf.width)
+        sig, cx, cy = (a.reshape(chf.height, chf.width) for a in _cell_signatures(
+            chf.cell_index, chf.cell_count, chf.span_area, chf.span_con, chf.width))
         self.segments = (
-            _side_segments(sig[:, x0 - 1], sig[:, x0], y0, y1),  # left
-            _side_segments(sig[y0 - 1, :], sig[y0, :], x0, x1),  # bottom
-            _side_segments(sig[:, x1 - 1], sig[:, x1], y0, y1),  # right
-            _side_segments(sig[y1 - 1, :], sig[y1, :], x0, x1),  # top
-        )
+            _side_segments(sig[:, x0 - 1], sig[:, x0], cy[:, x0 - 1], cy[:, x0], y0, y1),
+            _side_segments(sig[y0 - 1, :], sig[y0, :], cx[y0 - 1, :], cx[y0, :], x0, x1),
+            _side_segments(sig[:, x1 - 1], sig[:, x1], cy[:, x1 - 1], cy[:, x1], y0, y1),
+            _side_segments(sig[y1 - 1, :], sig[y1, :], cx[y1 - 1, :], cx[y1, :], x0, x1),
+        )  # left, bottom, right, top
         if self.min_area > 0:
             _drop_small_islands(chf.span_area, chf.span_con, chf.span_x, chf.span_cy,
                                 chf.width, chf.height, self.edge_cells, self.min_area)
