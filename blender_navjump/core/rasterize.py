@@ -89,21 +89,28 @@ def _split_polygon(src, n_src, below, above, axis, offset):
 
 @njit(cache=True, nogil=True)
 def rasterize_kernel(vertices, triangles, tri_area, bmin, bmax, cs, ch, width, height,
-                     merge_threshold, row_lo, row_hi, span_capacity=0):
+                     merge_threshold, row_lo, row_hi, span_capacity=0, col_lo=0, col_hi=-1):
     """Rasterise all triangles into rows [row_lo, row_hi) of the grid.
 
     ``span_capacity``: an upper bound of the spans (``settings.raster_span_bound``) that
     caps the first guess of the room (0: no bound); the room doubles when full.
+    ``col_lo``/``col_hi``: only the columns [col_lo, col_hi) of the grid are kept (a tile's
+    window of the level's frame; -1: every column). A row is still cut left to right from
+    the triangle's own first column, so a column's spans do not depend on the window: two
+    windows sharing a column compute it to the last bit, and as the whole grid does.
 
     Returns (column_head, span_min, span_max, span_area, span_next, n_spans): exact-size
     arrays, spans column by column (``_column_order``). Columns are indexed
-    x + (y - row_lo) * width.
+    (x - col_lo) + (y - row_lo) * (col_hi - col_lo).
     """
     rows = row_hi - row_lo
-    column_head = np.full(width * rows, -1, np.int32)
+    if col_hi < 0:
+        col_hi = width
+    cols = col_hi - col_lo
+    column_head = np.full(cols * rows, -1, np.int32)
     # a column's worth per cell or four per triangle, and never more than the bound: a
     # fresh mmap of the whole bound faulted in more pages than growing once costs
-    cap = max(1024, triangles.shape[0] * 4, width * rows)
+    cap = max(1024, triangles.shape[0] * 4, cols * rows)
     if span_capacity > 0:
         cap = min(cap, span_capacity, MAX_SPAN_SLOTS)
     # while rasterising, one row per span (min, max, next, area): a span's fields share a
@@ -172,8 +179,8 @@ def rasterize_kernel(vertices, triangles, tri_area, bmin, bmax, cs, ch, width, h
                 rmax_x = max(rmax_x, row[i, 0])
             x0 = max(int(math.floor(rmin_x * inv_cs)), 0)
             x_last = int(math.floor(rmax_x * inv_cs))
-            x1 = min(x_last, width - 1)
-            if x0 > x1:
+            x1 = min(x_last, col_hi - 1)
+            if max(x0, col_lo) > x1:
                 continue
             for x in range(x0, x1 + 1):
                 if nrow < 3:
@@ -188,6 +195,8 @@ def rasterize_kernel(vertices, triangles, tri_area, bmin, bmax, cs, ch, width, h
                     cell = cell_poly
                     row, row_spare = row_spare, row
                     nrow = nr
+                if x < col_lo:
+                    continue  # cut off on the way to the window, not kept
                 if ncell < 3:
                     continue
                 smin = cell[0, 2]
@@ -203,7 +212,7 @@ def rasterize_kernel(vertices, triangles, tri_area, bmin, bmax, cs, ch, width, h
                 hi = int(math.ceil(smax * inv_ch))
                 if hi <= lo:
                     hi = lo + 1
-                col = x + (y - row_lo) * width
+                col = (x - col_lo) + (y - row_lo) * cols
                 # --- insert span (lo, hi, area) into the column, merging overlaps ---
                 prev = -1
                 cur = column_head[col]

@@ -327,9 +327,10 @@ def _drop_small_islands(span_area, span_con, span_x, span_cy, width, height, mar
 class Raster:
     """Rasterises tiles in one frame for the whole level: the level's grid widened by
     ``pad`` cells on every side. Each tile rasterises its rows of that frame (same origin,
-    same arithmetic for every tile) and keeps its own columns; a tile computed apart from
-    its neighbour would round a triangle edge on a cell boundary its own way, and the two
-    could disagree by a cell on their common edge."""
+    same arithmetic for every tile) and keeps its own columns (``rasterize_kernel``'s
+    window); a tile computed apart from its neighbour would
+    round a triangle edge on a cell boundary its own way, and the two could disagree by a
+    cell on their common edge."""
 
     def __init__(self, grid: TileGrid, pad: int):
         self.grid = grid
@@ -351,9 +352,7 @@ class Raster:
         bmax = self.grid.bmax.copy()
         head, smin, smax, sarea, snext, n = rasterize_kernel(
             v, t, tri_area, self.bmin, bmax, cfg.cs, cfg.ch, self.width, self.height,
-            cfg.walkable_climb, oy, oy + cfg.height, span_capacity)
-        head = np.ascontiguousarray(
-            head.reshape(cfg.height, self.width)[:, ox:ox + cfg.width]).reshape(-1)
+            cfg.walkable_climb, oy, oy + cfg.height, span_capacity, ox, ox + cfg.width)
         return Heightfield(width=cfg.width, height=cfg.height, bmin=cfg.bmin, cs=cfg.cs,
                            ch=cfg.ch, column_head=head, span_min=smin[:n], span_max=smax[:n],
                            span_area=sarea[:n], span_next=snext[:n])
