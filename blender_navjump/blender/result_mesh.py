@@ -60,4 +60,5 @@ def link_edges(navmesh: NavMesh) -> EdgeMesh:
         attributes={"kind": np.asarray(navmesh.link_kind, np.int32),
                     "bidirectional": np.asarray(navmesh.link_bidirectional, np.bool_),
                     "width": width.astype(np.float32),
-                    "cost": np.asarray(navmesh.link_cost, np.float32)})
+                    "cost": np.asarray(navmesh.link_cost, np.float32),
+                    "area": np.asarray(navmesh.link_area, np.int32)})

@@ -11,7 +11,7 @@
   .blend is saved.
 * ``NavJump Links``: one edge per jump link (start-segment midpoint to end-segment
   midpoint), edge attributes ``kind`` (index into LINK_KINDS), ``bidirectional``,
-  ``width`` (m) and ``cost``.
+  ``width`` (m), ``cost`` and ``area`` (the link's area id, ``NavMesh.link_area``).
 * A ``NavJump Report`` text datablock with a readable summary.
 
 The new result is computed completely (arrays, blobs, report) before the old one is

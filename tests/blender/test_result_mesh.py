@@ -5,6 +5,7 @@ import pytest
 from navmesh_builders import navmesh_from_polygons, with_links
 
 from blender_navjump.blender import result_mesh
+from blender_navjump.core.kinds import LINK_KIND_AREAS
 from blender_navjump.core.navmesh import empty_navmesh
 
 
@@ -42,6 +43,8 @@ def test_link_edges_join_segment_midpoints_with_their_attributes():
     assert list(edges.attributes["bidirectional"]) == [False, True]
     assert edges.attributes["cost"] == pytest.approx([2.0, 3.5])
     assert list(edges.attributes["kind"]) == list(nm.link_kind)
+    assert list(edges.attributes["area"]) == list(nm.link_area) == [
+        LINK_KIND_AREAS[k] for k in nm.link_kind]
 
 
 def test_an_empty_navmesh_gives_empty_meshes():
