@@ -46,6 +46,7 @@ from .links_geom import (
     triangle_near_quad,
     triangles_in_box,
 )
+from .query.jit import hot_kernel
 
 # Bisection steps that refine a ground edge between two profile samples: one cell / 64
 # (5 mm at 0.3 m cells), far below the voxel and the collision tolerance; the kept side is
@@ -60,7 +61,7 @@ HEIGHT_EPS = 1e-9
 
 
 
-@njit(cache=True)
+@hot_kernel
 def flight_time(dz, mode, prm):
     """Airborne time to land dz above the take-off height, or -1 when impossible."""
     g = prm.gravity
@@ -87,7 +88,7 @@ def flight_time(dz, mode, prm):
 TOP_OFFSET = 1 << 30
 
 
-@njit(cache=True)
+@hot_kernel
 def _column_top(c, vox):
     column_head, span_min, span_max, span_next, col_top = vox
     if col_top[c] == 0:
@@ -100,7 +101,7 @@ def _column_top(c, vox):
     return col_top[c] - TOP_OFFSET
 
 
-@njit(cache=True)
+@hot_kernel
 def _quad_rect_dist2(qx, qy, x0, y0, x1, y1):
     """Squared distance between the convex quadrilateral (qx, qy: 4 corners in order) and
     the rectangle [x0, x1] x [y0, y1]; 0 when they overlap."""
@@ -143,7 +144,7 @@ def _quad_rect_dist2(qx, qy, x0, y0, x1, y1):
     return best
 
 
-@njit(cache=True)
+@hot_kernel
 def column_range(xlo, xhi, ylo, yhi, prm):
     """Columns (x0, x1, y0, y1, inclusive, clipped to the grid) covering a world xy box."""
     cs = prm.cs
@@ -154,7 +155,7 @@ def column_range(xlo, xhi, ylo, yhi, prm):
     return x0, x1, y0, y1
 
 
-@njit(cache=True)
+@hot_kernel
 def _swept_corners(x0, y0, ux, uy, s0, s1, ex, ey, lat):
     """Corners (x tuple, y tuple), in order, of the walked segment s0..s1 along the ray
     widened by +-lat along (ex, ey); tuples, so no heap allocation on this hot path."""
@@ -166,7 +167,7 @@ def _swept_corners(x0, y0, ux, uy, s0, s1, ex, ey, lat):
             (ay - lat * ey, by - lat * ey, by + lat * ey, ay + lat * ey))
 
 
-@njit(cache=True)
+@hot_kernel
 def walk_blocked(x0, y0, ux, uy, s0, s1, z, ex, ey, prm, vox):
     """The cylinder walking from s0 to s1 along the ray, feet at height z, widened sideways
     by +-lateral along (ex, ey): one exact test of the whole swept area (a parallelogram
@@ -201,7 +202,7 @@ def walk_blocked(x0, y0, ux, uy, s0, s1, z, ex, ey, prm, vox):
     return False
 
 
-@njit(cache=True)
+@hot_kernel
 def _feet_range(ta, tb, z0, vz, g):
     """Lowest and highest feet height of the arc z0 + vz t - g t^2 / 2 over [ta, tb]."""
     za = z0 + vz * ta - 0.5 * g * ta * ta
@@ -213,7 +214,7 @@ def _feet_range(ta, tb, z0, vz, g):
     return min(za, zb), hi
 
 
-@njit(cache=True)
+@hot_kernel
 def spans_overlap(c, lo_lvl, hi_lvl, vox):
     """A solid span of column c overlaps the levels (lo_lvl, hi_lvl)?"""
     column_head, span_min, span_max, span_next, col_top = vox
@@ -227,7 +228,7 @@ def spans_overlap(c, lo_lvl, hi_lvl, vox):
     return False
 
 
-@njit(cache=True)
+@hot_kernel
 def arc_length(z0, vx, vz, t_f, prm):
     """Length of the flight arc: a polyline every arc_step of its length bound."""
     g = prm.gravity
@@ -270,7 +271,7 @@ def tri_walk_blocked(x0, y0, ux, uy, s0, s1, z, ex, ey, prm, tri):
                                      tri, p0, p1, p2, quad)
 
 
-@njit(cache=True)
+@hot_kernel
 def _feet_band(lo, hi, z0, vz, g, t_f, win):
     """Times in [0, t_f] when the feet z0 + vz t - g t^2 / 2 lie between lo and hi (a
     concave parabola: at most two intervals), written to ``win`` rows; returns their
@@ -390,13 +391,13 @@ def body_walk_blocked(x0, y0, ux, uy, s0, s1, z, ex, ey, prm, tri, vox):
     return tri_walk_blocked(x0, y0, ux, uy, s0, s1, z, ex, ey, prm, tri)
 
 
-@njit(cache=True)
+@hot_kernel
 def support(x, y, zref, prm, tri):
     c = prm.climb
     return has_ground(x, y, zref - c, zref + c, tri)
 
 
-@njit(cache=True)
+@hot_kernel
 def takeoff_distance(x0, y0, z0, ux, uy, limit, prm, tri):
     """s_T: where the ground under the run-up (within climb of z0) ends, marching every
     profile_step from P0 and bisecting the first gap. -1 when P0 itself has no ground or the
@@ -424,7 +425,7 @@ def takeoff_distance(x0, y0, z0, ux, uy, limit, prm, tri):
         j += 1
 
 
-@njit(cache=True)
+@hot_kernel
 def touchdown_distance(x0, y0, ux, uy, dist, z1, s_t, prm, tri):
     """s_L: start of the landing ground (within climb of z1) that reaches P1, marching back
     from P1 every profile_step and bisecting the last gap; s_t when there is no gap after s_t.
@@ -455,7 +456,7 @@ def touchdown_distance(x0, y0, ux, uy, dist, z1, s_t, prm, tri):
         j += 1
 
 
-@njit(cache=True)
+@hot_kernel
 def kind_of(dz, climb):
     """The link kind (``kinds.LINK_*``) of a trajectory rising dz: a drop below -climb, a
     jump across within climb, a jump up above it."""
@@ -466,7 +467,7 @@ def kind_of(dz, climb):
     return LINK_JUMP_UP
 
 
-@njit(cache=True)
+@hot_kernel
 def flight_ok(kind, mode, dz, d_air, prm):
     """Reach rules; returns (ok, flight time, vx)."""
     if kind == LINK_DROP:

@@ -31,6 +31,7 @@ from .links_model import (
     walk_blocked,
 )
 from .parallel import run_banded
+from .query.jit import hot_kernel
 from .settings import LINK_COLLISION_TOLERANCE
 
 # columns of a sample row (``links._sample_edges``): point on a border edge, the edge's
@@ -60,7 +61,7 @@ FLIGHT_BUDGET = 8
 MAX_LAYERS = 8
 
 
-@njit(cache=True)
+@hot_kernel
 def _chf_candidate(c, z0, dead, prm, chf):
     """Kinds (bits ``1 << kind``: BIT_DROP, BIT_ACROSS, BIT_UP) still searched (not ``dead``) that a
     standing span of column c could be a landing for. One cell height of slack: the navmesh
@@ -84,7 +85,7 @@ def _chf_candidate(c, z0, dead, prm, chf):
     return mask
 
 
-@njit(cache=True)
+@hot_kernel
 def _solid_at(c, zlo, zhi, prm, vox):
     """Solid overlapping heights (zlo, zhi) in column c?"""
     if zhi <= zlo:
@@ -92,7 +93,7 @@ def _solid_at(c, zlo, zhi, prm, vox):
     return spans_overlap(c, (zlo - prm.bz) / prm.ch, (zhi - prm.bz) / prm.ch, vox)
 
 
-@njit(cache=True)
+@hot_kernel
 def _wall_ahead(x0, y0, z0, ux, uy, prm, vox):
     """Quick look for a wall right in front of a border point: solid over the agent's body
     heights in the column one agent radius and half a cell out along u (the navmesh border
@@ -399,7 +400,7 @@ def search_landings(samples, dir_cos, dir_sin, enabled, prm, tri, vox, chf, pidx
                               math.nan, math.nan)
 
 
-@njit(cache=True)
+@hot_kernel
 def _off_chord(ax, ay, az, bx, by, bz, qx, qy, qz, f):
     """Squared distance of q from the point a fraction f along a -> b."""
     return ((ax + f * (bx - ax) - qx) ** 2 + (ay + f * (by - ay) - qy) ** 2
@@ -608,7 +609,7 @@ def _landing_envelope(fit, samples, res, i0, i1, kind, limit):
 N_FIT = 14
 
 
-@njit(cache=True)
+@hot_kernel
 def link_point(fit, pos):
     """Start and end points at position pos (0..1) along a fitted group."""
     t = fit[F_TLO] + pos * (fit[F_THI] - fit[F_TLO])
@@ -616,7 +617,7 @@ def link_point(fit, pos):
             fit[F_EX] + t * fit[F_EXS], fit[F_EY] + t * fit[F_EYS], fit[F_EZ] + t * fit[F_EZS])
 
 
-@njit(cache=True)
+@hot_kernel
 def _end_poly(x, y, z, exclude, prm, pidx, out_poly, out_z):
     c = prm.climb
     nh = locate(x, y, z - c, z + c, exclude, pidx, out_poly, out_z)
@@ -636,7 +637,7 @@ def _end_poly(x, y, z, exclude, prm, pidx, out_poly, out_z):
 N_LINK = 19
 
 
-@njit(cache=True)
+@hot_kernel
 def check_positions(width, prm):
     """Number of intervals between the positions a link is tested at: at most half a cell
     apart, both ends included (docs/jump-links.md, "Validity")."""
@@ -684,7 +685,7 @@ EXTEND_STEPS = 40
 JOIN_PULL_STEPS = 12
 
 
-@njit(cache=True)
+@hot_kernel
 def _near_navmesh(x, y, z, exclude, prm, pidx, out_poly, out_z):
     """A standing polygon (not ``exclude``) within the agent's radius of (x, y), at height
     z within climb: on the point, or on one of 8 points around it at half and the full
@@ -970,7 +971,7 @@ def reverse_band(starts, ends, modes, edge_dirs, enabled, prm, tri, vox, ok_out,
             len_out[li] = total / (cnt + 1)
 
 
-@njit(cache=True)
+@hot_kernel
 def _point_seg_dist(p, a, b):
     dx = b[0] - a[0]
     dy = b[1] - a[1]
@@ -1048,7 +1049,7 @@ def dedupe(order, starts, ends, boxes, bidir, tol):
     return keep
 
 
-@njit(cache=True)
+@hot_kernel
 def _segments_on_line(a, b, col, x0, y0, dx, dy, tol):
     """Do both points of the segment at column ``col`` of link rows ``a`` and ``b`` lie
     within ``tol`` (XY) of the line through (x0, y0) along the unit vector (dx, dy)?"""
