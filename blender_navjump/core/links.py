@@ -65,6 +65,7 @@ from .links_search import (
     N_LINK,
     N_RES,
     N_SAMPLE,
+    N_VCOUNT,
     R_X,
     R_Y,
     R_Z,
@@ -79,6 +80,10 @@ from .links_search import (
     S_X,
     S_Y,
     S_Z,
+    V_FULL,
+    V_FULL_FAILS,
+    V_GROW,
+    V_PARTS,
     dedupe,
     group_runs,
     merge_links,
@@ -510,8 +515,14 @@ def build_links(nm, hf, chf, cfg, settings, vertices, triangles, debug=None) -> 
     np.cumsum(sizes, out=offsets[1:])
     out = np.empty((int(offsets[-1]), N_LINK), np.float64)
     out_n = np.zeros(sizes.size, np.int64)
+    vc = np.zeros((sizes.size, N_VCOUNT), np.int64)
     run_banded(validate_groups, int(sizes.size), samples, res, groups, offsets, prm, tri, vox,
-               pidx, out, out_n, min_rows=8, per_worker=16)
+               pidx, out, out_n, vc, min_rows=8, per_worker=16)
+    vsum = vc.sum(axis=0)
+    info["validate_counts"] = {
+        "groups": int(sizes.size), "parts": int(vsum[V_PARTS]),
+        "grow_positions": int(vsum[V_GROW]), "full_positions": int(vsum[V_FULL]),
+        "full_fails": int(vsum[V_FULL_FAILS])}
     timings["validate"] = (time.perf_counter() - t0) * 1000.0
     t_merge = time.perf_counter()
     first = np.cumsum(out_n) - out_n

@@ -631,6 +631,11 @@ def _end_poly(x, y, z, exclude, prm, pidx, out_poly, out_z):
     return best
 
 
+# operation counters per group (``validate_groups``' ``vc`` columns): parts fitted,
+# single positions tested while growing, positions tested in full tests, full tests failed
+(V_PARTS, V_GROW, V_FULL, V_FULL_FAILS) = range(4)
+N_VCOUNT = 4
+
 # columns of a link row from ``validate_groups``
 (L_I0, L_I1, L_KIND, L_MODE, L_END_POLY, L_LENGTH, L_START, L_END, L_START_POLY) = (
     0, 1, 2, 3, 4, 5, 6, 12, 18)
@@ -645,7 +650,7 @@ def check_positions(width, prm):
 
 
 @njit(cache=True, nogil=True)
-def validate_groups(samples, res, groups, offsets, prm, tri, vox, pidx, out, out_n, g_lo,
+def validate_groups(samples, res, groups, offsets, prm, tri, vox, pidx, out, out_n, vc, g_lo,
                     g_hi):
     """Turn groups g_lo..g_hi-1 into links and test them where they will be used.
 
@@ -670,7 +675,7 @@ def validate_groups(samples, res, groups, offsets, prm, tri, vox, pidx, out, out
         stack = np.empty((2 * size + 2, N_PART), np.int64)
         top = _push(stack, 0, groups[g, G_I0], groups[g, G_I1], groups[g, G_KIND], 1, 1)
         m = _validate_stack(samples, res, prm, tri, vox, pidx, out, m, stack, top, fit, fit2,
-                            out_poly, out_z)
+                            out_poly, out_z, vc[g])
         out_n[g] = m - offsets[g]
 
 
@@ -811,9 +816,10 @@ def _push(stack, top, i0, i1, kind, ext_lo, ext_hi):
 
 @njit(cache=True)
 def _validate_stack(samples, res, prm, tri, vox, pidx, out, m, stack, top, fit, fit2,
-                    out_poly, out_z):
+                    out_poly, out_z, vc):
     while top > 0:
         top -= 1
+        vc[V_PARTS] += 1
         i0, i1, kind = stack[top, P_I0], stack[top, P_I1], stack[top, P_KIND]
         ext_lo, ext_hi = stack[top, P_EXT_LO], stack[top, P_EXT_HI]
         mode = int(res[i0, kind, R_MODE])
@@ -836,6 +842,7 @@ def _validate_stack(samples, res, prm, tri, vox, pidx, out, m, stack, top, fit, 
                 for _ in range(EXTEND_STEPS):
                     t = fit2[F_THI] + EXTEND_STEP * prm.cs if side == 1 else \
                         fit2[F_TLO] - EXTEND_STEP * prm.cs
+                    vc[V_GROW] += 1
                     ok, _length = _position_ok(fit2, t, sp, kind, mode, ex, ey, prm, tri, vox,
                                                pidx, out_poly, out_z)
                     if not ok:
@@ -849,8 +856,11 @@ def _validate_stack(samples, res, prm, tri, vox, pidx, out, m, stack, top, fit, 
             a2 = link_point(fit2, 0.0)
             b2 = link_point(fit2, 1.0)
             w2 = math.sqrt((b2[0] - a2[0]) ** 2 + (b2[1] - a2[1]) ** 2 + (b2[2] - a2[2]) ** 2)
-            f2, sp2, ep2, len2 = _test_fit(fit2, check_positions(w2, prm), kind, mode, prm,
-                                           tri, vox, pidx, out_poly, out_z)
+            n2 = check_positions(w2, prm)
+            f2, sp2, ep2, len2 = _test_fit(fit2, n2, kind, mode, prm, tri, vox, pidx, out_poly,
+                                           out_z)
+            vc[V_FULL] += n2 + 1 if f2 < 0.0 else int(f2 * n2) + 1
+            vc[V_FULL_FAILS] += f2 >= 0.0
             if f2 < 0.0:
                 for k in range(N_FIT):
                     fit[k] = fit2[k]
@@ -859,9 +869,11 @@ def _validate_stack(samples, res, prm, tri, vox, pidx, out, m, stack, top, fit, 
             a = link_point(fit, 0.0)
             b = link_point(fit, 1.0)
             width = math.sqrt((b[0] - a[0]) ** 2 + (b[1] - a[1]) ** 2 + (b[2] - a[2]) ** 2)
-            fail, sp, ep, mean_len = _test_positions(fit, check_positions(width, prm), kind,
-                                                     mode, sp, ep, prm, tri, vox, pidx,
-                                                     out_poly, out_z)
+            n1 = check_positions(width, prm)
+            fail, sp, ep, mean_len = _test_positions(fit, n1, kind, mode, sp, ep, prm, tri,
+                                                     vox, pidx, out_poly, out_z)
+            vc[V_FULL] += n1 + 1 if fail < 0.0 else int(fail * n1) + 1
+            vc[V_FULL_FAILS] += fail >= 0.0
         a = link_point(fit, 0.0)
         b = link_point(fit, 1.0)
         if fail < 0.0:
