@@ -306,16 +306,29 @@ def _feet_band(lo, hi, z0, vz, g, t_f, win):
     return n
 
 
+# A flight's triangles are listed per stretch of about this many cells of travel
+# (horizontal or vertical), at most ARC_STRETCHES_MAX stretches: each stretch's box is
+# tight around the body there, so a triangle is looked at only where the body comes near it
+# (the landing ledge's top, below the body for most of a jump up, is listed only for the
+# stretches that reach down to it). Only where the solid bins are crowded (``by_top``):
+# large triangles would be listed and tested again in every stretch (Recast's meshes: twice
+# the time).
+ARC_STRETCH_CELLS = 2.0
+ARC_STRETCHES_MAX = 8
+
+
 @njit(cache=True)
 def tri_arc_blocked(tx, ty, z0, ux, uy, vx, vz, t_f, ex, ey, prm, tri):
     """``arc_blocked`` on the input triangles: does any triangle meet the body (the
     cylinder widened sideways by +-lateral) at some instant of the flight?
 
-    The triangles near the flight are listed once. For each, only the times when the
-    body's heights reach the triangle's height range are looked at (``_feet_band``); over
-    such a stretch the body sweeps a parallelogram (grown by the radius) at the union of
-    its heights, tested exactly against the triangle (``triangle_near_quad``); a hit is
-    refined by halving the stretch, down to TRI_SWEEP of travel each way."""
+    The flight is cut into a few stretches of time; the triangles near each stretch are
+    listed once (bounds against the body's box over the stretch). For each, only the times
+    within the stretch when the body's heights reach the triangle's height range are
+    looked at (``_feet_band``); over such a stretch the body sweeps a parallelogram (grown
+    by the radius) at the union of its heights, tested exactly against the triangle
+    (``triangle_near_quad``); a hit is refined by halving the stretch, down to TRI_SWEEP
+    of travel each way."""
     g = prm.gravity
     climb = prm.climb
     top = prm.top
@@ -324,15 +337,12 @@ def tri_arc_blocked(tx, ty, z0, ux, uy, vx, vz, t_f, ex, ey, prm, tri):
     r2 = rc * rc
     d_air = vx * t_f
     zmin_all, zmax_all = _feet_range(0.0, t_f, z0, vz, g)
-    reach = rc + lat
-    lx1 = tx + ux * d_air
-    ly1 = ty + uy * d_air
+    travel = max(d_air, 2.0 * (zmax_all - zmin_all))
+    n_parts = 1
+    if tri.by_top:
+        n_parts = min(max(int(math.ceil(travel / (ARC_STRETCH_CELLS * prm.cs))), 1),
+                      ARC_STRETCHES_MAX)
     cand = np.empty(64, np.int32)
-    cand, n = triangles_in_box(min(tx, lx1) - reach, max(tx, lx1) + reach,
-                               min(ty, ly1) - reach, max(ty, ly1) + reach,
-                               zmin_all + climb, zmax_all + top, tri, cand)
-    if n == 0:
-        return False
     p0, p1, p2 = _scratch()
     quad = np.empty((4, 3))
     win = np.empty((2, 2))
@@ -340,45 +350,60 @@ def tri_arc_blocked(tx, ty, z0, ux, uy, vx, vz, t_f, ex, ey, prm, tri):
     vertices = tri.vertices
     triangles = tri.triangles
     box = tri.box
-    for k in range(n):
-        t = cand[k]
-        tz_lo = box[t, B_ZMIN]
-        tz_hi = box[t, B_ZMAX]
-        # the body (feet + climb, feet + top) reaches into (tz_lo, tz_hi)
-        nw = _feet_band(tz_lo - top, tz_hi - climb, z0, vz, g, t_f, win)
-        top_s = 0
-        for w in range(nw):
-            stack[top_s, 0] = win[w, 0]
-            stack[top_s, 1] = win[w, 1]
-            top_s += 1
-        while top_s > 0:
-            top_s -= 1
-            ta = stack[top_s, 0]
-            tb = stack[top_s, 1]
-            sa = vx * ta
-            sb = vx * tb
-            zlo, zhi = _feet_range(ta, tb, z0, vz, g)
-            qx, qy = _swept_corners(tx, ty, ux, uy, sa, sb, ex, ey, lat)
-            # bounds first: most triangles near a flight are far from the body while its
-            # heights reach theirs (the take-off ground behind the ledge, once fallen)
-            if (box[t, B_XMIN] >= max(qx[0], qx[1], qx[2], qx[3]) + rc
-                    or box[t, B_XMAX] <= min(qx[0], qx[1], qx[2], qx[3]) - rc
-                    or box[t, B_YMIN] >= max(qy[0], qy[1], qy[2], qy[3]) + rc
-                    or box[t, B_YMAX] <= min(qy[0], qy[1], qy[2], qy[3]) - rc
-                    or tz_lo >= zhi + top or tz_hi <= zlo + climb):
-                continue
-            area = set_quad(qx, qy, quad)
-            if not triangle_near_quad(t, qx, qy, quad, area, zlo + climb, zhi + top, r2,
-                                      vertices, triangles, p0, p1, p2):
-                continue
-            if (sb - sa <= TRI_SWEEP and zhi - zlo <= TRI_SWEEP) or top_s + 2 > 128:
-                return True
-            tm = 0.5 * (ta + tb)
-            stack[top_s, 0] = ta
-            stack[top_s, 1] = tm
-            stack[top_s + 1, 0] = tm
-            stack[top_s + 1, 1] = tb
-            top_s += 2
+    for part in range(n_parts):
+        pa = t_f * part / n_parts
+        pb = t_f * (part + 1) / n_parts if part + 1 < n_parts else t_f
+        plo, phi = _feet_range(pa, pb, z0, vz, g)
+        qx, qy = _swept_corners(tx, ty, ux, uy, vx * pa, vx * pb, ex, ey, lat)
+        cand, n = triangles_in_box(min(qx[0], qx[1], qx[2], qx[3]) - rc,
+                                   max(qx[0], qx[1], qx[2], qx[3]) + rc,
+                                   min(qy[0], qy[1], qy[2], qy[3]) - rc,
+                                   max(qy[0], qy[1], qy[2], qy[3]) + rc,
+                                   plo + climb, phi + top, tri, cand)
+        for k in range(n):
+            t = cand[k]
+            tz_lo = box[t, B_ZMIN]
+            tz_hi = box[t, B_ZMAX]
+            # the body (feet + climb, feet + top) reaches into (tz_lo, tz_hi)
+            nw = _feet_band(tz_lo - top, tz_hi - climb, z0, vz, g, t_f, win)
+            top_s = 0
+            for w in range(nw):
+                wa = max(win[w, 0], pa)
+                wb = min(win[w, 1], pb)
+                if wa > wb:
+                    continue
+                stack[top_s, 0] = wa
+                stack[top_s, 1] = wb
+                top_s += 1
+            while top_s > 0:
+                top_s -= 1
+                ta = stack[top_s, 0]
+                tb = stack[top_s, 1]
+                sa = vx * ta
+                sb = vx * tb
+                zlo, zhi = _feet_range(ta, tb, z0, vz, g)
+                qx, qy = _swept_corners(tx, ty, ux, uy, sa, sb, ex, ey, lat)
+                # bounds first: most triangles near a flight are far from the body while
+                # its heights reach theirs (the take-off ground behind the ledge, once
+                # fallen)
+                if (box[t, B_XMIN] >= max(qx[0], qx[1], qx[2], qx[3]) + rc
+                        or box[t, B_XMAX] <= min(qx[0], qx[1], qx[2], qx[3]) - rc
+                        or box[t, B_YMIN] >= max(qy[0], qy[1], qy[2], qy[3]) + rc
+                        or box[t, B_YMAX] <= min(qy[0], qy[1], qy[2], qy[3]) - rc
+                        or tz_lo >= zhi + top or tz_hi <= zlo + climb):
+                    continue
+                area = set_quad(qx, qy, quad)
+                if not triangle_near_quad(t, qx, qy, quad, area, zlo + climb, zhi + top, r2,
+                                          vertices, triangles, p0, p1, p2):
+                    continue
+                if (sb - sa <= TRI_SWEEP and zhi - zlo <= TRI_SWEEP) or top_s + 2 > 128:
+                    return True
+                tm = 0.5 * (ta + tb)
+                stack[top_s, 0] = ta
+                stack[top_s, 1] = tm
+                stack[top_s + 1, 0] = tm
+                stack[top_s + 1, 1] = tb
+                top_s += 2
     return False
 
 
