@@ -785,10 +785,13 @@ def _fit_polys(fit, prm, pidx, out_poly, out_z):
 
 @njit(cache=True)
 def _test_positions(fit, n, kind, mode, sp, ep, prm, tri, vox, pidx, out_poly, out_z):
-    """``_test_fit``'s n + 1 positions, the polygons known."""
+    """``_test_fit``'s n + 1 positions, the polygons known. The two ends first: a fitted
+    link fails mostly at an end (reaching half a sample beyond its end samples, or grown
+    along its line), and a failing end costs two positions, not all of them."""
     climb = prm.climb
     total = 0.0
-    for h in range(n + 1):
+    for q in range(n + 1):
+        h = 0 if q == 0 else (n if q == 1 else q - 1)
         pos = h / n
         x0, y0, z0, x1, y1, z1 = link_point(fit, pos)
         ok = kind_of(z1 - z0, climb) == kind
@@ -802,6 +805,18 @@ def _test_positions(fit, n, kind, mode, sp, ep, prm, tri, vox, pidx, out_poly, o
         if not ok:
             return pos, sp, ep, 0.0
     return -1.0, sp, ep, total / (n + 1)
+
+
+@hot_kernel
+def _tested(fail, n):
+    """Positions ``_test_positions`` tested before returning ``fail`` (ends first)."""
+    if fail < 0.0:
+        return n + 1
+    if fail == 0.0:
+        return 1
+    if fail == 1.0:
+        return 2
+    return int(round(fail * n)) + 2
 
 
 @njit(cache=True)
@@ -859,7 +874,7 @@ def _validate_stack(samples, res, prm, tri, vox, pidx, out, m, stack, top, fit, 
             n2 = check_positions(w2, prm)
             f2, sp2, ep2, len2 = _test_fit(fit2, n2, kind, mode, prm, tri, vox, pidx, out_poly,
                                            out_z)
-            vc[V_FULL] += n2 + 1 if f2 < 0.0 else int(f2 * n2) + 1
+            vc[V_FULL] += _tested(f2, n2)
             vc[V_FULL_FAILS] += f2 >= 0.0
             if f2 < 0.0:
                 for k in range(N_FIT):
@@ -872,7 +887,7 @@ def _validate_stack(samples, res, prm, tri, vox, pidx, out, m, stack, top, fit, 
             n1 = check_positions(width, prm)
             fail, sp, ep, mean_len = _test_positions(fit, n1, kind, mode, sp, ep, prm, tri,
                                                      vox, pidx, out_poly, out_z)
-            vc[V_FULL] += n1 + 1 if fail < 0.0 else int(fail * n1) + 1
+            vc[V_FULL] += _tested(fail, n1)
             vc[V_FULL_FAILS] += fail >= 0.0
         a = link_point(fit, 0.0)
         b = link_point(fit, 1.0)
