@@ -65,6 +65,7 @@ from .links_search import (
     N_LINK,
     N_RES,
     N_SAMPLE,
+    N_VCOUNT,
     R_X,
     R_Y,
     R_Z,
@@ -79,6 +80,10 @@ from .links_search import (
     S_X,
     S_Y,
     S_Z,
+    V_FULL,
+    V_FULL_FAILS,
+    V_GROW,
+    V_PARTS,
     dedupe,
     group_runs,
     merge_links,
@@ -286,7 +291,7 @@ def _stands_clear(x, y, z, ex, ey, prm, tri, scratch, quad):
 
 
 @njit(cache=True)
-def _settle_samples(samples, max_move, prm, tri):
+def _settle_samples(samples, which, max_move, prm, tri):
     """Move each border sample where the agent, standing, comes closer to a wall than its
     radius inward (against the outward normal), a quarter cell at a time up to
     ``max_move``, to the first point where it stands clear; its height is measured again
@@ -294,14 +299,16 @@ def _settle_samples(samples, max_move, prm, tri):
     walls only up to the contour simplification's error (``edge_max_error`` cells, more
     or less at every angle and grid offset): a take-off point is where the agent really
     stands, not where the border happened to pass. Kept where no clear point lies within
-    reach. Returns how many samples moved."""
+    reach. Only the samples ``which`` (the ones about to be searched). Returns how many
+    samples moved."""
     step = 0.25 * prm.cs
     n_steps = int(math.floor(max_move / step + 1e-9))
     tol = max(prm.climb, 2.0 * prm.ch)
     scratch = (np.empty((8, 3)), np.empty((8, 3)), np.empty((8, 3)))
     quad = np.empty((4, 3))
     moved = 0
-    for i in range(samples.shape[0]):
+    for q in range(which.shape[0]):
+        i = which[q]
         x0 = samples[i, S_X]
         y0 = samples[i, S_Y]
         z0 = samples[i, S_Z]
@@ -447,13 +454,6 @@ def build_links(nm, hf, chf, cfg, settings, vertices, triangles, debug=None) -> 
            np.zeros(hf.column_head.shape[0], np.int32))  # column tops, filled lazily
     chfa = (chf.cell_index, chf.cell_count, chf.span_y, chf.span_area)
     timings["column_ranges"] = (time.perf_counter() - t0) * 1000.0
-    # take-off points where the agent stands clear of walls (the border wanders by up to
-    # the contour simplification's error)
-    t0 = time.perf_counter()
-    info["samples_settled"] = int(_settle_samples(
-        samples, (1.0 + float(settings.edge_max_error)) * cfg.cs, prm, tri))
-    timings["settle"] = (time.perf_counter() - t0) * 1000.0
-
     t0 = time.perf_counter()
     angles = search_directions(float(settings.link_search_angle))
     n_samples = samples.shape[0]
@@ -466,7 +466,16 @@ def build_links(nm, hf, chf, cfg, settings, vertices, triangles, debug=None) -> 
     min_width = (2.0 * settings.agent_radius if settings.min_link_width < 0
                  else float(settings.min_link_width))
 
+    # take-off points where the agent stands clear of walls (the border wanders by up to
+    # the contour simplification's error), settled only for the samples searched
+    max_move = (1.0 + float(settings.edge_max_error)) * cfg.cs
+    info["samples_settled"] = 0
+    timings["settle"] = 0.0
+
     def search(which, allow):
+        t_settle = time.perf_counter()
+        info["samples_settled"] += int(_settle_samples(samples, which, max_move, prm, tri))
+        timings["settle"] += (time.perf_counter() - t_settle) * 1000.0
         run_banded(search_landings, int(which.size), samples, np.cos(angles), np.sin(angles),
                    enabled, prm, tri, vox, chfa, pidx, res, found_at, counts, rej, which,
                    allow, min_rows=256, per_worker=32)
@@ -493,7 +502,7 @@ def build_links(nm, hf, chf, cfg, settings, vertices, triangles, debug=None) -> 
         "touchdowns": int(counters[C_TOUCHDOWNS]),
         "flights": int(counters[C_FLIGHTS:C_FLIGHTS + n_kinds].sum()),
         "march_steps": int(counters[C_MARCH])}
-    timings["search"] = (time.perf_counter() - t0) * 1000.0
+    timings["search"] = (time.perf_counter() - t0) * 1000.0 - timings["settle"]
 
     t0 = time.perf_counter()
     # the border's voxel steps and contour simplification wander up to about
@@ -510,8 +519,14 @@ def build_links(nm, hf, chf, cfg, settings, vertices, triangles, debug=None) -> 
     np.cumsum(sizes, out=offsets[1:])
     out = np.empty((int(offsets[-1]), N_LINK), np.float64)
     out_n = np.zeros(sizes.size, np.int64)
+    vc = np.zeros((sizes.size, N_VCOUNT), np.int64)
     run_banded(validate_groups, int(sizes.size), samples, res, groups, offsets, prm, tri, vox,
-               pidx, out, out_n, min_rows=8, per_worker=16)
+               pidx, out, out_n, vc, min_rows=8, per_worker=16)
+    vsum = vc.sum(axis=0)
+    info["validate_counts"] = {
+        "groups": int(sizes.size), "parts": int(vsum[V_PARTS]),
+        "grow_positions": int(vsum[V_GROW]), "full_positions": int(vsum[V_FULL]),
+        "full_fails": int(vsum[V_FULL_FAILS])}
     timings["validate"] = (time.perf_counter() - t0) * 1000.0
     t_merge = time.perf_counter()
     first = np.cumsum(out_n) - out_n

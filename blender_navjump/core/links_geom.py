@@ -18,6 +18,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from .query.jit import hot_kernel
 from .query.spatial import fill_grid, point_in_polygon_xy, surface_height
 
 # Barycentric slack of the point-in-triangle tests: points on a shared edge count for both
@@ -42,11 +43,11 @@ class Grid(NamedTuple):
 
 class TriangleIndex(NamedTuple):
     """The input triangles for the exact tests: bounds rows (the ``B_*`` columns), CSR bin
-    lists of the support triangles (facing up, walkable slope) on ``support_grid`` and of
-    all triangles (solid) on ``grid`` (crowded bins highest triangle first). Ground
-    look-ups test one point, body tests a box: the support bins are finer
-    (``SUPPORT_BIN_SHARE`` of the solid bins), so that a point look-up on a finely
-    modelled floor visits few triangles."""
+    lists of all triangles (solid) on ``grid`` (crowded bins highest triangle first) and of
+    the support triangles (facing up, walkable slope) on ``support_grid``. Ground look-ups
+    test one point, body tests a box: the support bins are finer (about the support
+    triangles' size, ``support_bin_size``), so that a point look-up on a finely modelled
+    floor visits few triangles."""
 
     vertices: np.ndarray  # (V, 3) float64
     triangles: np.ndarray  # (T, 3) int32
@@ -66,8 +67,23 @@ class TriangleIndex(NamedTuple):
     by_top: bool
 
 
-# Support bins: this share of the solid bins' size (``triangle_index``).
+# Support bins: twice the support triangles' median xy size (a point look-up then visits
+# about ten triangles, each listed in about two bins), at least SUPPORT_BIN_MIN_SHARE and
+# at most SUPPORT_BIN_SHARE of the solid bins' size.
+SUPPORT_BIN_EXTENTS = 2.0
 SUPPORT_BIN_SHARE = 0.5
+SUPPORT_BIN_MIN_SHARE = 0.125
+
+
+def support_bin_size(box, up, solid_size: float) -> float:
+    """The support bins' size for triangles with bounds ``box`` (``up``: support ones):
+    twice their median xy extent (from every 16th), within the shares of ``solid_size``."""
+    ids = np.nonzero(up[::16])[0] * 16
+    if ids.size == 0:
+        return solid_size * SUPPORT_BIN_SHARE
+    ext = np.maximum(box[ids, B_XMAX] - box[ids, B_XMIN], box[ids, B_YMAX] - box[ids, B_YMIN])
+    return float(np.clip(SUPPORT_BIN_EXTENTS * np.median(ext),
+                         SUPPORT_BIN_MIN_SHARE * solid_size, SUPPORT_BIN_SHARE * solid_size))
 
 
 class PolygonIndex(NamedTuple):
@@ -109,14 +125,21 @@ def triangle_bounds(vertices, triangles, slope_cos):
     box = np.empty((m, 6))
     up = np.zeros(m, np.bool_)
     for t in range(m):
-        a = vertices[triangles[t, 0]]
-        b = vertices[triangles[t, 1]]
-        c = vertices[triangles[t, 2]]
+        ia = triangles[t, 0]
+        ib = triangles[t, 1]
+        ic = triangles[t, 2]
         for k in range(3):
-            box[t, k] = min(a[k], min(b[k], c[k]))
-            box[t, 3 + k] = max(a[k], max(b[k], c[k]))
-        e0x, e0y, e0z = b[0] - a[0], b[1] - a[1], b[2] - a[2]
-        e1x, e1y, e1z = c[0] - a[0], c[1] - a[1], c[2] - a[2]
+            a = vertices[ia, k]
+            b = vertices[ib, k]
+            c = vertices[ic, k]
+            box[t, k] = min(a, min(b, c))
+            box[t, 3 + k] = max(a, max(b, c))
+        e0x = vertices[ib, 0] - vertices[ia, 0]
+        e0y = vertices[ib, 1] - vertices[ia, 1]
+        e0z = vertices[ib, 2] - vertices[ia, 2]
+        e1x = vertices[ic, 0] - vertices[ia, 0]
+        e1y = vertices[ic, 1] - vertices[ia, 1]
+        e1z = vertices[ic, 2] - vertices[ia, 2]
         nx = e0y * e1z - e0z * e1y
         ny = e0z * e1x - e0x * e1z
         nz = e0x * e1y - e0y * e1x
@@ -127,25 +150,78 @@ def triangle_bounds(vertices, triangles, slope_cos):
 
 def triangle_index(vertices, triangles, slope_cos: float, grid: Grid) -> TriangleIndex:
     """Bounds and bin lists of the input triangles (support: normal.z / |normal| >
-    slope_cos)."""
+    slope_cos). Two passes over the triangles in nogil kernels (``triangle_bounds``,
+    ``_bin_triangles``: one counting sort per grid)."""
     v = np.ascontiguousarray(vertices, np.float64)
     t = np.ascontiguousarray(triangles, np.int32)
     box, up = triangle_bounds(v, t, float(slope_cos))
-    lo = box[:, 0:3]
-    hi = box[:, 3:6]
+    ssize = support_bin_size(box, up, grid.size)
     sgrid = make_grid((grid.ox, grid.oy), (grid.ox + grid.nx * grid.size,
-                                          grid.oy + grid.ny * grid.size),
-                      grid.size * SUPPORT_BIN_SHARE)
-    sup_start, sup_items = _bin_lists(lo, hi, np.nonzero(up)[0], sgrid)
-    sol_start, sol_items = _bin_lists(lo, hi, np.arange(t.shape[0]), grid)
-    sol_items = sol_items.astype(np.int32)
+                                          grid.oy + grid.ny * grid.size), ssize)
+    sol_start, sol_items, sup_start, sup_items, first_x, first_y = _bin_triangles(
+        box, up, grid, sgrid)
     busy = int(np.count_nonzero(np.diff(sol_start)))
     by_top = sol_items.size >= SORT_MIN_MEAN * max(busy, 1)
     if by_top:
         _sort_bins_by_top(sol_start, sol_items, box)
-    first_x, first_y = _first_bins(box, grid.ox, grid.oy, grid.size)
-    return TriangleIndex(v, t, box, grid, sup_start, sup_items.astype(np.int32), sol_start,
-                         sol_items, sgrid, first_x, first_y, by_top)
+    return TriangleIndex(v, t, box, grid, sup_start, sup_items, sol_start, sol_items, sgrid,
+                         first_x, first_y, by_top)
+
+
+@njit(cache=True, nogil=True)
+def _bin_triangles(box, up, grid, sgrid):
+    """CSR bin lists of all triangles on ``grid`` and of the support ones (``up``) on
+    ``sgrid`` (items in triangle order within a bin, as ``query.spatial.fill_grid``), and
+    each triangle's first solid bin (column, row; not clipped to the grid: ``bin_range``
+    clips the boxes, the tests compare with max)."""
+    n = box.shape[0]
+    nb = grid.nx * grid.ny
+    snb = sgrid.nx * sgrid.ny
+    sol_start = np.zeros(nb + 1, np.int64)
+    sup_start = np.zeros(snb + 1, np.int64)
+    first_x = np.empty(n, np.int32)
+    first_y = np.empty(n, np.int32)
+    for t in range(n):
+        fx = int(math.floor((box[t, B_XMIN] - grid.ox) / grid.size))
+        fy = int(math.floor((box[t, B_YMIN] - grid.oy) / grid.size))
+        first_x[t] = fx
+        first_y[t] = fy
+        x1 = min(int(math.floor((box[t, B_XMAX] - grid.ox) / grid.size)), grid.nx - 1)
+        y1 = min(int(math.floor((box[t, B_YMAX] - grid.oy) / grid.size)), grid.ny - 1)
+        for iy in range(max(fy, 0), y1 + 1):
+            for ix in range(max(fx, 0), x1 + 1):
+                sol_start[iy * grid.nx + ix + 1] += 1
+        if up[t]:
+            i0, i1, j0, j1 = bin_range(box[t, B_XMIN], box[t, B_XMAX], box[t, B_YMIN],
+                                       box[t, B_YMAX], sgrid)
+            for iy in range(j0, j1 + 1):
+                for ix in range(i0, i1 + 1):
+                    sup_start[iy * sgrid.nx + ix + 1] += 1
+    for b in range(nb):
+        sol_start[b + 1] += sol_start[b]
+    for b in range(snb):
+        sup_start[b + 1] += sup_start[b]
+    sol_items = np.empty(sol_start[nb], np.int32)
+    sup_items = np.empty(sup_start[snb], np.int32)
+    sol_fill = sol_start[:-1].copy()
+    sup_fill = sup_start[:-1].copy()
+    for t in range(n):
+        x1 = min(int(math.floor((box[t, B_XMAX] - grid.ox) / grid.size)), grid.nx - 1)
+        y1 = min(int(math.floor((box[t, B_YMAX] - grid.oy) / grid.size)), grid.ny - 1)
+        for iy in range(max(first_y[t], 0), y1 + 1):
+            for ix in range(max(first_x[t], 0), x1 + 1):
+                c = iy * grid.nx + ix
+                sol_items[sol_fill[c]] = t
+                sol_fill[c] += 1
+        if up[t]:
+            i0, i1, j0, j1 = bin_range(box[t, B_XMIN], box[t, B_XMAX], box[t, B_YMIN],
+                                       box[t, B_YMAX], sgrid)
+            for iy in range(j0, j1 + 1):
+                for ix in range(i0, i1 + 1):
+                    c = iy * sgrid.nx + ix
+                    sup_items[sup_fill[c]] = t
+                    sup_fill[c] += 1
+    return sol_start, sol_items, sup_start, sup_items, first_x, first_y
 
 
 # bins up to this many triangles are sorted by insertion, larger ones by argsort
@@ -190,19 +266,6 @@ def _sort_bins_by_top(start, items, box):
             items[lo + q] = val[q]
 
 
-@njit(cache=True, nogil=True)
-def _first_bins(box, ox, oy, size):
-    """Column and row of the bin holding each triangle's lowest x and y corner (not
-    clipped to the grid: ``bin_range`` clips the boxes, the tests compare with max)."""
-    n = box.shape[0]
-    fx = np.empty(n, np.int32)
-    fy = np.empty(n, np.int32)
-    for t in range(n):
-        fx[t] = int(math.floor((box[t, B_XMIN] - ox) / size))
-        fy[t] = int(math.floor((box[t, B_YMIN] - oy) / size))
-    return fx, fy
-
-
 def polygon_index(vertices, polygons, nv, usable, surf_tris, surf_start,
                   grid: Grid) -> PolygonIndex:
     """Bounds and bin lists of the ``usable`` navmesh polygons."""
@@ -219,7 +282,7 @@ def polygon_index(vertices, polygons, nv, usable, surf_tris, surf_start,
                         start, items.astype(np.int32))
 
 
-@njit(cache=True)
+@hot_kernel
 def bin_of(x, y, grid):
     i = int(math.floor((x - grid.ox) / grid.size))
     j = int(math.floor((y - grid.oy) / grid.size))
@@ -228,7 +291,7 @@ def bin_of(x, y, grid):
     return i + j * grid.nx
 
 
-@njit(cache=True)
+@hot_kernel
 def bin_range(xlo, xhi, ylo, yhi, grid):
     """Bins (i0, i1, j0, j1, inclusive, clipped to the grid) covering an xy box."""
     i0 = max(int(math.floor((xlo - grid.ox) / grid.size)), 0)
@@ -238,7 +301,7 @@ def bin_range(xlo, xhi, ylo, yhi, grid):
     return i0, i1, j0, j1
 
 
-@njit(cache=True)
+@hot_kernel
 def support_height(x, y, t, vertices, triangles):
     """Height of the up-facing triangle t over (x, y), NaN when (x, y) is not over it."""
     a = vertices[triangles[t, 0]]
@@ -255,15 +318,7 @@ def support_height(x, y, t, vertices, triangles):
     return w0 * a[2] + w1 * bb[2] + w2 * c[2]
 
 
-@njit(cache=True)
-def _under(box, t, x, y, zlo, zhi):
-    """Triangle t's bounds contain (x, y) and reach into [zlo, zhi] (with BOX_EPS)?"""
-    return not (x < box[t, B_XMIN] - BOX_EPS or x > box[t, B_XMAX] + BOX_EPS
-                or y < box[t, B_YMIN] - BOX_EPS or y > box[t, B_YMAX] + BOX_EPS
-                or box[t, B_ZMIN] > zhi + BOX_EPS or box[t, B_ZMAX] < zlo - BOX_EPS)
-
-
-@njit(cache=True)
+@hot_kernel
 def has_ground(x, y, zlo, zhi, ti):
     """True when a support triangle lies under (x, y) with its surface height in [zlo,
     zhi]."""
@@ -277,7 +332,8 @@ def has_ground(x, y, zlo, zhi, ti):
     start = ti.support_start
     for k in range(start[b], start[b + 1]):
         t = items[k]
-        if not _under(box, t, x, y, zlo, zhi):
+        if x < box[t, B_XMIN] - BOX_EPS or x > box[t, B_XMAX] + BOX_EPS \
+                or y < box[t, B_YMIN] - BOX_EPS or y > box[t, B_YMAX] + BOX_EPS:
             continue
         z = support_height(x, y, t, vertices, triangles)
         if zlo <= z <= zhi:
@@ -285,7 +341,7 @@ def has_ground(x, y, zlo, zhi, ti):
     return False
 
 
-@njit(cache=True)
+@hot_kernel
 def ground_height(x, y, zref, tol, ti):
     """Height of the support triangle surface under (x, y) closest to ``zref`` within
     ``tol``; NaN when there is none. Links measure heights here (on the input triangles),
@@ -302,7 +358,8 @@ def ground_height(x, y, zref, tol, ti):
     best_d = tol
     for k in range(start[b], start[b + 1]):
         t = items[k]
-        if not _under(box, t, x, y, zref - best_d, zref + best_d):
+        if x < box[t, B_XMIN] - BOX_EPS or x > box[t, B_XMAX] + BOX_EPS \
+                or y < box[t, B_YMIN] - BOX_EPS or y > box[t, B_YMAX] + BOX_EPS:
             continue
         z = support_height(x, y, t, vertices, triangles)
         if math.isnan(z):
@@ -313,13 +370,13 @@ def ground_height(x, y, zref, tol, ti):
     return best
 
 
-@njit(cache=True)
+@hot_kernel
 def polygon_height(pi, p, x, y):
     """Surface height of polygon p at (x, y) (``query.spatial.surface_height``)."""
     return surface_height(pi.surf_tris, pi.surf_start[p], pi.surf_start[p + 1], x, y)
 
 
-@njit(cache=True)
+@hot_kernel
 def locate(x, y, zlo, zhi, exclude, pi, out_poly, out_z):
     """Usable polygons of ``pi`` containing (x, y) whose surface there is within [zlo, zhi].
 
@@ -371,7 +428,7 @@ def locate(x, y, zlo, zhi, exclude, pi, out_poly, out_z):
     return n
 
 
-@njit(cache=True)
+@hot_kernel
 def _clip_slab(src, n, z, keep_above, dst):
     """Clip polygon src[:n] (rows x, y, z) by the plane z; returns the vertex count."""
     m = 0
@@ -393,7 +450,7 @@ def _clip_slab(src, n, z, keep_above, dst):
     return m
 
 
-@njit(cache=True)
+@hot_kernel
 def pt_seg_d2(px, py, ax, ay, bx, by):
     """Squared distance from point p to 2D segment ab."""
     dx = bx - ax
@@ -407,7 +464,7 @@ def pt_seg_d2(px, py, ax, ay, bx, by):
     return ex * ex + ey * ey
 
 
-@njit(cache=True)
+@hot_kernel
 def _seg_seg_d2(ax, ay, bx, by, cx, cy, dx, dy):
     """Squared distance between 2D segments ab and cd (0 when they cross)."""
     d1x = bx - ax
@@ -434,7 +491,7 @@ def _seg_seg_d2(ax, ay, bx, by, cx, cy, dx, dy):
     return best
 
 
-@njit(cache=True)
+@hot_kernel
 def _inside_convex(px, py, poly, n):
     """(px, py) inside or on the convex polygon poly[:n] (either winding, nonzero area)."""
     pos = True
@@ -450,7 +507,7 @@ def _inside_convex(px, py, poly, n):
     return pos or neg
 
 
-@njit(cache=True)
+@hot_kernel
 def triangle_near_quad(t, qx, qy, quad, quad_area, zlo, zhi, r2, vertices, triangles, p0, p1,
                        p2):
     """Does triangle t, clipped to the heights strictly between zlo and zhi, come closer
@@ -494,7 +551,7 @@ def triangle_near_quad(t, qx, qy, quad, quad_area, zlo, zhi, r2, vertices, trian
     return False
 
 
-@njit(cache=True)
+@hot_kernel
 def set_quad(qx, qy, quad):
     """``quad`` rows from the corner tuples; returns twice the quadrilateral's area."""
     for k in range(4):
@@ -504,7 +561,7 @@ def set_quad(qx, qy, quad):
     return abs((qx[2] - qx[0]) * (qy[3] - qy[1]) - (qx[3] - qx[1]) * (qy[2] - qy[0]))
 
 
-@njit(cache=True)
+@hot_kernel
 def swept_body_hits_triangles(qx, qy, zlo, zhi, rad, ti, p0, p1, p2, quad):
     """Does any input triangle come within ``rad`` (horizontally) of the convex
     quadrilateral (qx, qy: 4 corners in order) at heights strictly between zlo and zhi?
@@ -544,7 +601,7 @@ def swept_body_hits_triangles(qx, qy, zlo, zhi, rad, ti, p0, p1, p2, quad):
     return False
 
 
-@njit(cache=True)
+@hot_kernel
 def _in_box(box, t, xlo, xhi, ylo, yhi, zlo, zhi):
     """Triangle t's bounds overlap the open box (xlo, xhi) x (ylo, yhi) x (zlo, zhi)?"""
     return not (box[t, B_ZMIN] >= zhi or box[t, B_ZMAX] <= zlo or box[t, B_XMIN] >= xhi

@@ -46,6 +46,7 @@ from .links_geom import (
     triangle_near_quad,
     triangles_in_box,
 )
+from .query.jit import hot_kernel
 
 # Bisection steps that refine a ground edge between two profile samples: one cell / 64
 # (5 mm at 0.3 m cells), far below the voxel and the collision tolerance; the kept side is
@@ -60,7 +61,7 @@ HEIGHT_EPS = 1e-9
 
 
 
-@njit(cache=True)
+@hot_kernel
 def flight_time(dz, mode, prm):
     """Airborne time to land dz above the take-off height, or -1 when impossible."""
     g = prm.gravity
@@ -87,7 +88,7 @@ def flight_time(dz, mode, prm):
 TOP_OFFSET = 1 << 30
 
 
-@njit(cache=True)
+@hot_kernel
 def _column_top(c, vox):
     column_head, span_min, span_max, span_next, col_top = vox
     if col_top[c] == 0:
@@ -100,7 +101,7 @@ def _column_top(c, vox):
     return col_top[c] - TOP_OFFSET
 
 
-@njit(cache=True)
+@hot_kernel
 def _quad_rect_dist2(qx, qy, x0, y0, x1, y1):
     """Squared distance between the convex quadrilateral (qx, qy: 4 corners in order) and
     the rectangle [x0, x1] x [y0, y1]; 0 when they overlap."""
@@ -143,7 +144,7 @@ def _quad_rect_dist2(qx, qy, x0, y0, x1, y1):
     return best
 
 
-@njit(cache=True)
+@hot_kernel
 def column_range(xlo, xhi, ylo, yhi, prm):
     """Columns (x0, x1, y0, y1, inclusive, clipped to the grid) covering a world xy box."""
     cs = prm.cs
@@ -154,7 +155,7 @@ def column_range(xlo, xhi, ylo, yhi, prm):
     return x0, x1, y0, y1
 
 
-@njit(cache=True)
+@hot_kernel
 def _swept_corners(x0, y0, ux, uy, s0, s1, ex, ey, lat):
     """Corners (x tuple, y tuple), in order, of the walked segment s0..s1 along the ray
     widened by +-lat along (ex, ey); tuples, so no heap allocation on this hot path."""
@@ -166,7 +167,7 @@ def _swept_corners(x0, y0, ux, uy, s0, s1, ex, ey, lat):
             (ay - lat * ey, by - lat * ey, by + lat * ey, ay + lat * ey))
 
 
-@njit(cache=True)
+@hot_kernel
 def walk_blocked(x0, y0, ux, uy, s0, s1, z, ex, ey, prm, vox):
     """The cylinder walking from s0 to s1 along the ray, feet at height z, widened sideways
     by +-lateral along (ex, ey): one exact test of the whole swept area (a parallelogram
@@ -201,7 +202,7 @@ def walk_blocked(x0, y0, ux, uy, s0, s1, z, ex, ey, prm, vox):
     return False
 
 
-@njit(cache=True)
+@hot_kernel
 def _feet_range(ta, tb, z0, vz, g):
     """Lowest and highest feet height of the arc z0 + vz t - g t^2 / 2 over [ta, tb]."""
     za = z0 + vz * ta - 0.5 * g * ta * ta
@@ -213,7 +214,7 @@ def _feet_range(ta, tb, z0, vz, g):
     return min(za, zb), hi
 
 
-@njit(cache=True)
+@hot_kernel
 def spans_overlap(c, lo_lvl, hi_lvl, vox):
     """A solid span of column c overlaps the levels (lo_lvl, hi_lvl)?"""
     column_head, span_min, span_max, span_next, col_top = vox
@@ -227,7 +228,7 @@ def spans_overlap(c, lo_lvl, hi_lvl, vox):
     return False
 
 
-@njit(cache=True)
+@hot_kernel
 def arc_length(z0, vx, vz, t_f, prm):
     """Length of the flight arc: a polyline every arc_step of its length bound."""
     g = prm.gravity
@@ -270,7 +271,7 @@ def tri_walk_blocked(x0, y0, ux, uy, s0, s1, z, ex, ey, prm, tri):
                                      tri, p0, p1, p2, quad)
 
 
-@njit(cache=True)
+@hot_kernel
 def _feet_band(lo, hi, z0, vz, g, t_f, win):
     """Times in [0, t_f] when the feet z0 + vz t - g t^2 / 2 lie between lo and hi (a
     concave parabola: at most two intervals), written to ``win`` rows; returns their
@@ -305,16 +306,29 @@ def _feet_band(lo, hi, z0, vz, g, t_f, win):
     return n
 
 
+# A flight's triangles are listed per stretch of about this many cells of travel
+# (horizontal or vertical), at most ARC_STRETCHES_MAX stretches: each stretch's box is
+# tight around the body there, so a triangle is looked at only where the body comes near it
+# (the landing ledge's top, below the body for most of a jump up, is listed only for the
+# stretches that reach down to it). Only where the solid bins are crowded (``by_top``):
+# large triangles would be listed and tested again in every stretch (Recast's meshes: twice
+# the time).
+ARC_STRETCH_CELLS = 2.0
+ARC_STRETCHES_MAX = 8
+
+
 @njit(cache=True)
 def tri_arc_blocked(tx, ty, z0, ux, uy, vx, vz, t_f, ex, ey, prm, tri):
     """``arc_blocked`` on the input triangles: does any triangle meet the body (the
     cylinder widened sideways by +-lateral) at some instant of the flight?
 
-    The triangles near the flight are listed once. For each, only the times when the
-    body's heights reach the triangle's height range are looked at (``_feet_band``); over
-    such a stretch the body sweeps a parallelogram (grown by the radius) at the union of
-    its heights, tested exactly against the triangle (``triangle_near_quad``); a hit is
-    refined by halving the stretch, down to TRI_SWEEP of travel each way."""
+    The flight is cut into a few stretches of time; the triangles near each stretch are
+    listed once (bounds against the body's box over the stretch). For each, only the times
+    within the stretch when the body's heights reach the triangle's height range are
+    looked at (``_feet_band``); over such a stretch the body sweeps a parallelogram (grown
+    by the radius) at the union of its heights, tested exactly against the triangle
+    (``triangle_near_quad``); a hit is refined by halving the stretch, down to TRI_SWEEP
+    of travel each way."""
     g = prm.gravity
     climb = prm.climb
     top = prm.top
@@ -323,15 +337,12 @@ def tri_arc_blocked(tx, ty, z0, ux, uy, vx, vz, t_f, ex, ey, prm, tri):
     r2 = rc * rc
     d_air = vx * t_f
     zmin_all, zmax_all = _feet_range(0.0, t_f, z0, vz, g)
-    reach = rc + lat
-    lx1 = tx + ux * d_air
-    ly1 = ty + uy * d_air
+    travel = max(d_air, 2.0 * (zmax_all - zmin_all))
+    n_parts = 1
+    if tri.by_top:
+        n_parts = min(max(int(math.ceil(travel / (ARC_STRETCH_CELLS * prm.cs))), 1),
+                      ARC_STRETCHES_MAX)
     cand = np.empty(64, np.int32)
-    cand, n = triangles_in_box(min(tx, lx1) - reach, max(tx, lx1) + reach,
-                               min(ty, ly1) - reach, max(ty, ly1) + reach,
-                               zmin_all + climb, zmax_all + top, tri, cand)
-    if n == 0:
-        return False
     p0, p1, p2 = _scratch()
     quad = np.empty((4, 3))
     win = np.empty((2, 2))
@@ -339,45 +350,60 @@ def tri_arc_blocked(tx, ty, z0, ux, uy, vx, vz, t_f, ex, ey, prm, tri):
     vertices = tri.vertices
     triangles = tri.triangles
     box = tri.box
-    for k in range(n):
-        t = cand[k]
-        tz_lo = box[t, B_ZMIN]
-        tz_hi = box[t, B_ZMAX]
-        # the body (feet + climb, feet + top) reaches into (tz_lo, tz_hi)
-        nw = _feet_band(tz_lo - top, tz_hi - climb, z0, vz, g, t_f, win)
-        top_s = 0
-        for w in range(nw):
-            stack[top_s, 0] = win[w, 0]
-            stack[top_s, 1] = win[w, 1]
-            top_s += 1
-        while top_s > 0:
-            top_s -= 1
-            ta = stack[top_s, 0]
-            tb = stack[top_s, 1]
-            sa = vx * ta
-            sb = vx * tb
-            zlo, zhi = _feet_range(ta, tb, z0, vz, g)
-            qx, qy = _swept_corners(tx, ty, ux, uy, sa, sb, ex, ey, lat)
-            # bounds first: most triangles near a flight are far from the body while its
-            # heights reach theirs (the take-off ground behind the ledge, once fallen)
-            if (box[t, B_XMIN] >= max(qx[0], qx[1], qx[2], qx[3]) + rc
-                    or box[t, B_XMAX] <= min(qx[0], qx[1], qx[2], qx[3]) - rc
-                    or box[t, B_YMIN] >= max(qy[0], qy[1], qy[2], qy[3]) + rc
-                    or box[t, B_YMAX] <= min(qy[0], qy[1], qy[2], qy[3]) - rc
-                    or tz_lo >= zhi + top or tz_hi <= zlo + climb):
-                continue
-            area = set_quad(qx, qy, quad)
-            if not triangle_near_quad(t, qx, qy, quad, area, zlo + climb, zhi + top, r2,
-                                      vertices, triangles, p0, p1, p2):
-                continue
-            if (sb - sa <= TRI_SWEEP and zhi - zlo <= TRI_SWEEP) or top_s + 2 > 128:
-                return True
-            tm = 0.5 * (ta + tb)
-            stack[top_s, 0] = ta
-            stack[top_s, 1] = tm
-            stack[top_s + 1, 0] = tm
-            stack[top_s + 1, 1] = tb
-            top_s += 2
+    for part in range(n_parts):
+        pa = t_f * part / n_parts
+        pb = t_f * (part + 1) / n_parts if part + 1 < n_parts else t_f
+        plo, phi = _feet_range(pa, pb, z0, vz, g)
+        qx, qy = _swept_corners(tx, ty, ux, uy, vx * pa, vx * pb, ex, ey, lat)
+        cand, n = triangles_in_box(min(qx[0], qx[1], qx[2], qx[3]) - rc,
+                                   max(qx[0], qx[1], qx[2], qx[3]) + rc,
+                                   min(qy[0], qy[1], qy[2], qy[3]) - rc,
+                                   max(qy[0], qy[1], qy[2], qy[3]) + rc,
+                                   plo + climb, phi + top, tri, cand)
+        for k in range(n):
+            t = cand[k]
+            tz_lo = box[t, B_ZMIN]
+            tz_hi = box[t, B_ZMAX]
+            # the body (feet + climb, feet + top) reaches into (tz_lo, tz_hi)
+            nw = _feet_band(tz_lo - top, tz_hi - climb, z0, vz, g, t_f, win)
+            top_s = 0
+            for w in range(nw):
+                wa = max(win[w, 0], pa)
+                wb = min(win[w, 1], pb)
+                if wa > wb:
+                    continue
+                stack[top_s, 0] = wa
+                stack[top_s, 1] = wb
+                top_s += 1
+            while top_s > 0:
+                top_s -= 1
+                ta = stack[top_s, 0]
+                tb = stack[top_s, 1]
+                sa = vx * ta
+                sb = vx * tb
+                zlo, zhi = _feet_range(ta, tb, z0, vz, g)
+                qx, qy = _swept_corners(tx, ty, ux, uy, sa, sb, ex, ey, lat)
+                # bounds first: most triangles near a flight are far from the body while
+                # its heights reach theirs (the take-off ground behind the ledge, once
+                # fallen)
+                if (box[t, B_XMIN] >= max(qx[0], qx[1], qx[2], qx[3]) + rc
+                        or box[t, B_XMAX] <= min(qx[0], qx[1], qx[2], qx[3]) - rc
+                        or box[t, B_YMIN] >= max(qy[0], qy[1], qy[2], qy[3]) + rc
+                        or box[t, B_YMAX] <= min(qy[0], qy[1], qy[2], qy[3]) - rc
+                        or tz_lo >= zhi + top or tz_hi <= zlo + climb):
+                    continue
+                area = set_quad(qx, qy, quad)
+                if not triangle_near_quad(t, qx, qy, quad, area, zlo + climb, zhi + top, r2,
+                                          vertices, triangles, p0, p1, p2):
+                    continue
+                if (sb - sa <= TRI_SWEEP and zhi - zlo <= TRI_SWEEP) or top_s + 2 > 128:
+                    return True
+                tm = 0.5 * (ta + tb)
+                stack[top_s, 0] = ta
+                stack[top_s, 1] = tm
+                stack[top_s + 1, 0] = tm
+                stack[top_s + 1, 1] = tb
+                top_s += 2
     return False
 
 
@@ -390,13 +416,13 @@ def body_walk_blocked(x0, y0, ux, uy, s0, s1, z, ex, ey, prm, tri, vox):
     return tri_walk_blocked(x0, y0, ux, uy, s0, s1, z, ex, ey, prm, tri)
 
 
-@njit(cache=True)
+@hot_kernel
 def support(x, y, zref, prm, tri):
     c = prm.climb
     return has_ground(x, y, zref - c, zref + c, tri)
 
 
-@njit(cache=True)
+@hot_kernel
 def takeoff_distance(x0, y0, z0, ux, uy, limit, prm, tri):
     """s_T: where the ground under the run-up (within climb of z0) ends, marching every
     profile_step from P0 and bisecting the first gap. -1 when P0 itself has no ground or the
@@ -424,7 +450,7 @@ def takeoff_distance(x0, y0, z0, ux, uy, limit, prm, tri):
         j += 1
 
 
-@njit(cache=True)
+@hot_kernel
 def touchdown_distance(x0, y0, ux, uy, dist, z1, s_t, prm, tri):
     """s_L: start of the landing ground (within climb of z1) that reaches P1, marching back
     from P1 every profile_step and bisecting the last gap; s_t when there is no gap after s_t.
@@ -455,7 +481,7 @@ def touchdown_distance(x0, y0, ux, uy, dist, z1, s_t, prm, tri):
         j += 1
 
 
-@njit(cache=True)
+@hot_kernel
 def kind_of(dz, climb):
     """The link kind (``kinds.LINK_*``) of a trajectory rising dz: a drop below -climb, a
     jump across within climb, a jump up above it."""
@@ -466,7 +492,7 @@ def kind_of(dz, climb):
     return LINK_JUMP_UP
 
 
-@njit(cache=True)
+@hot_kernel
 def flight_ok(kind, mode, dz, d_air, prm):
     """Reach rules; returns (ok, flight time, vx)."""
     if kind == LINK_DROP:

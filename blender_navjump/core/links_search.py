@@ -31,6 +31,7 @@ from .links_model import (
     walk_blocked,
 )
 from .parallel import run_banded
+from .query.jit import hot_kernel
 from .settings import LINK_COLLISION_TOLERANCE
 
 # columns of a sample row (``links._sample_edges``): point on a border edge, the edge's
@@ -60,7 +61,7 @@ FLIGHT_BUDGET = 8
 MAX_LAYERS = 8
 
 
-@njit(cache=True)
+@hot_kernel
 def _chf_candidate(c, z0, dead, prm, chf):
     """Kinds (bits ``1 << kind``: BIT_DROP, BIT_ACROSS, BIT_UP) still searched (not ``dead``) that a
     standing span of column c could be a landing for. One cell height of slack: the navmesh
@@ -84,7 +85,7 @@ def _chf_candidate(c, z0, dead, prm, chf):
     return mask
 
 
-@njit(cache=True)
+@hot_kernel
 def _solid_at(c, zlo, zhi, prm, vox):
     """Solid overlapping heights (zlo, zhi) in column c?"""
     if zhi <= zlo:
@@ -92,7 +93,7 @@ def _solid_at(c, zlo, zhi, prm, vox):
     return spans_overlap(c, (zlo - prm.bz) / prm.ch, (zhi - prm.bz) / prm.ch, vox)
 
 
-@njit(cache=True)
+@hot_kernel
 def _wall_ahead(x0, y0, z0, ux, uy, prm, vox):
     """Quick look for a wall right in front of a border point: solid over the agent's body
     heights in the column one agent radius and half a cell out along u (the navmesh border
@@ -399,7 +400,7 @@ def search_landings(samples, dir_cos, dir_sin, enabled, prm, tri, vox, chf, pidx
                               math.nan, math.nan)
 
 
-@njit(cache=True)
+@hot_kernel
 def _off_chord(ax, ay, az, bx, by, bz, qx, qy, qz, f):
     """Squared distance of q from the point a fraction f along a -> b."""
     return ((ax + f * (bx - ax) - qx) ** 2 + (ay + f * (by - ay) - qy) ** 2
@@ -608,7 +609,7 @@ def _landing_envelope(fit, samples, res, i0, i1, kind, limit):
 N_FIT = 14
 
 
-@njit(cache=True)
+@hot_kernel
 def link_point(fit, pos):
     """Start and end points at position pos (0..1) along a fitted group."""
     t = fit[F_TLO] + pos * (fit[F_THI] - fit[F_TLO])
@@ -616,7 +617,7 @@ def link_point(fit, pos):
             fit[F_EX] + t * fit[F_EXS], fit[F_EY] + t * fit[F_EYS], fit[F_EZ] + t * fit[F_EZS])
 
 
-@njit(cache=True)
+@hot_kernel
 def _end_poly(x, y, z, exclude, prm, pidx, out_poly, out_z):
     c = prm.climb
     nh = locate(x, y, z - c, z + c, exclude, pidx, out_poly, out_z)
@@ -630,13 +631,18 @@ def _end_poly(x, y, z, exclude, prm, pidx, out_poly, out_z):
     return best
 
 
+# operation counters per group (``validate_groups``' ``vc`` columns): parts fitted,
+# single positions tested while growing, positions tested in full tests, full tests failed
+(V_PARTS, V_GROW, V_FULL, V_FULL_FAILS) = range(4)
+N_VCOUNT = 4
+
 # columns of a link row from ``validate_groups``
 (L_I0, L_I1, L_KIND, L_MODE, L_END_POLY, L_LENGTH, L_START, L_END, L_START_POLY) = (
     0, 1, 2, 3, 4, 5, 6, 12, 18)
 N_LINK = 19
 
 
-@njit(cache=True)
+@hot_kernel
 def check_positions(width, prm):
     """Number of intervals between the positions a link is tested at: at most half a cell
     apart, both ends included (docs/jump-links.md, "Validity")."""
@@ -644,7 +650,7 @@ def check_positions(width, prm):
 
 
 @njit(cache=True, nogil=True)
-def validate_groups(samples, res, groups, offsets, prm, tri, vox, pidx, out, out_n, g_lo,
+def validate_groups(samples, res, groups, offsets, prm, tri, vox, pidx, out, out_n, vc, g_lo,
                     g_hi):
     """Turn groups g_lo..g_hi-1 into links and test them where they will be used.
 
@@ -669,7 +675,7 @@ def validate_groups(samples, res, groups, offsets, prm, tri, vox, pidx, out, out
         stack = np.empty((2 * size + 2, N_PART), np.int64)
         top = _push(stack, 0, groups[g, G_I0], groups[g, G_I1], groups[g, G_KIND], 1, 1)
         m = _validate_stack(samples, res, prm, tri, vox, pidx, out, m, stack, top, fit, fit2,
-                            out_poly, out_z)
+                            out_poly, out_z, vc[g])
         out_n[g] = m - offsets[g]
 
 
@@ -684,7 +690,7 @@ EXTEND_STEPS = 40
 JOIN_PULL_STEPS = 12
 
 
-@njit(cache=True)
+@hot_kernel
 def _near_navmesh(x, y, z, exclude, prm, pidx, out_poly, out_z):
     """A standing polygon (not ``exclude``) within the agent's radius of (x, y), at height
     z within climb: on the point, or on one of 8 points around it at half and the full
@@ -779,10 +785,13 @@ def _fit_polys(fit, prm, pidx, out_poly, out_z):
 
 @njit(cache=True)
 def _test_positions(fit, n, kind, mode, sp, ep, prm, tri, vox, pidx, out_poly, out_z):
-    """``_test_fit``'s n + 1 positions, the polygons known."""
+    """``_test_fit``'s n + 1 positions, the polygons known. The two ends first: a fitted
+    link fails mostly at an end (reaching half a sample beyond its end samples, or grown
+    along its line), and a failing end costs two positions, not all of them."""
     climb = prm.climb
     total = 0.0
-    for h in range(n + 1):
+    for q in range(n + 1):
+        h = 0 if q == 0 else (n if q == 1 else q - 1)
         pos = h / n
         x0, y0, z0, x1, y1, z1 = link_point(fit, pos)
         ok = kind_of(z1 - z0, climb) == kind
@@ -798,6 +807,18 @@ def _test_positions(fit, n, kind, mode, sp, ep, prm, tri, vox, pidx, out_poly, o
     return -1.0, sp, ep, total / (n + 1)
 
 
+@hot_kernel
+def _tested(fail, n):
+    """Positions ``_test_positions`` tested before returning ``fail`` (ends first)."""
+    if fail < 0.0:
+        return n + 1
+    if fail == 0.0:
+        return 1
+    if fail == 1.0:
+        return 2
+    return int(round(fail * n)) + 2
+
+
 @njit(cache=True)
 def _push(stack, top, i0, i1, kind, ext_lo, ext_hi):
     stack[top, P_I0] = i0
@@ -810,9 +831,10 @@ def _push(stack, top, i0, i1, kind, ext_lo, ext_hi):
 
 @njit(cache=True)
 def _validate_stack(samples, res, prm, tri, vox, pidx, out, m, stack, top, fit, fit2,
-                    out_poly, out_z):
+                    out_poly, out_z, vc):
     while top > 0:
         top -= 1
+        vc[V_PARTS] += 1
         i0, i1, kind = stack[top, P_I0], stack[top, P_I1], stack[top, P_KIND]
         ext_lo, ext_hi = stack[top, P_EXT_LO], stack[top, P_EXT_HI]
         mode = int(res[i0, kind, R_MODE])
@@ -835,6 +857,7 @@ def _validate_stack(samples, res, prm, tri, vox, pidx, out, m, stack, top, fit, 
                 for _ in range(EXTEND_STEPS):
                     t = fit2[F_THI] + EXTEND_STEP * prm.cs if side == 1 else \
                         fit2[F_TLO] - EXTEND_STEP * prm.cs
+                    vc[V_GROW] += 1
                     ok, _length = _position_ok(fit2, t, sp, kind, mode, ex, ey, prm, tri, vox,
                                                pidx, out_poly, out_z)
                     if not ok:
@@ -848,8 +871,11 @@ def _validate_stack(samples, res, prm, tri, vox, pidx, out, m, stack, top, fit, 
             a2 = link_point(fit2, 0.0)
             b2 = link_point(fit2, 1.0)
             w2 = math.sqrt((b2[0] - a2[0]) ** 2 + (b2[1] - a2[1]) ** 2 + (b2[2] - a2[2]) ** 2)
-            f2, sp2, ep2, len2 = _test_fit(fit2, check_positions(w2, prm), kind, mode, prm,
-                                           tri, vox, pidx, out_poly, out_z)
+            n2 = check_positions(w2, prm)
+            f2, sp2, ep2, len2 = _test_fit(fit2, n2, kind, mode, prm, tri, vox, pidx, out_poly,
+                                           out_z)
+            vc[V_FULL] += _tested(f2, n2)
+            vc[V_FULL_FAILS] += f2 >= 0.0
             if f2 < 0.0:
                 for k in range(N_FIT):
                     fit[k] = fit2[k]
@@ -858,9 +884,11 @@ def _validate_stack(samples, res, prm, tri, vox, pidx, out, m, stack, top, fit, 
             a = link_point(fit, 0.0)
             b = link_point(fit, 1.0)
             width = math.sqrt((b[0] - a[0]) ** 2 + (b[1] - a[1]) ** 2 + (b[2] - a[2]) ** 2)
-            fail, sp, ep, mean_len = _test_positions(fit, check_positions(width, prm), kind,
-                                                     mode, sp, ep, prm, tri, vox, pidx,
-                                                     out_poly, out_z)
+            n1 = check_positions(width, prm)
+            fail, sp, ep, mean_len = _test_positions(fit, n1, kind, mode, sp, ep, prm, tri,
+                                                     vox, pidx, out_poly, out_z)
+            vc[V_FULL] += _tested(fail, n1)
+            vc[V_FULL_FAILS] += fail >= 0.0
         a = link_point(fit, 0.0)
         b = link_point(fit, 1.0)
         if fail < 0.0:
@@ -970,7 +998,7 @@ def reverse_band(starts, ends, modes, edge_dirs, enabled, prm, tri, vox, ok_out,
             len_out[li] = total / (cnt + 1)
 
 
-@njit(cache=True)
+@hot_kernel
 def _point_seg_dist(p, a, b):
     dx = b[0] - a[0]
     dy = b[1] - a[1]
@@ -1048,7 +1076,7 @@ def dedupe(order, starts, ends, boxes, bidir, tol):
     return keep
 
 
-@njit(cache=True)
+@hot_kernel
 def _segments_on_line(a, b, col, x0, y0, dx, dy, tol):
     """Do both points of the segment at column ``col`` of link rows ``a`` and ``b`` lie
     within ``tol`` (XY) of the line through (x0, y0) along the unit vector (dx, dy)?"""
