@@ -571,21 +571,25 @@ def _bake_tile(job: _TileJob, k: int, stage):
 
 def tile_parallel_mode(n_tiles: int) -> str:
     """How the tiles of a bake run: ``NAVJUMP_TILE_PARALLEL`` (serial, threads,
-    processes) if set, else serial.
+    processes) if set, else on threads when there are two tiles or more and
+    ``parallel.worker_count()`` is at least 2, else serial.
 
-    The rule, from measurements on the shared 2-core machine (docs/tiles.md): threads
-    never beat serial beyond noise (the contour, polygon and detail kernels hold the GIL,
-    and the banded stages already use the second core on large grids); forked worker
-    processes lose on small levels (91 k triangles: 2.2-3.3 s against 1.35-1.75 s serial:
-    forking and sending the tiles back cost more than a tile) and won 1.6x once on 1 M
-    triangles (6.6 s against 10.4 s) but not in two more runs under the machine's load of
-    ~7 (10.4-11.0 s both). With no reliable win, serial is the default."""
+    The rule, from paired runs on the 2-core machine (docs/tiles.md): since the contour,
+    polygon, detail and rasterise kernels release the GIL, two threads bake the
+    1 M-triangle dungeon (540 tiles of 128) in 0.90x the serial wall time and nav_test.obj
+    (18 tiles of 64) in 0.69x, at the same CPU time; under a full machine (load 4 on 2
+    cores) they were even (1.0-1.1x). Forked processes are never the default: forking
+    a process that runs Blender, or holds other threads, is not safe."""
     import os
 
+    from .parallel import worker_count
+
     mode = os.environ.get("NAVJUMP_TILE_PARALLEL", "").strip().lower()
-    if mode in ("serial", "threads", "processes") and n_tiles > 1:
+    if n_tiles < 2:
+        return "serial"
+    if mode in ("serial", "threads", "processes"):
         return mode
-    return "serial"
+    return "threads" if worker_count() >= 2 else "serial"
 
 
 # the job a forked worker process bakes tiles of (set before the pool forks)

@@ -383,12 +383,27 @@ def test_tiled_navmesh_json_carries_the_tile_grid(tmp_path):
         read_json(path)
 
 
+def test_tiles_bake_on_threads_by_default_when_there_are_two_workers(monkeypatch):
+    """The rule of ``tiles.tile_parallel_mode``: threads with two workers or more and two
+    tiles or more, serial with one worker or one tile; the environment variable wins."""
+    from blender_navjump.core.tiles import tile_parallel_mode
+
+    monkeypatch.delenv("NAVJUMP_TILE_PARALLEL", raising=False)
+    monkeypatch.setenv("NAVJUMP_THREADS", "2")
+    assert tile_parallel_mode(4) == "threads" and tile_parallel_mode(1) == "serial"
+    monkeypatch.setenv("NAVJUMP_THREADS", "1")
+    assert tile_parallel_mode(4) == "serial"
+    monkeypatch.setenv("NAVJUMP_TILE_PARALLEL", "processes")
+    assert tile_parallel_mode(4) == "processes"
+
+
 @pytest.mark.parametrize("mode", ["threads", "processes"])
 def test_parallel_tiles_give_the_serial_result_and_cancel_between_tiles(mode, monkeypatch):
     """NAVJUMP_TILE_PARALLEL bakes the tiles on worker threads or forked processes: the
     same navmesh as one after the other, progress per tile, a cancel stops the pool."""
     v, t = terraces(n=2).arrays()
     s = BakeSettings(cell_size=0.2, cell_height=0.05, tile_size=28)
+    monkeypatch.setenv("NAVJUMP_TILE_PARALLEL", "serial")
     serial = bake(v, t, s)
     assert serial.stats["tiles_parallel"] == "serial"
     monkeypatch.setenv("NAVJUMP_TILE_PARALLEL", mode)
