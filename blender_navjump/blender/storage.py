@@ -100,9 +100,10 @@ def _navmesh_data(scene):
     return obj.data
 
 
-# The NavMesh the last write_result stored, by its bake id: the overlay takes it instead of
-# decoding the blob it was just written to (load_navmesh(..., shared=True)).
-_last_written: tuple[str, NavMesh] | None = None
+# The NavMesh the last write_result stored, with its bake id and blob words: the overlay
+# takes it instead of decoding the blob it was just written to (load_navmesh(...,
+# shared=True)) while the mesh still holds that very blob.
+_last_written: tuple[str, np.ndarray, NavMesh] | None = None
 
 
 def load_navmesh(scene, agent: str | None = None, shared: bool = False) -> NavMesh | None:
@@ -116,13 +117,25 @@ def load_navmesh(scene, agent: str | None = None, shared: bool = False) -> NavMe
     if storage_agents.baked_names(mesh):
         return storage_agents.load(mesh, agent or storage_agents.shown_name(scene, mesh))
     last = _last_written
-    if shared and last is not None and mesh.get("navjump_bake_id") == last[0]:
-        return last[1]
+    if shared and last is not None and mesh.get("navjump_bake_id") == last[0] \
+            and _same_words(mesh.get("navjump_npz"), last[1]):
+        return last[2]
     words = mesh.get("navjump_npz")
     size = mesh.get("navjump_npz_size")
     if words is None or size is None:
         return None
     return navmesh_from_bytes(words_to_bytes(words, int(size)))
+
+
+def _same_words(words, written: np.ndarray) -> bool:
+    """The stored blob is still the one written (compared through the buffer: no copy)."""
+    if words is None:
+        return False
+    try:
+        now = np.asarray(words, dtype=np.int32)
+    except (TypeError, ValueError):
+        return False
+    return bool(np.array_equal(now, written))
 
 
 def load_debug(scene) -> BakeDebug | None:
@@ -430,7 +443,8 @@ def write_result(scene, navmesh: NavMesh, gather_info: dict | None = None,
     text.clear()
     text.write(text_body)
     global _last_written
-    _last_written = None if agents else (props["navjump_bake_id"], navmesh)
+    _last_written = None if agents else (
+        props["navjump_bake_id"], np.asarray(props["navjump_npz"], np.int32), navmesh)
     return coll
 
 
