@@ -141,9 +141,11 @@ def bake(vertices: ArrayLike, triangles: ArrayLike, settings: BakeSettings | Non
                         f" (BakeSettings.from_dict() converts a dict)")
     settings = settings.validate()
     if tile_cache is not None and settings.tile_size:
-        from .tiles import validate_cached  # only what changed since the cached bake
+        from .tiles import FullCheck, validate_cached  # what changed since the cached bake
 
-        v, t, walk, n_deg, bounds = validate_cached(vertices, triangles, walkable, tile_cache)
+        v, t, walk, n_deg, bounds = validate_cached(
+            vertices, triangles, walkable, tile_cache,
+            FullCheck(validate_geometry, DEGENERATE_RATIO))
     else:
         v, t, walk, n_deg, bounds = validate_geometry(vertices, triangles, walkable)
     timings: dict[str, float] = {}

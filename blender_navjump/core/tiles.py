@@ -33,6 +33,7 @@ import dataclasses
 import json
 import math
 import time
+from collections.abc import Callable
 from typing import NamedTuple
 
 import numpy as np
@@ -493,17 +494,24 @@ class CheckedInput(NamedTuple):
     degenerate_count: int = 0
 
 
-def validate_cached(vertices, triangles, walkable, cache: TileCache):
-    """``pipeline.validate_geometry`` for a bake with a tile cache (same result, same
-    errors). When the triangles and walkable flags are those the cache's last bake was
-    given (an edit that moved objects), only the vertices that moved are checked again
-    (finite, within range), only the triangles using them tested for degeneracy, and the
-    bounds updated from them (the number of used vertices on each bound is kept: the
-    bounds are computed again over every used vertex only when every vertex on one moved
-    off it). Anything else validates everything and keeps copies of the input
-    for the next bake (about 33 bytes per vertex and 26 per triangle)."""
+class FullCheck(NamedTuple):
+    """``pipeline.validate_geometry`` and the degeneracy ratio it tests with (passed in:
+    the pipeline imports this module)."""
+
+    validate: Callable
+    degenerate_ratio: float
+
+
+def validate_cached(vertices, triangles, walkable, cache: TileCache, full: FullCheck):
+    """``full.validate`` (``pipeline.validate_geometry``) for a bake with a tile cache
+    (same result, same errors). When the triangles and walkable flags are those the
+    cache's last bake was given (an edit that moved objects), only the vertices that moved
+    are checked again (finite, within range), only the triangles using them tested for
+    degeneracy, and the bounds updated from them (the number of used vertices on each
+    bound is kept: the bounds are computed again over every used vertex only when every
+    vertex on one moved off it). Anything else validates everything and keeps copies of
+    the input for the next bake (about 33 bytes per vertex and 26 per triangle)."""
     from .geometry import degenerate_triangles, used_vertex_bounds
-    from .pipeline import DEGENERATE_RATIO, validate_geometry
 
     prev = cache.inputs
     v, t, w = vertices, triangles, walkable
@@ -515,11 +523,11 @@ def validate_cached(vertices, triangles, walkable, cache: TileCache):
                                 and w.shape == (t.shape[0],))))
     if not plain:
         cache.inputs = None
-        return validate_geometry(vertices, triangles, walkable)
+        return full.validate(vertices, triangles, walkable)
     if prev is None or v.shape != prev.vertices.shape or t.shape != prev.triangles.shape \
             or not _same_rows(t, prev.triangles) \
             or not (prev.walkable.all() if w is None else np.array_equal(w, prev.walkable)):
-        return _validate_all(v, t, w, cache)
+        return _validate_all(v, t, w, cache, full)
     moved = _moved_rows(v, prev.vertices)
     bounds, on_bounds = prev.bounds.copy(), prev.on_bounds.copy()
     tris = np.zeros(0, np.int64)
@@ -530,7 +538,7 @@ def validate_cached(vertices, triangles, walkable, cache: TileCache):
             new = v[used]
             if not np.isfinite(new).all() \
                     or np.abs(new).max() > MAX_COORDINATE:
-                return _validate_all(v, t, w, cache)  # raises the full check's error
+                return _validate_all(v, t, w, cache, full)  # raises the full check's error
             got = _moved_bounds(bounds, on_bounds, prev.vertices[used], new)
             if got is None:  # every vertex on a bound moved off it: all again
                 bmin, bmax, _finite = used_vertex_bounds(v, t)
@@ -541,12 +549,12 @@ def validate_cached(vertices, triangles, walkable, cache: TileCache):
         tris = np.unique(_csr_rows(prev.corner_start, prev.corner_tris, moved))
         if tris.size:
             prev.degenerate[tris] = degenerate_triangles(v, np.ascontiguousarray(t[tris]),
-                                                         DEGENERATE_RATIO)
+                                                         full.degenerate_ratio)
             old_xy = _xy_boxes(prev.vertices, t, tris)
         prev.vertices[moved] = v[moved]
     n_deg = int(prev.degenerate.sum())
     if n_deg == t.shape[0]:
-        return _validate_all(v, t, w, cache)  # raises: nothing to bake
+        return _validate_all(v, t, w, cache, full)  # raises: nothing to bake
     cache.validations += 1
     cache.inputs = prev._replace(bounds=bounds, on_bounds=on_bounds,
                                  generation=cache.validations, moved_tris=tris,
@@ -559,17 +567,16 @@ def validate_cached(vertices, triangles, walkable, cache: TileCache):
     return v, t, walk, 0, bounds.copy()
 
 
-def _validate_all(v, t, w, cache: TileCache):
-    """Validate everything (raising what ``validate_geometry`` raises) and keep the input."""
+def _validate_all(v, t, w, cache: TileCache, full: FullCheck):
+    """Validate everything (raising what ``full.validate`` raises) and keep the input."""
     from .geometry import degenerate_triangles
-    from .pipeline import DEGENERATE_RATIO, validate_geometry
 
     cache.inputs = None
-    out = validate_geometry(v, t, w)
+    out = full.validate(v, t, w)
     used = np.zeros(v.shape[0], np.bool_)
     used[t.reshape(-1)] = True
     walk = np.ones(t.shape[0], np.bool_) if w is None else w.copy()
-    degenerate = degenerate_triangles(v, t, DEGENERATE_RATIO) if out[3] else \
+    degenerate = degenerate_triangles(v, t, full.degenerate_ratio) if out[3] else \
         np.zeros(t.shape[0], np.bool_)
     corner_start, corner_tris = _vertex_triangles(t, v.shape[0])
     cache.validations += 1

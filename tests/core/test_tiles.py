@@ -416,15 +416,22 @@ def test_validation_and_bins_of_an_edit_equal_those_from_scratch(data):
     everything: bounds (also when the vertex on a bound moves inward, or every one on it
     does), degenerate triangles dropped, each tile's triangles in order; bad moves raise
     the full check's error."""
-    from blender_navjump.core.pipeline import BakeInputError, validate_geometry
+    from blender_navjump.core.pipeline import (
+        DEGENERATE_RATIO,
+        BakeInputError,
+        validate_geometry,
+    )
     from blender_navjump.core.tile_cache import TileCache
     from blender_navjump.core.tiles import (
+        FullCheck,
         _tile_bins,
         bin_triangles,
         bins_key,
         tile_grid,
         validate_cached,
     )
+
+    full = FullCheck(validate_geometry, DEGENERATE_RATIO)
 
     rng = np.random.default_rng(data.draw(st.integers(0, 2**31), label="seed"))
     n_v = data.draw(st.integers(4, 40), label="vertices")
@@ -455,10 +462,10 @@ def test_validation_and_bins_of_an_edit_equal_those_from_scratch(data):
             want = validate_geometry(v, t, walk)
         except BakeInputError as exc:
             with pytest.raises(BakeInputError) as got_exc:
-                validate_cached(v, t, walk, cache)
+                validate_cached(v, t, walk, cache, full)
             assert str(got_exc.value) == str(exc)
             continue
-        got = validate_cached(v, t, walk, cache)
+        got = validate_cached(v, t, walk, cache, full)
         for a, b in zip(got, want, strict=True):  # (an unused vertex may be NaN)
             np.testing.assert_array_equal(np.asarray(a), np.asarray(b), strict=True)
         grid = tile_grid(s, want[4][0], want[4][1])
