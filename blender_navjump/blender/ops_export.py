@@ -10,6 +10,8 @@ of the last successful export are kept in the scene (``scene.navjump.export_path
 
 from __future__ import annotations
 
+import contextlib
+import warnings
 from typing import TYPE_CHECKING
 
 import bpy
@@ -104,6 +106,7 @@ class NAVJUMP_OT_export(Operator):
             self.report({'ERROR'}, "NavJump export: nothing baked in this scene; bake first")
             return {'CANCELLED'}
         inputs = [bpy.data.filepath] if bpy.data.filepath else []
+        left_out: list[str] = []  # what the writers had to leave out (the export goes on)
         try:
             from ..core.agents import agent_out_path
             from ..export._common import all_or_nothing
@@ -112,7 +115,9 @@ class NAVJUMP_OT_export(Operator):
             with all_or_nothing():  # every agent's files, or none
                 for name, navmesh in navmeshes.items():
                     out = agent_out_path(path, name) if name else path
-                    written += export_navmesh(navmesh, out, formats, inputs=inputs)
+                    with export_warnings() as caught:
+                        written += export_navmesh(navmesh, out, formats, inputs=inputs)
+                    left_out += [f"{name}: {text}" if name else text for text in caught]
         except (ValueError, OSError) as exc:
             text = str(exc) or type(exc).__name__
             self.report({'ERROR'}, f"NavJump export to {path} failed, no file was changed: "
@@ -121,8 +126,28 @@ class NAVJUMP_OT_export(Operator):
         pg = scene.navjump
         pg.export_path = self.filepath
         pg.export_formats = set(formats)
+        for text in left_out:  # the command line prints them; here they are reported
+            self.report({'WARNING'}, text)
         self.report({'INFO'}, f"NavJump: exported {', '.join(str(p) for p in written)}")
         return {'FINISHED'}
+
+
+@contextlib.contextmanager
+def export_warnings():
+    """Collect the exporters' warnings (``export.detour.DetourExportWarning``: something
+    of the bake a format had to leave out) as texts for the operator's report; any other
+    warning goes on as it would."""
+    from ..export.detour import DetourExportWarning
+
+    texts: list[str] = []
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", DetourExportWarning)
+        yield texts
+    for w in caught:
+        if issubclass(w.category, DetourExportWarning):
+            texts.append(str(w.message))
+        else:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
 
 
 def menu_entry(self, _context):

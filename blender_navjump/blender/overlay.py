@@ -153,7 +153,7 @@ def _load_state(scene, key: tuple) -> BakeState:
         return state
     obj = storage.result_object(scene, storage.KIND_NAVMESH)
     try:
-        navmesh = storage.load_navmesh(scene)
+        navmesh = storage.load_navmesh(scene, shared=True)  # only read here
     except Exception as exc:  # a foreign, corrupt or other-version blob
         text = str(exc)
         if text.startswith("<"):  # NavMesh.load names the (in-memory) file first

@@ -22,6 +22,7 @@ does not rebuild the scene's dependency graph, and no orphans).
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 import uuid
@@ -99,19 +100,42 @@ def _navmesh_data(scene):
     return obj.data
 
 
-def load_navmesh(scene, agent: str | None = None) -> NavMesh | None:
+# The NavMesh the last write_result stored, with its bake id and blob words: the overlay
+# takes it instead of decoding the blob it was just written to (load_navmesh(...,
+# shared=True)) while the mesh still holds that very blob.
+_last_written: tuple[str, np.ndarray, NavMesh] | None = None
+
+
+def load_navmesh(scene, agent: str | None = None, shared: bool = False) -> NavMesh | None:
     """The NavMesh stored by the last bake of this scene, or None. A bake of several
-    agents: the agent ``agent`` (default: the shown one, :mod:`.storage_agents`)."""
+    agents: the agent ``agent`` (default: the shown one, :mod:`.storage_agents`).
+    ``shared``: the caller only reads it; when it is the one this session just stored,
+    that object is returned (not decoded from the blob again)."""
     mesh = _navmesh_data(scene)
     if mesh is None:
         return None
     if storage_agents.baked_names(mesh):
         return storage_agents.load(mesh, agent or storage_agents.shown_name(scene, mesh))
+    last = _last_written
+    if shared and last is not None and mesh.get("navjump_bake_id") == last[0] \
+            and _same_words(mesh.get("navjump_npz"), last[1]):
+        return last[2]
     words = mesh.get("navjump_npz")
     size = mesh.get("navjump_npz_size")
     if words is None or size is None:
         return None
     return navmesh_from_bytes(words_to_bytes(words, int(size)))
+
+
+def _same_words(words, written: np.ndarray) -> bool:
+    """The stored blob is still the one written (compared through the buffer: no copy)."""
+    if words is None:
+        return False
+    try:
+        now = np.asarray(words, dtype=np.int32)
+    except (TypeError, ValueError):
+        return False
+    return bool(np.array_equal(now, written))
 
 
 def load_debug(scene) -> BakeDebug | None:
@@ -163,9 +187,44 @@ def _check_lengths(what: str, domain: str, n: int, attributes: dict[str, np.ndar
                              f"for {n} {domain}")
 
 
+GEOMETRY_HASH_KEY = "navjump_geometry_hash"  # result mesh: what its geometry was written from
+
+
+def _geometry_hash(vertices: np.ndarray, topology: tuple[np.ndarray, ...],
+                   attributes: dict[str, np.ndarray]) -> str:
+    h = hashlib.blake2b(digest_size=16)
+    for arr in (vertices, *topology):
+        h.update(str(arr.shape).encode())
+        h.update(np.ascontiguousarray(arr).tobytes())
+    for name in sorted(attributes):
+        h.update(f"{name}:{attributes[name].dtype.str}".encode())
+        h.update(np.ascontiguousarray(attributes[name]).tobytes())
+    return h.hexdigest()
+
+
+def _unchanged(mesh, digest: str, vertices: np.ndarray, n_edges: int | None,
+               n_faces: int) -> bool:
+    """The mesh already holds this geometry: written from the same arrays (``digest``) and
+    not edited since (same counts, same vertex positions). Rewriting it anyway would make
+    Blender evaluate the scene again (~40-90 ms in a scene of 3,000 objects)."""
+    if mesh.get(GEOMETRY_HASH_KEY) != digest or len(mesh.vertices) != vertices.shape[0] \
+            or len(mesh.polygons) != n_faces \
+            or (n_edges is not None and len(mesh.edges) != n_edges):
+        return False
+    co = np.empty(vertices.shape[0] * 3, np.float32)
+    mesh.vertices.foreach_get("co", co)
+    return bool(np.array_equal(co, vertices.astype(np.float32, copy=False).ravel()))
+
+
 def _set_face_mesh(mesh, faces: result_mesh.FaceMesh) -> None:
     """Replace the geometry and face attributes of ``mesh`` (in place: the mesh datablock,
-    its users and its custom properties stay)."""
+    its users and its custom properties stay); left alone when it already holds them."""
+    digest = _geometry_hash(faces.vertices, (faces.loops, faces.loop_starts),
+                            faces.attributes)
+    if _unchanged(mesh, digest, faces.vertices, None, faces.loop_starts.shape[0]):
+        return
+    if GEOMETRY_HASH_KEY in mesh:
+        del mesh[GEOMETRY_HASH_KEY]
     mesh.clear_geometry()
     mesh.vertices.add(faces.vertices.shape[0])
     mesh.vertices.foreach_set("co", faces.vertices.ravel())
@@ -178,6 +237,7 @@ def _set_face_mesh(mesh, faces: result_mesh.FaceMesh) -> None:
         attr = mesh.attributes.new(attr_name, 'INT', 'FACE')
         assert isinstance(attr, bpy.types.IntAttribute)
         attr.data.foreach_set("value", values)
+    mesh[GEOMETRY_HASH_KEY] = digest
 
 
 def _face_mesh(navmesh: NavMesh) -> result_mesh.FaceMesh:
@@ -202,7 +262,13 @@ _ATTRIBUTE_TYPES: dict[np.dtype, AttributeTypeItems] = {
 
 
 def _set_edge_mesh(mesh, edges: result_mesh.EdgeMesh) -> None:
-    """Replace the geometry and edge attributes of ``mesh`` in place."""
+    """Replace the geometry and edge attributes of ``mesh`` in place (left alone when it
+    already holds them)."""
+    digest = _geometry_hash(edges.vertices, (edges.edges,), edges.attributes)
+    if _unchanged(mesh, digest, edges.vertices, edges.edges.shape[0] // 2, 0):
+        return
+    if GEOMETRY_HASH_KEY in mesh:
+        del mesh[GEOMETRY_HASH_KEY]
     mesh.clear_geometry()
     mesh.vertices.add(edges.vertices.shape[0])
     mesh.vertices.foreach_set("co", edges.vertices.ravel())
@@ -214,6 +280,7 @@ def _set_edge_mesh(mesh, edges: result_mesh.EdgeMesh) -> None:
         assert isinstance(attr, (bpy.types.IntAttribute, bpy.types.BoolAttribute,
                                  bpy.types.FloatAttribute))
         attr.data.foreach_set("value", values)
+    mesh[GEOMETRY_HASH_KEY] = digest
 
 
 def _edge_mesh(navmesh: NavMesh) -> result_mesh.EdgeMesh:
@@ -283,7 +350,8 @@ def _debug_props(debug: BakeDebug) -> dict:
 def _replace_props(mesh, props: dict) -> None:
     """The navmesh mesh's NavJump properties become ``props`` (a previous bake's debug
     data or agents, absent from this one, go)."""
-    for key in [k for k in mesh.keys() if k.startswith("navjump_") and k not in props]:
+    for key in [k for k in mesh.keys() if k.startswith("navjump_") and k not in props
+                and k != GEOMETRY_HASH_KEY]:
         del mesh[key]
     for key, value in props.items():
         set_prop(mesh, key, value)
@@ -374,6 +442,9 @@ def write_result(scene, navmesh: NavMesh, gather_info: dict | None = None,
         coll[REPORT_KEY] = text
     text.clear()
     text.write(text_body)
+    global _last_written
+    _last_written = None if agents else (
+        props["navjump_bake_id"], np.asarray(props["navjump_npz"], np.int32), navmesh)
     return coll
 
 
@@ -433,7 +504,9 @@ def clear_result(scene) -> bool:
 # ---------------------------------------------------------------- handlers
 @persistent
 def _on_load_post(*_args):
+    global _last_written
     _report_cache.clear()
+    _last_written = None
 
 
 def compress_stored(scene) -> bool:

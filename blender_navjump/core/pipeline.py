@@ -140,7 +140,14 @@ def bake(vertices: ArrayLike, triangles: ArrayLike, settings: BakeSettings | Non
         raise TypeError(f"settings: expected a BakeSettings, got a {type(settings).__name__}"
                         f" (BakeSettings.from_dict() converts a dict)")
     settings = settings.validate()
-    v, t, walk, n_deg, bounds = validate_geometry(vertices, triangles, walkable)
+    if tile_cache is not None and settings.tile_size:
+        from .tiles import FullCheck, validate_cached  # what changed since the cached bake
+
+        v, t, walk, n_deg, bounds = validate_cached(
+            vertices, triangles, walkable, tile_cache,
+            FullCheck(validate_geometry, DEGENERATE_RATIO))
+    else:
+        v, t, walk, n_deg, bounds = validate_geometry(vertices, triangles, walkable)
     timings: dict[str, float] = {}
     stats: dict = {"input_triangles": int(np.asarray(triangles).shape[0]),
                    "degenerate_triangles_skipped": n_deg}

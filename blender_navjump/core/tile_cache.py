@@ -15,6 +15,13 @@ class TileCache:
 
     def __init__(self) -> None:
         self._reset(None)
+        # the last bake's input as validated (``tiles.CheckedInput``: copies of the arrays
+        # and what their validation found), so that the next bake validates only the
+        # vertices and triangles that changed; kept by ``clear``
+        self.inputs: Any = None
+        self.validations = 0  # full validations made (generations of ``inputs``)
+        # every tile's triangles, kept for the next bake to update (``tiles._tile_bins``)
+        self.bins: tuple | None = None
 
     def _reset(self, pending: tuple | None) -> None:
         self.key: tuple | None = None

@@ -261,3 +261,36 @@ def test_background_thread_job_and_cancel(bpy, navjump, demo_scene):
     assert job.cancelled and job.result is None and job.error is None
     assert stages[-1] == "compact"
     assert job.stage != "compact"  # stopped when the next stage began
+
+
+def test_storing_the_same_result_again_leaves_the_result_meshes_alone(bpy, navjump,
+                                                                      demo_scene):
+    """Rewriting a result mesh makes Blender evaluate the scene again (tens of ms on a big
+    level), so a store whose navmesh or links are those the meshes already show leaves them
+    as they are; a mesh edited by hand since is written again."""
+    storage = navjump.storage
+    _bake(bpy)
+    nm = storage.load_navmesh(demo_scene)
+    meshes = [storage.result_object(demo_scene, kind).data
+              for kind in (storage.KIND_NAVMESH, storage.KIND_LINKS)]
+    for mesh in meshes:  # a probe layer: rewriting the geometry drops it
+        mesh.attributes.new("probe", 'INT', 'POINT')
+    storage.write_result(demo_scene, nm, {}, [])
+    assert all("probe" in mesh.attributes for mesh in meshes)
+    assert storage.load_navmesh(demo_scene).equals(nm)
+    navmesh_mesh, links_mesh = meshes
+    navmesh_mesh.vertices[0].co.x += 1.0  # edited by hand
+    storage.write_result(demo_scene, nm, {}, [])
+    assert "probe" not in navmesh_mesh.attributes and "probe" in links_mesh.attributes
+    co = np.empty(len(navmesh_mesh.vertices) * 3, np.float32)
+    navmesh_mesh.vertices.foreach_get("co", co)
+    assert np.allclose(co.reshape(-1, 3), nm.vertices, atol=1e-5)
+    # another navmesh (its first link dropped) rewrites the links mesh
+    fewer = storage.load_navmesh(demo_scene)
+    assert fewer.link_count > 1
+    for name in [f for f in fewer.array_fields() if f.startswith("link_")]:
+        setattr(fewer, name, getattr(fewer, name)[1:])
+    storage.write_result(demo_scene, fewer, {}, [])
+    assert "probe" not in links_mesh.attributes
+    assert len(links_mesh.edges) == fewer.link_count
+    assert storage.load_navmesh(demo_scene).equals(fewer)

@@ -122,3 +122,61 @@ def test_a_failed_export_changes_no_file_and_says_why(bpy, navjump, scene, tmp_p
     assert not bpy.ops.navjump.export.poll()
     assert np.array_equal(np.frombuffer(out.read_bytes(), np.uint8),
                           np.frombuffer(before, np.uint8))
+
+
+def _far_climb_navmesh(navjump):
+    """A tiled bake with ladders whose foot and top are in neighbouring tiles, one climb
+    link moved onto a polygon beyond the neighbouring tiles: its way through the climb
+    graph is one the Detour export must leave out (Detour joins off-mesh connections only
+    to adjacent tiles), with a ``DetourExportWarning``."""
+    import dataclasses
+    import importlib
+
+    from scenes import Scene
+
+    core = navjump.core
+    climb = importlib.import_module(f"{navjump.module}.core.climb")
+    kinds = importlib.import_module(f"{navjump.module}.core.kinds")
+    edge_x = -0.4  # a tile line (tiles of 32 cells of 0.3 m from x = -10)
+    v, t = Scene().floor(-10, -10, 14, 10).box(-8, edge_x, 0, edge_x, 4, 4).arrays()
+    settings = core.BakeSettings(climbing_enabled=True, auto_ledges=False, tile_size=32)
+    nm = core.bake(v, t, settings)
+    ladders = [("edge-ladder", kinds.CLIMB_LADDER,
+                np.array([(edge_x + 0.1, 2.0, 0.0), (edge_x + 0.1, 2.0, 4.0)]))]
+    nm, found = climb.add_climbing(nm, ladders, v, t, settings)
+    assert found == []
+    tiles_x = nm.stats["tile_grid"]["tiles"][0]
+    tr = climb.climb_transits(nm)
+    entry_tile = nm.polygon_tile[nm.climb_link_poly[tr.entry_link]]
+    r = int(np.nonzero(entry_tile % tiles_x == 0)[0][0])  # a way from the west column
+    start_tile = int(entry_tile[r])
+    far = [k for k in np.unique(nm.polygon_tile).tolist()
+           if abs(k % tiles_x - start_tile % tiles_x) > 1
+           or abs(k // tiles_x - start_tile // tiles_x) > 1]
+    far_poly = int(np.nonzero(nm.polygon_tile == far[0])[0][0])
+    k = int(tr.exit_link[r])
+    link_poly, point = nm.climb_link_poly.copy(), nm.climb_link_point.copy()
+    link_poly[k] = far_poly
+    point[k] = nm.vertices[nm.polygons[far_poly, :3]].mean(axis=0)
+    return dataclasses.replace(nm, climb_link_poly=link_poly, climb_link_point=point)
+
+
+def test_detour_export_warnings_are_reported_by_the_operator(bpy, navjump, scene, tmp_path,
+                                                             capfd):
+    """What the Detour export leaves out (a climbing way ending beyond the neighbouring
+    tile) is in the export operator's report as a warning, as the command line prints it;
+    the files are written."""
+    nm = _far_climb_navmesh(navjump)
+    navjump.storage.write_result(scene, nm, {}, [])
+    capfd.readouterr()
+    path = tmp_path / "level.json"
+    assert bpy.ops.navjump.export(filepath=str(path), formats={"json", "detour"}) \
+        == {'FINISHED'}
+    out = capfd.readouterr()
+    # Blender prints an operator's reports in background mode: "Warning: <text>"
+    reported = [line for line in (out.out + out.err).splitlines()
+                if line.startswith("Warning: Detour export:")]
+    assert len(reported) == 1, out
+    assert "climbing way(s) left out" in reported[0] and "tile_size" in reported[0]
+    assert "DetourExportWarning" not in out.err  # reported, not printed as a warning
+    assert path.is_file() and (tmp_path / "level.detour.bin").is_file()

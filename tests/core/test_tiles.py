@@ -421,3 +421,82 @@ def test_parallel_tiles_give_the_serial_result_and_cancel_between_tiles(mode, mo
 
     with pytest.raises(BakeCancelled):
         bake(v, t, s, progress=cancel_at_second_tile)
+
+
+@hsettings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_validation_and_bins_of_an_edit_equal_those_from_scratch(data):
+    """What a bake with a tile cache validates and bins again after vertices moved (only
+    the moved vertices and the triangles using them) equals validating and binning
+    everything: bounds (also when the vertex on a bound moves inward, or every one on it
+    does), degenerate triangles dropped, each tile's triangles in order; bad moves raise
+    the full check's error."""
+    from blender_navjump.core.pipeline import (
+        DEGENERATE_RATIO,
+        BakeInputError,
+        validate_geometry,
+    )
+    from blender_navjump.core.tile_cache import TileCache
+    from blender_navjump.core.tiles import (
+        FullCheck,
+        _tile_bins,
+        bin_triangles,
+        bins_key,
+        tile_grid,
+        validate_cached,
+    )
+
+    full = FullCheck(validate_geometry, DEGENERATE_RATIO)
+
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**31), label="seed"))
+    n_v = data.draw(st.integers(4, 40), label="vertices")
+    v = rng.uniform(0.0, 20.0, (n_v, 3))
+    n_t = data.draw(st.integers(2, 60), label="triangles")
+    t = np.array([rng.choice(n_v, 3, replace=False) for _ in range(n_t)], np.int32)
+    walk = rng.random(t.shape[0]) < 0.8
+    s = BakeSettings(cell_size=0.3, tile_size=16)
+    cache = TileCache()
+    for step in range(data.draw(st.integers(1, 4), label="edits")):
+        if step:
+            v = v.copy()
+            moved = rng.choice(n_v, size=data.draw(st.integers(1, n_v), label="moved"),
+                               replace=False)
+            how = data.draw(st.sampled_from(["shift", "to_bound", "collapse", "nan", "far"]))
+            if how == "shift":
+                v[moved] += rng.normal(0.0, 3.0, (moved.size, 3))
+            elif how == "to_bound":  # onto the current bounds, or the extremes inward
+                v[moved] = np.where(rng.random((moved.size, 3)) < 0.5, v.min(axis=0),
+                                    v.max(axis=0))
+            elif how == "collapse":  # triangles become degenerate
+                v[moved] = v[moved[0]]
+            elif how == "nan":
+                v[moved[0], 1] = np.nan
+            else:
+                v[moved[0], 0] = 1.0e13  # beyond the coordinates a bake accepts
+        try:
+            want = validate_geometry(v, t, walk)
+        except BakeInputError as exc:
+            with pytest.raises(BakeInputError) as got_exc:
+                validate_cached(v, t, walk, cache, full)
+            assert str(got_exc.value) == str(exc)
+            continue
+        got = validate_cached(v, t, walk, cache, full)
+        for a, b in zip(got, want, strict=True):  # (an unused vertex may be NaN)
+            np.testing.assert_array_equal(np.asarray(a), np.asarray(b), strict=True)
+        grid = tile_grid(s, want[4][0], want[4][1])
+        vv, tt = want[0], want[1]
+        every = bin_triangles(grid, vv, tt, grid.border)
+        todo = sorted(rng.choice(grid.tile_count, size=min(2, grid.tile_count),
+                                 replace=False).tolist())
+        kept = cache.bins is not None and cache.bins[1] == cache.inputs.generation - 1 \
+            and cache.bins[0] == bins_key(grid, tt.shape[0])
+        if not kept:  # a bake bins every tile when there are no bins to update
+            todo = list(range(grid.tile_count))
+        start, items = _tile_bins(cache, grid, vv, tt, todo)
+        # without degenerate triangles the bins are kept and updated, not made again
+        assert (cache.bins is not None) == (want[3] == 0)
+        if cache.bins is not None:
+            assert cache.bins[1] == cache.inputs.generation
+        for k in todo:
+            assert np.array_equal(items[start[k]:start[k + 1]],
+                                  every[1][every[0][k]:every[0][k + 1]]), (step, k)

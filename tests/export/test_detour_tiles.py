@@ -60,7 +60,10 @@ def test_one_dnav_per_tile_and_reference_bits(tmp_path):
 
 
 def test_reference_bits_too_many_is_refused_naming_tile_size():
-    with pytest.raises(ValueError, match="tile_size"):
+    # the message names the limit (22 bits of tile and polygon index), the counts and
+    # the setting to change
+    with pytest.raises(ValueError, match=r"4096 tiles \(12 bits\) and up to 2048 polygons per "
+                                         r"tile \(11 bits\) exceed the 22 bits .*tile_size"):
         detour.ref_bits(1 << 12, 1 << 11)
     assert detour.ref_bits(1 << 11, 1 << 11) == (11, 11)
 
