@@ -105,7 +105,7 @@ def usable_ports(d, stance_allowed, link_allowed):
 def astar(node_pos, node_poly, node_link, node_hop, node_hop_poly, poly_stance, port_start,
           ports, link_kind, link_cost, g, parent, via, seen, closed, hk, hv,
           stance_allowed, stance_cost, link_allowed, link_scale, hscale, port_ok,
-          sp, spos, goal_mark, goal_pt, gpos, goal_r, direct_cost, stamp):
+          sp, spos, goal_mark, goal_pt, gpos, goal_r, direct_cost, stamp, bound):
     """Search from spos (in polygon sp) to the goal.
 
     Takes the QueryData and Workspace arrays it reads one by one (see solve_batch).
@@ -115,7 +115,9 @@ def astar(node_pos, node_poly, node_link, node_hop, node_hop_poly, poly_stance, 
     The heuristic is ``hscale * max(|n - gpos| - goal_r, 0)``: every goal point must lie
     within ``goal_r`` of ``gpos``. ``direct_cost``: cost of the straight start->goal edge
     (inf when the segment leaves the usable navmesh); the goal reached over it has
-    ``via == DIRECT``. Returns True when the goal was reached.
+    ``via == DIRECT``. ``bound``: the search gives up (returns False) when the least
+    f = g + h left reaches it (inf: never), i.e. when no path costs less. Returns True
+    when the goal was reached.
     """
     n_nodes = node_pos.shape[0]
     start = n_nodes
@@ -137,7 +139,9 @@ def astar(node_pos, node_poly, node_link, node_hop, node_hop_poly, poly_stance, 
         via[goal] = DIRECT
         size = heap_push(hk, hv, size, direct_cost, goal)
     while size > 0:
-        _f, n, size = heap_pop(hk, hv, size)
+        f, n, size = heap_pop(hk, hv, size)
+        if f >= bound:
+            return False
         if closed[n] == stamp:
             continue
         closed[n] = stamp
