@@ -495,10 +495,13 @@ def islands(tmp_path_factory):
 
 def joined_graph(query, agent, penalty):
     """The joined graph of docs/climbing.md built here in Python, with its edge costs for
-    an agent: the port graph's nodes (portals, jump-link ends), the climb nodes and one
-    ground node per climb link; walking between any two nodes of one polygon, jump links,
-    climb edges (length + penalty) and climb links. Returns (positions, {node: [(to,
-    cost)]}, the polygon of each node or -1, nodes of each polygon)."""
+    an agent: the port graph's nodes (portals, jump-link ends), the climb nodes and two
+    ground nodes per climb link, one to get on by, one to get off to (a ground point is
+    not a waypoint of a walk); walking between two nodes of one polygon (from any but a
+    getting-on node, to any but a getting-off node), jump links, climb edges (length +
+    penalty) and climb links. Returns (positions, {node: [(to, cost)]}, the polygon of
+    each node or -1, nodes of each polygon, the stance cost of walking a polygon or None,
+    the getting-on and getting-off nodes)."""
     from blender_navjump.core.climb import link_abilities
 
     nm, d = query.navmesh, query.data
@@ -507,13 +510,16 @@ def joined_graph(query, agent, penalty):
     n_port = d.node_pos.shape[0]
     n_climb = nm.climb_node_position.shape[0]
     n_link = nm.climb_link_kind.shape[0]
-    pos = np.concatenate([d.node_pos, nm.climb_node_position, nm.climb_link_point])
-    ground = n_port + n_climb + np.arange(n_link)
+    pos = np.concatenate([d.node_pos, nm.climb_node_position, nm.climb_link_point,
+                          nm.climb_link_point])
+    get_on = n_port + n_climb + np.arange(n_link)
+    get_off = get_on + n_link
     poly_nodes = {p: list(d.ports[d.port_start[p]:d.port_start[p + 1]])
                   for p in range(nm.polygon_count)}
     for c, p in enumerate(nm.climb_link_poly):
-        poly_nodes[int(p)].append(int(ground[c]))
+        poly_nodes[int(p)] += [int(get_on[c]), int(get_off[c])]
     adj = {v: [] for v in range(pos.shape[0])}
+    on_set, off_set = set(get_on.tolist()), set(get_off.tolist())
 
     def walk_mult(p):
         st_ = stances[int(nm.polygon_stance[p])]
@@ -525,7 +531,7 @@ def joined_graph(query, agent, penalty):
             continue
         for u in nodes:
             for v in nodes:
-                if u != v:
+                if u != v and u not in on_set and v not in off_set:
                     adj[u].append((v, m * float(np.linalg.norm(pos[u] - pos[v]))))
     for k in range(nm.link_count):
         kind = int(nm.link_kind[k])
@@ -550,13 +556,14 @@ def joined_graph(query, agent, penalty):
     for c, abil in enumerate(link_abilities(nm.climb_link_kind)):
         if int(abil) & ~mask:
             continue
-        node, g = n_port + int(nm.climb_link_node[c]), int(ground[c])
-        adj[node].append((g, float(nm.climb_link_length[c])))
+        node = n_port + int(nm.climb_link_node[c])
+        adj[node].append((int(get_off[c]), float(nm.climb_link_length[c])))
         if nm.climb_link_bidirectional[c]:
-            adj[g].append((node, float(nm.climb_link_length[c])))
+            adj[int(get_on[c])].append((node, float(nm.climb_link_length[c])))
     node_poly = np.full(pos.shape[0], -1)
-    node_poly[ground] = nm.climb_link_poly
-    return pos, adj, node_poly, poly_nodes, walk_mult
+    node_poly[get_on] = nm.climb_link_poly
+    node_poly[get_off] = nm.climb_link_poly
+    return pos, adj, node_poly, poly_nodes, walk_mult, get_on, get_off
 
 
 def straight_cost(query, agent, p, a, q, b):
@@ -573,55 +580,11 @@ def straight_cost(query, agent, p, a, q, b):
     return c
 
 
-def dijkstra_joined_cost(query, agent, penalty, start, goal):
-    """Brute-force Dijkstra (no heuristic) over :func:`joined_graph` from ``start`` to
-    ``goal``, each ("node", climb node) or ("poly", polygon, point on it). As the
-    search does, an end on a polygon joins that polygon's nodes and the other end
-    (straight, when the straight walk stays on usable polygons); an end on a climb node
-    is left (reached) by the ground points of the links the agent may take off (onto) the
-    graph, which also have the straight walk to (from) the other end."""
+def _dijkstra(adj, src, dst, keep=None):
+    """Least cost from src to dst over adj (heapq, no heuristic), only through nodes
+    ``keep`` accepts."""
     import heapq
 
-    from blender_navjump.core.climb import link_abilities
-
-    nm = query.navmesh
-    pos, adj, node_poly, poly_nodes, walk_mult = joined_graph(query, agent, penalty)
-    n = pos.shape[0]
-    n_port = query.data.node_pos.shape[0]
-    n_climb = nm.climb_node_position.shape[0]
-    src, dst = n, n + 1
-    adj[src], adj[dst] = [], []
-    ok = ~(link_abilities(nm.climb_link_kind).astype(np.int64) & ~agent.ability_mask()
-           ).astype(bool) & np.array([walk_mult(int(p)) is not None
-                                      for p in nm.climb_link_poly], bool)
-    ground = n_port + n_climb + np.arange(nm.climb_link_kind.shape[0])
-    if start[0] == "node":
-        adj[src].append((n_port + start[1], 0.0))
-        starts = [(int(g), pos[g], int(node_poly[g])) for g in ground[ok]]
-    else:
-        m = walk_mult(start[1])
-        if m is not None:
-            adj[src] += [(v, m * float(np.linalg.norm(pos[v] - start[2])))
-                         for v in poly_nodes[start[1]]]
-        starts = [(src, start[2], start[1])]
-    if goal[0] == "node":
-        adj[n_port + goal[1]].append((dst, 0.0))
-        goals = [(int(g), pos[g], int(node_poly[g]))
-                 for g in ground[ok & nm.climb_link_bidirectional]]
-    else:
-        m = walk_mult(goal[1])
-        if m is not None:
-            for v in poly_nodes[goal[1]]:
-                adj[v].append((dst, m * float(np.linalg.norm(goal[2] - pos[v]))))
-        goals = [(dst, goal[2], goal[1])]
-    for u, a, p in starts:
-        for v, b, q in goals:
-            if p == q and walk_mult(p) is not None:
-                adj[u].append((v, walk_mult(p) * float(np.linalg.norm(b - a))))
-            elif p != q:
-                c = straight_cost(query, agent, p, a, q, b)
-                if np.isfinite(c):
-                    adj[u].append((v, c))
     dist = {src: 0.0}
     heap = [(0.0, src)]
     while heap:
@@ -631,10 +594,77 @@ def dijkstra_joined_cost(query, agent, penalty, start, goal):
         if du > dist[u]:
             continue
         for v, c in adj[u]:
-            if du + c < dist.get(v, np.inf):
+            if (keep is None or v == dst or keep(v)) and du + c < dist.get(v, np.inf):
                 dist[v] = du + c
                 heapq.heappush(heap, (du + c, v))
     return np.inf
+
+
+def dijkstra_joined_cost(query, agent, penalty, start, goal):
+    """Brute-force Dijkstra over :func:`joined_graph` from ``start`` to ``goal``, each
+    ("node", climb node) or ("poly", polygon, point on it), as docs/climbing.md defines
+    the answer: an end on a polygon joins that polygon's nodes; the walking part from a
+    point (the start, or the ground point of a link off the graph when the start is on a
+    climb node) to a point (the goal, or the ground point of a link onto the graph) also
+    has the straight walk between the two when it stays on usable polygons; an end on a
+    climb node climbs (climb edges only) to or from those links."""
+    from blender_navjump.core.climb import link_abilities
+
+    nm = query.navmesh
+    pos, adj, node_poly, poly_nodes, walk_mult, get_on, get_off = joined_graph(
+        query, agent, penalty)
+    n_port = query.data.node_pos.shape[0]
+    n_climb = nm.climb_node_position.shape[0]
+
+    def on_graph(v):
+        return n_port <= v < n_port + n_climb
+
+    ok = ~(link_abilities(nm.climb_link_kind).astype(np.int64) & ~agent.ability_mask()
+           ).astype(bool) & np.array([walk_mult(int(p)) is not None
+                                      for p in nm.climb_link_poly], bool)
+    length = nm.climb_link_length
+    # (node or None for the end's point, point, polygon, cost to / from the end)
+    if start[0] == "node":
+        s_rows = [(int(get_off[c]), pos[get_off[c]], int(node_poly[get_off[c]]),
+                   _dijkstra(adj, n_port + start[1], n_port + int(nm.climb_link_node[c]),
+                             on_graph) + length[c]) for c in np.nonzero(ok)[0]]
+    else:
+        s_rows = [(None, start[2], start[1], 0.0)]
+    if goal[0] == "node":
+        g_rows = [(int(get_on[c]), pos[get_on[c]], int(node_poly[get_on[c]]),
+                   length[c] + _dijkstra(adj, n_port + int(nm.climb_link_node[c]),
+                                         n_port + goal[1], on_graph))
+                  for c in np.nonzero(ok & nm.climb_link_bidirectional)[0]]
+    else:
+        g_rows = [(None, goal[2], goal[1], 0.0)]
+    best = np.inf
+    if start[0] == "node" and goal[0] == "node":
+        best = _dijkstra(adj, n_port + start[1], n_port + goal[1], on_graph)
+    src, dst = len(adj), len(adj) + 1
+    for su, sa, sp, sc in s_rows:
+        for gv, gb, gp, gc in g_rows:
+            if not np.isfinite(sc + gc):
+                continue
+            a = dict(adj)
+            a[src], a[dst] = [], []
+            s_node = src if su is None else su
+            if su is None and walk_mult(sp) is not None:
+                a[src] = [(v, walk_mult(sp) * float(np.linalg.norm(pos[v] - sa)))
+                          for v in poly_nodes[sp]]
+            if gv is None:
+                if walk_mult(gp) is not None:
+                    for v in poly_nodes[gp]:
+                        a[v] = a[v] + [(dst, walk_mult(gp) * float(np.linalg.norm(gb - pos[v])))]
+            else:
+                a[gv] = a[gv] + [(dst, 0.0)]
+            if sp == gp:
+                direct = np.inf if walk_mult(sp) is None else \
+                    walk_mult(sp) * float(np.linalg.norm(gb - sa))
+            else:
+                direct = straight_cost(query, agent, sp, sa, gp, gb)
+            a[s_node] = a[s_node] + [(dst, direct)]
+            best = min(best, sc + _dijkstra(a, s_node, dst) + gc)
+    return best
 
 
 def climbing_flags(res):
@@ -709,17 +739,12 @@ def test_astar_on_islands_equals_brute_force_dijkstra(islands, seed):
 
 def check_search_against_dijkstra(nm, seed):
     from blender_navjump.core.query import AgentFilter
-    from blender_navjump.core.query.batch_kernel import NO_BOUNDS, SUM_SEARCH_COST, solve_batch
-    from blender_navjump.core.query.climb import climb_solver
-    from blender_navjump.core.query.path import NavQuery
 
     rng = np.random.default_rng(seed)
     agent = AgentFilter(abilities=[a for a in ("climb", "ladder", "shimmy", "mount")
                                    if rng.random() < 0.7],
                         stance_cost=tuple(rng.uniform(1.0, 3.0, 3)))
-    query = NavQuery(nm)
     penalty = rng.uniform(0, 2, nm.climb_edge_kind.shape[0]) * (rng.random() < 0.5)
-    query.climb_penalty = penalty
     n_climb = nm.climb_node_position.shape[0]
     ends = []
     for _ in range(2):
@@ -727,8 +752,21 @@ def check_search_against_dijkstra(nm, seed):
             ends.append(("node", int(rng.integers(n_climb))))
         else:
             p = int(rng.integers(nm.polygon_count))
-            poly, point, _ = query.nearest_polygon(nm.polygon_vertices(p).mean(axis=0), agent)
-            ends.append(("poly", poly, point))
+            ends.append(nm.polygon_vertices(p).mean(axis=0))
+    check_search(nm, agent, penalty, ends)
+
+
+def check_search(nm, agent, penalty, ends):
+    """The search against :func:`dijkstra_joined_cost` for one query; ``ends``: each a
+    point (placed on the navmesh first) or ("node", climb node). Returns the answer."""
+    from blender_navjump.core.query.batch_kernel import NO_BOUNDS, SUM_SEARCH_COST, solve_batch
+    from blender_navjump.core.query.climb import climb_solver
+    from blender_navjump.core.query.path import NavQuery
+
+    query = NavQuery(nm)
+    query.climb_penalty = penalty
+    ends = [e if isinstance(e, tuple) else ("poly", *query.nearest_polygon(e, agent)[:2])
+            for e in ends]
     want = dijkstra_joined_cost(query, agent, penalty, ends[0], ends[1])
     points = [nm.climb_node_position[e[1]] if e[0] == "node" else e[2] for e in ends]
     if ends[0][0] == "poly" and ends[1][0] == "poly":
@@ -750,8 +788,23 @@ def check_search_against_dijkstra(nm, seed):
         # never an edge needing an ability the agent lacks
         used = res.climb_edges
         assert not np.any(nm.climb_edge_abilities[used] & ~agent.ability_mask())
-    elif res.found:
-        assert not res.climbing
+    elif res.found:  # not from a climb node: the ordinary answer for the points
+        assert res.start_polygon >= 0 and res.goal_polygon >= 0
+    return res
+
+
+def test_shimmying_beats_dear_walking_on_the_same_polygon(wall):
+    """Walking the platform's top costs 3 per metre: hanging down, shimmying along the
+    ledge (1 per metre) and mounting again is cheaper, so the ways that start and end on
+    the top's polygon must be kept where walking does not beat them."""
+    from blender_navjump.core.query import AgentFilter
+
+    nm = wall[3]
+    agent = AgentFilter(stance_cost=(3.0, 3.0, 3.0))
+    res = check_search(nm, agent, np.zeros(nm.climb_edge_kind.shape[0]),
+                       [np.array([-2.8, 0.8, 2.5]), np.array([2.8, 0.8, 2.5])])
+    assert res.found and "shimmy" in res.flag_names
+    assert res.flag_names.count("climb_down_from_mount") == 1
 
 
 def test_answers_that_do_not_climb_are_the_ordinary_ones(islands):
