@@ -582,11 +582,12 @@ def climb_solver(query, agent) -> _ClimbSolver:
         link_ok = np.append(link_ok, True)
         link_scale = np.append(np.asarray(link_scale, np.float64), 1.0)
         port_ok = usable_ports(data, allowed, link_ok)
+        # a way costs at least its straight length: the heuristic scale is at most 1
+        hscale = min(float(hscale), 1.0)
         reach = Reach(*reach_components(data.port_start, data.ports, data.port_other,
                                         data.node_hop_poly, data.poly_stance, data.poly_bmin,
                                         data.poly_bmax, allowed, port_ok))
-        # a way costs at least its straight length: the heuristic scale is at most 1
-        arrays = (allowed, cost, link_ok, link_scale, min(float(hscale), 1.0), port_ok, reach)
+        arrays = (allowed, cost, link_ok, link_scale, hscale, port_ok, reach)
         if len(cache) >= _WAY_CACHE_SIZE:
             cache.clear()
         solver = cache[key] = _ClimbSolver(ways, data, make_workspace(data), arrays, mask,
@@ -612,8 +613,8 @@ def _expand_ways(summary, offsets, points, point_info, corridor, p_summary, p_of
     ordinary one). In the first, each way's jump-start / jump-end pair of points becomes
     its climbing points (stance stand, no link) and the exit's ground point (walking on
     from there); its cost is without penalties, its length over the new points, and a
-    corridor entry entered by a way has link -1. Returns the five arrays and the climb
-    edges of each query (CSR: offsets (Q+1,), edges)."""
+    corridor entry entered by a way has link -1. Returns the five arrays, which queries
+    climb (Q,) and the climb edges of each query (CSR: offsets (Q+1,), edges)."""
     nq = summary.shape[0]
     use = np.zeros(nq, np.bool_)
     n_pts = 0
@@ -695,7 +696,7 @@ def _expand_ways(summary, offsets, points, point_info, corridor, p_summary, p_of
     out_off[nq, 0] = j
     out_off[nq, 1] = k2
     ce_off[nq] = c
-    return out_sum, out_off, out_pts, out_info, out_cor, ce_off, ce
+    return out_sum, out_off, out_pts, out_info, out_cor, use, ce_off, ce
 
 
 def _solve_rows(query, solver: _ClimbSolver, starts, goals, ext, batch_type, plain=None):
@@ -711,11 +712,11 @@ def _solve_rows(query, solver: _ClimbSolver, starts, goals, ext, batch_type, pla
     raw = solve_batch(solver.data, *solver.arrays, ext, starts, goals, solver.workspace, stamp,
                       bounds)
     w = solver.ways
-    s, o, p, i, c, ce_off, ce = _expand_ways(
+    s, o, p, i, c, climbs, ce_off, ce = _expand_ways(
         *raw, *(raw if plain is None else plain), int(query.data.link_kind.shape[0]), w.cost,
         w.length, w.point_start, w.points, w.flags, w.edge_start, w.edges)
     batch = batch_type(s, o, p, i, c)
-    rows = np.nonzero(np.diff(ce_off))[0]
+    rows = np.nonzero(climbs)[0]
     batch.climb_edges = {int(q): ce[ce_off[q]:ce_off[q + 1]].tolist() for q in rows}
     return batch
 
