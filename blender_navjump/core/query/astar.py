@@ -188,33 +188,54 @@ def astar(node_pos, node_poly, node_link, node_hop, node_hop_poly, poly_stance, 
                     g[m] = c
                     parent[m] = n
                     via[m] = p
+                    if node_link[m] >= 0:
+                        # a link node walked to through its polygon leads only over its
+                        # link (its polygon needs no second look): taken now, unqueued
+                        size = _hop(m, c, node_pos, node_link, node_hop, node_hop_poly,
+                                    poly_stance, link_kind, link_cost, g, parent, via, seen,
+                                    closed, hk, hv, stance_allowed, link_allowed, link_scale,
+                                    hscale, gx, gy, gz, goal_r, stamp, size)
+                        continue
                     size = heap_push(hk, hv, size, c + hscale * max(
                         _dist(mx, my, mz, gx, gy, gz) - goal_r, 0.0), m)
         if n < n_nodes and node_link[n] >= 0:
-            link = node_link[n]
-            kind = link_kind[link]
-            if not link_allowed[kind]:
-                continue
-            target = node_hop[n]
-            if target >= 0 and not stance_allowed[poly_stance[node_hop_poly[n]]]:
-                target = -1
-            if target < 0 or closed[target] == stamp:
-                continue
-            mx = node_pos[target, 0]
-            my = node_pos[target, 1]
-            mz = node_pos[target, 2]
-            # a link costs its baked cost (cost_<kind> x trajectory length) x the agent's
-            # scale, but never less than the distance it covers (keeps h consistent)
-            hop = _dist(px, py, pz, mx, my, mz)
-            c = gn + max(link_cost[link] * link_scale[kind], hop)
-            if seen[target] != stamp or c < g[target]:
-                seen[target] = stamp
-                g[target] = c
-                parent[target] = n
-                via[target] = -1
-                size = heap_push(hk, hv, size, c + hscale * max(
-                    _dist(mx, my, mz, gx, gy, gz) - goal_r, 0.0), target)
+            size = _hop(n, gn, node_pos, node_link, node_hop, node_hop_poly, poly_stance,
+                        link_kind, link_cost, g, parent, via, seen, closed, hk, hv,
+                        stance_allowed, link_allowed, link_scale, hscale, gx, gy, gz, goal_r,
+                        stamp, size)
     return False
+
+
+@hot_kernel
+def _hop(n, gn, node_pos, node_link, node_hop, node_hop_poly, poly_stance, link_kind,
+         link_cost, g, parent, via, seen, closed, hk, hv, stance_allowed, link_allowed,
+         link_scale, hscale, gx, gy, gz, goal_r, stamp, size):
+    """Relax the link from link node n (at cost gn) to the node across it, if the filter
+    allows it; returns the heap size."""
+    link = node_link[n]
+    kind = link_kind[link]
+    if not link_allowed[kind]:
+        return size
+    target = node_hop[n]
+    if target >= 0 and not stance_allowed[poly_stance[node_hop_poly[n]]]:
+        target = -1
+    if target < 0 or closed[target] == stamp:
+        return size
+    mx = node_pos[target, 0]
+    my = node_pos[target, 1]
+    mz = node_pos[target, 2]
+    # a link costs its baked cost (cost_<kind> x trajectory length) x the agent's scale,
+    # but never less than the distance it covers (keeps h consistent)
+    hop = _dist(node_pos[n, 0], node_pos[n, 1], node_pos[n, 2], mx, my, mz)
+    c = gn + max(link_cost[link] * link_scale[kind], hop)
+    if seen[target] != stamp or c < g[target]:
+        seen[target] = stamp
+        g[target] = c
+        parent[target] = n
+        via[target] = -1
+        size = heap_push(hk, hv, size, c + hscale * max(
+            _dist(mx, my, mz, gx, gy, gz) - goal_r, 0.0), target)
+    return size
 
 
 # ------------------------------------------------------------------ reachability
