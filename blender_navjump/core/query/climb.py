@@ -769,6 +769,19 @@ def _chain(pnode, pedge, n):
     return nodes[::-1], edges[::-1]
 
 
+class _EndOption(NamedTuple):
+    """One way to begin (end) a path at a climb node: the walking part's end point, the
+    climbing's search cost and length, its nodes and edges (in path order) and the link
+    off (onto) the graph (-1: the query's own point, no climbing)."""
+
+    point: np.ndarray
+    cost: float
+    length: float
+    nodes: list
+    edges: list
+    link: int
+
+
 def _graph_ends(query, solver: _ClimbSolver, ca: ClimbArrays, starts, goals, s_node, g_node,
                 on, ext, batch_type, batch):
     """Answers for the queries ``on`` with an end on the climb graph (within
@@ -781,21 +794,24 @@ def _graph_ends(query, solver: _ClimbSolver, ca: ClimbArrays, starts, goals, s_n
     ex, en = _usable_links(ca.link_node, ca.link_bidir, ca.link_poly, ca.link_abilities,
                            solver.mask, d.poly_stance, solver.arrays[0])
     pen, mask = solver.penalty, solver.mask
-    plans = {}  # q -> (start options, goal options, straight climb or None)
-    rows_a, rows_b, row_of = [], [], []
+    # q -> (start options, goal options, straight climb or None)
+    plans: dict[int, tuple[list[_EndOption], list[_EndOption], tuple | None]] = {}
+    rows_a: list = []
+    rows_b: list = []
+    row_of: list[tuple[int, int, int]] = []
     for q in on.tolist():
         sn, gn = int(s_node[q]), int(g_node[q])
-        s_opts = [(starts[q], 0.0, 0.0, [], [], -1)]
-        g_opts = [(goals[q], 0.0, 0.0, [], [], -1)]
-        straight = None
+        s_opts = [_EndOption(starts[q], 0.0, 0.0, [], [], -1)]
+        g_opts = [_EndOption(goals[q], 0.0, 0.0, [], [], -1)]
+        straight: tuple | None = None
         if sn >= 0:
             dist, pn, pe, reached = _climb_from(ca, sn, mask, pen, False)
             s_opts = []
             for x in np.nonzero(ex & reached[ca.link_node])[0].tolist():
                 nodes, edges = _chain(pn, pe, int(ca.link_node[x]))
-                s_opts.append((ca.link_point[x], dist[nodes[-1]] + ca.link_length[x],
-                               float(ca.edge_length[edges].sum() + ca.link_length[x]),
-                               nodes, edges, x))
+                s_opts.append(_EndOption(
+                    ca.link_point[x], float(dist[nodes[-1]] + ca.link_length[x]),
+                    float(ca.edge_length[edges].sum() + ca.link_length[x]), nodes, edges, x))
             if gn >= 0 and reached[gn]:
                 nodes, edges = _chain(pn, pe, gn)
                 straight = (float(dist[gn]), nodes, edges)
@@ -804,26 +820,28 @@ def _graph_ends(query, solver: _ClimbSolver, ca: ClimbArrays, starts, goals, s_n
             g_opts = []
             for e in np.nonzero(en & reached[ca.link_node])[0].tolist():
                 back, edges = _chain(pn, pe, int(ca.link_node[e]))
-                g_opts.append((ca.link_point[e], dist[back[-1]] + ca.link_length[e],
-                               float(ca.edge_length[edges].sum() + ca.link_length[e]),
-                               back[::-1], edges[::-1], e))
+                g_opts.append(_EndOption(
+                    ca.link_point[e], float(dist[back[-1]] + ca.link_length[e]),
+                    float(ca.edge_length[edges].sum() + ca.link_length[e]), back[::-1],
+                    edges[::-1], e))
         plans[q] = (s_opts, g_opts, straight)
         for i, so in enumerate(s_opts):
             for j, go in enumerate(g_opts):
-                rows_a.append(so[0])
-                rows_b.append(go[0])
+                rows_a.append(so.point)
+                rows_b.append(go.point)
                 row_of.append((q, i, j))
     walks = None
     if rows_a:
         walks = _solve_rows(query, solver, np.array(rows_a, np.float64),
                             np.array(rows_b, np.float64), ext, batch_type)
-    best = {}  # q -> (search cost, row or -1 for the straight climb, i, j)
+    # q -> (search cost, row or -1 for the straight climb, i, j)
+    best: dict[int, tuple[float, int, int, int]] = {}
     for r, (q, i, j) in enumerate(row_of):
         assert walks is not None
         if walks._summary[r, SUM_STATUS] != FOUND:
             continue
         s_opts, g_opts, _ = plans[q]
-        c = s_opts[i][1] + walks._summary[r, SUM_SEARCH_COST] + g_opts[j][1]
+        c = s_opts[i].cost + float(walks._summary[r, SUM_SEARCH_COST]) + g_opts[j].cost
         if q not in best or c < best[q][0]:
             best[q] = (c, r, i, j)
     for q, (_, _, straight) in plans.items():
@@ -842,8 +860,13 @@ def _graph_ends(query, solver: _ClimbSolver, ca: ClimbArrays, starts, goals, s_n
             continue
         cost, r, i, j = best[q]
         s_opts, g_opts, straight = plans[q]
-        head_p, head_f, tail_p, tail_f, used = [], [], [], [], []
+        head_p: list = []
+        head_f: list[int] = []
+        tail_p: list = []
+        tail_f: list[int] = []
+        used: list[int] = []
         if r < 0:  # climbing from node to node only
+            assert straight is not None
             _, nodes, edges = straight
             if edges:
                 head_p = [starts[q]] + [ca.node_pos[n] for n in nodes[1:-1]] + [goals[q]]
@@ -855,25 +878,25 @@ def _graph_ends(query, solver: _ClimbSolver, ca: ClimbArrays, starts, goals, s_n
             cor = np.zeros((0, 2), np.int64)
             total = float(ca.edge_length[edges].sum())
         else:
+            assert walks is not None
             so, go = s_opts[i], g_opts[j]
             (a2, c2), (b2, c3) = walks._offsets[r], walks._offsets[r + 1]
             mid_p, mid_i = walks.points[a2:b2], walks._point_info[a2:b2]
             cor = walks._corridor[c2:c3]
-            if so[5] >= 0:  # climbing from the start node to the exit so[5]
-                nodes, edges = so[3], so[4]
-                head_p = [starts[q]] + [ca.node_pos[n] for n in nodes[1:]]
-                head_f = [int(ca.edge_flag[k]) for k in edges] + [int(ca.link_off_flag[so[5]])]
-                used += edges
+            if so.link >= 0:  # climbing from the start node to the exit so.link
+                head_p = [starts[q]] + [ca.node_pos[n] for n in so.nodes[1:]]
+                head_f = [int(ca.edge_flag[k]) for k in so.edges] \
+                    + [int(ca.link_off_flag[so.link])]
+                used += so.edges
             used += walks.climb_edges.get(r, [])
-            if go[5] >= 0:  # from the entry go[5] (the walk's last point) to the goal node
+            if go.link >= 0:  # from the entry go.link (the walk's last point) to the goal
                 mid_p, mid_i = mid_p[:-1], mid_i[:-1]
-                nodes, edges = go[3], go[4]
-                tail_p = [ca.link_point[go[5]]] + [ca.node_pos[n] for n in nodes[:-1]] \
+                tail_p = [ca.link_point[go.link]] + [ca.node_pos[n] for n in go.nodes[:-1]] \
                     + [goals[q]]
-                tail_f = [int(ca.link_on_flag[go[5]])] + [int(ca.edge_flag[k])
-                                                         for k in edges] + [FLAG_WALK]
-                used += edges
-            total = so[2] + float(walks._summary[r, SUM_COST]) + go[2]
+                tail_f = [int(ca.link_on_flag[go.link])] + [int(ca.edge_flag[k])
+                                                           for k in go.edges] + [FLAG_WALK]
+                used += go.edges
+            total = so.length + float(walks._summary[r, SUM_COST]) + go.length
 
         def climb_rows(pts, flags):
             return (np.array(pts, np.float64).reshape(-1, 3),
