@@ -49,7 +49,7 @@ from blender_navjump.core.query import (  # noqa: E402
     NavQuery,
     random_navmesh_points,
 )
-from blender_navjump.core.query.batch_kernel import solve_batch  # noqa: E402
+from blender_navjump.core.query.batch_kernel import NO_BOUNDS, solve_batch  # noqa: E402
 
 
 @intrinsic
@@ -72,7 +72,7 @@ def _timed_queries(d, allowed, cost, link_ok, link_scale, hscale, port_ok, reach
     for q in range(starts.shape[0]):
         t0 = _cycles()
         res = solve_batch(d, allowed, cost, link_ok, link_scale, hscale, port_ok, reach, ext,
-                          starts[q:q + 1], goals[q:q + 1], ws, stamp_base + q)
+                          starts[q:q + 1], goals[q:q + 1], ws, stamp_base + q, NO_BOUNDS)
         out_cycles[q] = _cycles() - t0
         found += res[0][0, 0] == 0
     return found

@@ -29,6 +29,7 @@ from blender_navjump.core.kinds import (
     CLIMB_LINK_MOUNT,
     CLIMB_PIPE,
 )
+from blender_navjump.core.kinds import LINK_KINDS as LINK_KIND_NAMES
 from blender_navjump.core.navmesh import CLIMB_ARRAYS, NavMesh
 from blender_navjump.core.objio import read_obj_scene
 from blender_navjump.core.settings import BakeSettings, SettingsError
@@ -492,64 +493,178 @@ def islands(tmp_path_factory):
     return out
 
 
-def dijkstra_plan_cost(pg, nm, agent, penalty, start, goal):
-    """Brute-force Dijkstra (O(V^2), no heap, no heuristic) over the joined plan graph,
-    with the edge costs of docs/climbing.md computed here in Python. ``start``/``goal``:
-    ("node", id) or ("poly", polygon, point)."""
+def joined_graph(query, agent, penalty):
+    """The joined graph of docs/climbing.md built here in Python, with its edge costs for
+    an agent: the port graph's nodes (portals, jump-link ends), the climb nodes and two
+    ground nodes per climb link, one to get on by, one to get off to (a ground point is
+    not a waypoint of a walk); walking between two nodes of one polygon (from any but a
+    getting-on node, to any but a getting-off node), jump links, climb edges (length +
+    penalty) and climb links. Returns (positions, {node: [(to, cost)]}, the polygon of
+    each node or -1, nodes of each polygon, the stance cost of walking a polygon or None,
+    the getting-on and getting-off nodes)."""
     from blender_navjump.core.climb import link_abilities
-    from blender_navjump.core.query.climb import ability_mask
 
-    stance_ok = {s: s in agent.stances for s in ("stand", "crouch", "prone")}
-    mask = ability_mask(agent.abilities)
-    n = pg.position.shape[0]
+    nm, d = query.navmesh, query.data
+    stances = ("stand", "crouch", "prone")
+    mask = agent.ability_mask()
+    n_port = d.node_pos.shape[0]
+    n_climb = nm.climb_node_position.shape[0]
+    n_link = nm.climb_link_kind.shape[0]
+    pos = np.concatenate([d.node_pos, nm.climb_node_position, nm.climb_link_point,
+                          nm.climb_link_point])
+    get_on = n_port + n_climb + np.arange(n_link)
+    get_off = get_on + n_link
+    poly_nodes = {p: list(d.ports[d.port_start[p]:d.port_start[p + 1]])
+                  for p in range(nm.polygon_count)}
+    for c, p in enumerate(nm.climb_link_poly):
+        poly_nodes[int(p)] += [int(get_on[c]), int(get_off[c])]
+    adj = {v: [] for v in range(pos.shape[0])}
+    on_set, off_set = set(get_on.tolist()), set(get_off.tolist())
 
     def walk_mult(p):
-        st = ("stand", "crouch", "prone")[int(nm.polygon_stance[p])]
-        return agent.stance_cost[("stand", "crouch", "prone").index(st)] \
-            if stance_ok[st] else None
+        st_ = stances[int(nm.polygon_stance[p])]
+        return agent.stance_cost[stances.index(st_)] if st_ in agent.stances else None
 
-    frm = np.repeat(np.arange(n), np.diff(pg.edge_start))
-    cost = np.full(frm.shape[0], np.inf)
-    link_abil = link_abilities(nm.climb_link_kind)
-    for k in range(frm.shape[0]):
-        t, a, length = int(pg.edge_type[k]), int(pg.edge_aux[k]), float(pg.edge_length[k])
-        if t == 0:
-            m = walk_mult(a)
-            cost[k] = np.inf if m is None else m * length
-        elif t == 1:
-            kind = int(nm.link_kind[a])
-            if ("drop", "jump_across", "jump_up")[kind] in agent.links:
-                cost[k] = max(float(nm.link_cost[a]) * agent.link_cost_scale[kind], length)
-        elif t == 2:
-            if not int(nm.climb_edge_abilities[a]) & ~mask:
-                cost[k] = length + penalty[a]
-        elif not int(link_abil[a]) & ~mask:
-            cost[k] = length
-    dist = np.full(n + 1, np.inf)  # node n: the goal
+    for p, nodes in poly_nodes.items():
+        m = walk_mult(p)
+        if m is None:
+            continue
+        for u in nodes:
+            for v in nodes:
+                if u != v and u not in on_set and v not in off_set:
+                    adj[u].append((v, m * float(np.linalg.norm(pos[u] - pos[v]))))
+    for k in range(nm.link_count):
+        kind = int(nm.link_kind[k])
+        if LINK_KIND_NAMES[kind] not in agent.links:
+            continue
+        a, b = int(d.link_node_start[k]), int(d.link_node_end[k])
+        ends = [(a, b, int(nm.link_end_poly[k]))]
+        if nm.link_bidirectional[k]:
+            ends.append((b, a, int(nm.link_start_poly[k])))
+        for u, v, into in ends:
+            if walk_mult(into) is not None:
+                length = float(np.linalg.norm(pos[u] - pos[v]))
+                adj[u].append((v, max(float(nm.link_cost[k]) * agent.link_cost_scale[kind],
+                                      length)))
+    for k, (a, b) in enumerate(nm.climb_edge_nodes):
+        if int(nm.climb_edge_abilities[k]) & ~mask:
+            continue
+        c = float(nm.climb_edge_length[k]) + penalty[k]
+        adj[n_port + int(a)].append((n_port + int(b), c))
+        if nm.climb_edge_bidirectional[k]:
+            adj[n_port + int(b)].append((n_port + int(a), c))
+    for c, abil in enumerate(link_abilities(nm.climb_link_kind)):
+        if int(abil) & ~mask:
+            continue
+        node = n_port + int(nm.climb_link_node[c])
+        adj[node].append((int(get_off[c]), float(nm.climb_link_length[c])))
+        if nm.climb_link_bidirectional[c]:
+            adj[int(get_on[c])].append((node, float(nm.climb_link_length[c])))
+    node_poly = np.full(pos.shape[0], -1)
+    node_poly[get_on] = nm.climb_link_poly
+    node_poly[get_off] = nm.climb_link_poly
+    return pos, adj, node_poly, poly_nodes, walk_mult, get_on, get_off
+
+
+def straight_cost(query, agent, p, a, q, b):
+    """The ordinary search's straight start -> goal edge (query/raycast.py), or inf."""
+    from blender_navjump.core.query.raycast import straight_walk
+
+    d = query.data
+    allowed, cost = query._filter_arrays(agent)[:2]
+    n = 2 * d.polygons.shape[0] + 8
+    c, _ = straight_walk(d.vertices, d.polygons, d.neighbours, d.poly_nv, d.poly_stance,
+                         allowed, cost, p, np.asarray(a, np.float64), q,
+                         np.asarray(b, np.float64), np.zeros(n, np.int64), np.zeros((n, 3)),
+                         np.zeros((n, 3)))
+    return c
+
+
+def _dijkstra(adj, src, dst, keep=None):
+    """Least cost from src to dst over adj (heapq, no heuristic), only through nodes
+    ``keep`` accepts."""
+    import heapq
+
+    dist = {src: 0.0}
+    heap = [(0.0, src)]
+    while heap:
+        du, u = heapq.heappop(heap)
+        if u == dst:
+            return du
+        if du > dist[u]:
+            continue
+        for v, c in adj[u]:
+            if (keep is None or v == dst or keep(v)) and du + c < dist.get(v, np.inf):
+                dist[v] = du + c
+                heapq.heappush(heap, (du + c, v))
+    return np.inf
+
+
+def dijkstra_joined_cost(query, agent, penalty, start, goal):
+    """Brute-force Dijkstra over :func:`joined_graph` from ``start`` to ``goal``, each
+    ("node", climb node) or ("poly", polygon, point on it), as docs/climbing.md defines
+    the answer: an end on a polygon joins that polygon's nodes; the walking part from a
+    point (the start, or the ground point of a link off the graph when the start is on a
+    climb node) to a point (the goal, or the ground point of a link onto the graph) also
+    has the straight walk between the two when it stays on usable polygons; an end on a
+    climb node climbs (climb edges only) to or from those links."""
+    from blender_navjump.core.climb import link_abilities
+
+    nm = query.navmesh
+    pos, adj, node_poly, poly_nodes, walk_mult, get_on, get_off = joined_graph(
+        query, agent, penalty)
+    n_port = query.data.node_pos.shape[0]
+    n_climb = nm.climb_node_position.shape[0]
+
+    def on_graph(v):
+        return n_port <= v < n_port + n_climb
+
+    ok = ~(link_abilities(nm.climb_link_kind).astype(np.int64) & ~agent.ability_mask()
+           ).astype(bool) & np.array([walk_mult(int(p)) is not None
+                                      for p in nm.climb_link_poly], bool)
+    length = nm.climb_link_length
+    # (node or None for the end's point, point, polygon, cost to / from the end)
     if start[0] == "node":
-        dist[start[1]] = 0.0
+        s_rows = [(int(get_off[c]), pos[get_off[c]], int(node_poly[get_off[c]]),
+                   _dijkstra(adj, n_port + start[1], n_port + int(nm.climb_link_node[c]),
+                             on_graph) + length[c]) for c in np.nonzero(ok)[0]]
     else:
-        m = walk_mult(start[1])
-        for v in pg.poly_nodes[pg.poly_start[start[1]]:pg.poly_start[start[1] + 1]]:
-            dist[v] = min(dist[v], m * np.linalg.norm(pg.position[v] - start[2]))
-        if goal[0] == "poly" and goal[1] == start[1]:
-            dist[n] = m * np.linalg.norm(goal[2] - start[2])
-    done = np.zeros(n + 1, bool)
-    for _ in range(n + 1):
-        u = int(np.argmin(np.where(done, np.inf, dist)))
-        if not np.isfinite(dist[u]) or u == n:
-            break
-        done[u] = True
-        sel = frm == u
-        np.minimum.at(dist, pg.edge_to[sel], dist[u] + cost[sel])
-        if goal[0] == "node" and u == goal[1]:
-            dist[n] = min(dist[n], dist[u])
-        elif goal[0] == "poly":
-            for p in pg.node_poly[u]:
-                if p == goal[1] and walk_mult(p) is not None:
-                    dist[n] = min(dist[n], dist[u] + walk_mult(p)
-                                  * np.linalg.norm(goal[2] - pg.position[u]))
-    return dist[n]
+        s_rows = [(None, start[2], start[1], 0.0)]
+    if goal[0] == "node":
+        g_rows = [(int(get_on[c]), pos[get_on[c]], int(node_poly[get_on[c]]),
+                   length[c] + _dijkstra(adj, n_port + int(nm.climb_link_node[c]),
+                                         n_port + goal[1], on_graph))
+                  for c in np.nonzero(ok & nm.climb_link_bidirectional)[0]]
+    else:
+        g_rows = [(None, goal[2], goal[1], 0.0)]
+    best = np.inf
+    if start[0] == "node" and goal[0] == "node":
+        best = _dijkstra(adj, n_port + start[1], n_port + goal[1], on_graph)
+    src, dst = len(adj), len(adj) + 1
+    for su, sa, sp, sc in s_rows:
+        for gv, gb, gp, gc in g_rows:
+            if not np.isfinite(sc + gc):
+                continue
+            a = dict(adj)
+            a[src], a[dst] = [], []
+            s_node = src if su is None else su
+            if su is None and walk_mult(sp) is not None:
+                a[src] = [(v, walk_mult(sp) * float(np.linalg.norm(pos[v] - sa)))
+                          for v in poly_nodes[sp]]
+            if gv is None:
+                if walk_mult(gp) is not None:
+                    for v in poly_nodes[gp]:
+                        a[v] = a[v] + [(dst, walk_mult(gp) * float(np.linalg.norm(gb - pos[v])))]
+            else:
+                a[gv] = a[gv] + [(dst, 0.0)]
+            if sp == gp:
+                direct = np.inf if walk_mult(sp) is None else \
+                    walk_mult(sp) * float(np.linalg.norm(gb - sa))
+            else:
+                direct = straight_cost(query, agent, sp, sa, gp, gb)
+            a[s_node] = a[s_node] + [(dst, direct)]
+            best = min(best, sc + _dijkstra(a, s_node, dst) + gc)
+    return best
 
 
 def climbing_flags(res):
@@ -606,110 +721,111 @@ def test_start_mid_climb_reaches_both_ends(islands):
         assert np.abs(res.points[-1] - goal).max() <= 0.3
 
 
-def pockets(query, pg, agent, ends):
-    """The dead-end pocket arguments of _plan_batch for one query (as the hook makes them)."""
-    from blender_navjump.core.query.climb import (
-        POCKET_MAX_ENTRIES,
-        POCKET_MAX_NODES,
-        _dead_pockets,
-        _end_pockets,
-    )
-
-    allowed, cost_s, link_ok, link_scale = query._filter_arrays(agent)[:4]
-    d = query.data
-    node_pocket, node_dead = _dead_pockets(
-        pg.position, pg.node_poly, pg.poly_start, pg.poly_nodes, pg.n_port, pg.n_climb,
-            pg.edge_start, pg.edge_to, pg.edge_type,
-        pg.edge_aux, pg.edge_length, pg.edge_abilities, agent.ability_mask(), d.poly_stance,
-        allowed, cost_s, d.link_kind, link_ok, d.link_cost, link_scale, d.link_end_poly,
-        d.link_start_poly, d.link_node_start, POCKET_MAX_NODES, POCKET_MAX_ENTRIES)
-    out = [node_pocket, node_dead]
-    for end in ends:
-        node = np.array([end[1] if end[0] == "node" else -1])
-        poly = np.array([end[1] if end[0] == "poly" else -1])
-        out.append(_end_pockets(pg, node_pocket, node, poly))
-    return out
-
-
 @settings(max_examples=12, deadline=None)
 @given(st.integers(0, 10_000))
 def test_astar_equals_brute_force_dijkstra(wall, seed):
-    """The plan A* (one numba call for a batch) against a brute-force Dijkstra over the
-    same joined graph, with random abilities, stance costs and climb penalties."""
-    check_plan_against_dijkstra(wall[3], seed)
+    """The search over the ways through the climb graph (one batch call) against a
+    brute-force Dijkstra over the whole joined graph, with random abilities, stance costs
+    and climb penalties, ends on polygons or on climb nodes."""
+    check_search_against_dijkstra(wall[3], seed)
 
 
 @settings(max_examples=12, deadline=None)
 @given(st.integers(0, 10_000))
-def test_astar_with_dead_end_pockets_equals_brute_force_dijkstra(islands, seed):
-    """The same on the platform reached by one ladder: a dead-end pocket (pruned unless a
-    query starts or ends in it), so the pruning is checked against the full graph."""
-    check_plan_against_dijkstra(islands, seed)
+def test_astar_on_islands_equals_brute_force_dijkstra(islands, seed):
+    """The same on the platform reached by one ladder."""
+    check_search_against_dijkstra(islands, seed)
 
 
-def test_a_platform_with_one_ladder_is_a_dead_end_pocket(islands):
+def check_search_against_dijkstra(nm, seed):
     from blender_navjump.core.query import AgentFilter
-    from blender_navjump.core.query.climb import plan_graph_for
-    from blender_navjump.core.query.path import query_for
-
-    query = query_for(islands)
-    pg = plan_graph_for(query)
-    pocket, dead, _, _ = pockets(query, pg, AgentFilter(), [("node", -1), ("node", -1)])
-    climb = np.arange(pg.n_port, pg.n_port + pg.n_climb)
-    assert np.all(dead[climb])  # the ladder's nodes ...
-    assert len(set(pocket[climb].tolist())) == 1  # ... and the platform: one pocket
-    # the platform's nodes (ports and ladder-top ground nodes) are in it, the ground's not
-    inside = np.nonzero(pocket >= 0)[0]
-    walk = inside[(inside < pg.n_port) | (inside >= pg.n_port + pg.n_climb)]
-    assert walk.size and np.all(pg.position[walk, 2] > 3.5)
-    outside = np.nonzero(pocket < 0)[0]
-    assert outside.size and np.all(pg.position[outside, 2] < 1.0)
-
-
-def check_plan_against_dijkstra(nm, seed):
-    from blender_navjump.core.query import AgentFilter
-    from blender_navjump.core.query.climb import _plan_batch, plan_graph_for
-    from blender_navjump.core.query.path import query_for
 
     rng = np.random.default_rng(seed)
     agent = AgentFilter(abilities=[a for a in ("climb", "ladder", "shimmy", "mount")
                                    if rng.random() < 0.7],
                         stance_cost=tuple(rng.uniform(1.0, 3.0, 3)))
-    query = query_for(nm)
-    pg = plan_graph_for(query)
     penalty = rng.uniform(0, 2, nm.climb_edge_kind.shape[0]) * (rng.random() < 0.5)
+    n_climb = nm.climb_node_position.shape[0]
     ends = []
     for _ in range(2):
         if rng.random() < 0.3:
-            ends.append(("node", pg.n_port + int(rng.integers(pg.n_climb))))
+            ends.append(("node", int(rng.integers(n_climb))))
         else:
             p = int(rng.integers(nm.polygon_count))
-            ends.append(("poly", p, nm.polygon_vertices(p).mean(axis=0)))
-    want = dijkstra_plan_cost(pg, nm, agent, penalty, ends[0], ends[1])
-    allowed, cost_s, link_ok, link_scale, hscale = query._filter_arrays(agent)[:5]
-    d = query.data
+            ends.append(nm.polygon_vertices(p).mean(axis=0))
+    check_search(nm, agent, penalty, ends)
 
-    def arr(end, what):
-        return np.array([end[1] if (end[0] == "node") == (what == "node") else -1])
 
-    def pos(end):
-        return (pg.position[end[1]] if end[0] == "node" else end[2]).reshape(1, 3)
+def check_search(nm, agent, penalty, ends):
+    """The search against :func:`dijkstra_joined_cost` for one query; ``ends``: each a
+    point (placed on the navmesh first) or ("node", climb node). Returns the answer."""
+    from blender_navjump.core.query.batch_kernel import NO_BOUNDS, SUM_SEARCH_COST, solve_batch
+    from blender_navjump.core.query.climb import climb_solver
+    from blender_navjump.core.query.path import NavQuery
 
-    cost, off, nodes, edges = _plan_batch(
-        pg.position, pg.node_poly, pg.poly_start, pg.poly_nodes, pg.edge_start, pg.edge_to,
-        pg.edge_type, pg.edge_aux, pg.edge_length, pg.edge_abilities, d.poly_stance,
-        d.link_kind, d.link_cost, d.link_end_poly, d.link_start_poly, d.link_node_start,
-        allowed, cost_s, link_ok, link_scale, min(hscale, 1.0), agent.ability_mask(),
-        penalty, arr(ends[0], "node"), arr(ends[0], "poly"), pos(ends[0]),
-        arr(ends[1], "node"), arr(ends[1], "poly"), pos(ends[1]), np.array([np.inf]),
-        pg.rev_start, pg.rev_edge, *pockets(query, pg, agent, ends))
+    query = NavQuery(nm)
+    query.climb_penalty = penalty
+    ends = [e if isinstance(e, tuple) else ("poly", *query.nearest_polygon(e, agent)[:2])
+            for e in ends]
+    want = dijkstra_joined_cost(query, agent, penalty, ends[0], ends[1])
+    points = [nm.climb_node_position[e[1]] if e[0] == "node" else e[2] for e in ends]
+    if ends[0][0] == "poly" and ends[1][0] == "poly":
+        # the search itself, without the ordinary answer's bound
+        solver = climb_solver(query, agent)
+        raw = solve_batch(solver.data, *solver.arrays, query.extents,
+                          points[0].reshape(1, 3), points[1].reshape(1, 3), solver.workspace,
+                          0, NO_BOUNDS)
+        got = raw[0][0, SUM_SEARCH_COST] if raw[0][0, 0] == 0 else np.inf
+        assert got == pytest.approx(want, rel=1e-9, abs=1e-9) if np.isfinite(want) \
+            else not np.isfinite(got)
+    res = query.find_paths(points[0], points[1], agent, on_error="status").path(0)
     if np.isfinite(want):
-        assert cost[0] == pytest.approx(want, rel=1e-9, abs=1e-9)
-        assert len(set(nodes.tolist())) == nodes.shape[0]  # no node twice
-        used = edges[edges >= 0]  # never an edge needing an ability the agent lacks
-        assert not np.any(pg.edge_abilities[used] & ~agent.ability_mask())
-    else:
-        assert not np.isfinite(cost[0])
+        assert res.found
+        if ends[0][0] == "node" or ends[1][0] == "node":
+            assert res.search_cost == pytest.approx(want, rel=1e-9, abs=1e-9)
+        else:  # a climbing answer must cost less than the walking one it replaces
+            assert res.search_cost >= want - 1e-9 * max(want, 1.0)
+        # never an edge needing an ability the agent lacks
+        used = res.climb_edges
+        assert not np.any(nm.climb_edge_abilities[used] & ~agent.ability_mask())
+    elif res.found:  # not from a climb node: the ordinary answer for the points
+        assert res.start_polygon >= 0 and res.goal_polygon >= 0
+    return res
+
+
+def test_shimmying_beats_dear_walking_on_the_same_polygon(wall):
+    """Walking the platform's top costs 3 per metre: hanging down, shimmying along the
+    ledge (1 per metre) and mounting again is cheaper, so the ways that start and end on
+    the top's polygon must be kept where walking does not beat them."""
+    from blender_navjump.core.query import AgentFilter
+
+    nm = wall[3]
+    agent = AgentFilter(stance_cost=(3.0, 3.0, 3.0))
+    res = check_search(nm, agent, np.zeros(nm.climb_edge_kind.shape[0]),
+                       [np.array([-2.8, 0.8, 2.5]), np.array([2.8, 0.8, 2.5])])
+    assert res.found and "shimmy" in res.flag_names
+    assert res.flag_names.count("climb_down_from_mount") == 1
+
+
+def test_answers_that_do_not_climb_are_the_ordinary_ones(islands):
+    """A climbing agent's answer that does not climb is the walker's, point for point."""
+    from blender_navjump.core.query import AgentFilter, NavQuery, random_navmesh_points
+
+    query = NavQuery(islands)
+    starts = random_navmesh_points(islands, 60, 3)
+    goals = random_navmesh_points(islands, 60, 4)
+    climber = query.find_paths(starts, goals)
+    walker = query.find_paths(starts, goals, AgentFilter(abilities=()))
+    n_climbing = 0
+    for q in range(60):
+        a, b = climber.path(q), walker.path(q)
+        if a.climbing:
+            n_climbing += 1
+            assert a.found and (not b.found or a.search_cost < b.cost)
+            continue
+        assert a.status == b.status and np.array_equal(a.points, b.points)
+        assert a.flag_names == b.flag_names and a.cost == b.cost
+    assert 0 < n_climbing < 60
 
 
 def test_path_command_climbs_with_abilities(islands, tmp_path, capsys):

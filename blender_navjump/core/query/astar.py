@@ -105,7 +105,7 @@ def usable_ports(d, stance_allowed, link_allowed):
 def astar(node_pos, node_poly, node_link, node_hop, node_hop_poly, poly_stance, port_start,
           ports, link_kind, link_cost, g, parent, via, seen, closed, hk, hv,
           stance_allowed, stance_cost, link_allowed, link_scale, hscale, port_ok,
-          sp, spos, goal_mark, goal_pt, gpos, goal_r, direct_cost, stamp):
+          sp, spos, goal_mark, goal_pt, gpos, goal_r, direct_cost, stamp, bound):
     """Search from spos (in polygon sp) to the goal.
 
     Takes the QueryData and Workspace arrays it reads one by one (see solve_batch).
@@ -115,7 +115,9 @@ def astar(node_pos, node_poly, node_link, node_hop, node_hop_poly, poly_stance, 
     The heuristic is ``hscale * max(|n - gpos| - goal_r, 0)``: every goal point must lie
     within ``goal_r`` of ``gpos``. ``direct_cost``: cost of the straight start->goal edge
     (inf when the segment leaves the usable navmesh); the goal reached over it has
-    ``via == DIRECT``. Returns True when the goal was reached.
+    ``via == DIRECT``. ``bound``: the search gives up (returns False) when the least
+    f = g + h left reaches it (inf: never), i.e. when no path costs less. Returns True
+    when the goal was reached.
     """
     n_nodes = node_pos.shape[0]
     start = n_nodes
@@ -137,7 +139,9 @@ def astar(node_pos, node_poly, node_link, node_hop, node_hop_poly, poly_stance, 
         via[goal] = DIRECT
         size = heap_push(hk, hv, size, direct_cost, goal)
     while size > 0:
-        _f, n, size = heap_pop(hk, hv, size)
+        f, n, size = heap_pop(hk, hv, size)
+        if f >= bound:
+            return False
         if closed[n] == stamp:
             continue
         closed[n] = stamp
@@ -184,33 +188,54 @@ def astar(node_pos, node_poly, node_link, node_hop, node_hop_poly, poly_stance, 
                     g[m] = c
                     parent[m] = n
                     via[m] = p
+                    if node_link[m] >= 0:
+                        # a link node walked to through its polygon leads only over its
+                        # link (its polygon needs no second look): taken now, unqueued
+                        size = _hop(m, c, node_pos, node_link, node_hop, node_hop_poly,
+                                    poly_stance, link_kind, link_cost, g, parent, via, seen,
+                                    closed, hk, hv, stance_allowed, link_allowed, link_scale,
+                                    hscale, gx, gy, gz, goal_r, stamp, size)
+                        continue
                     size = heap_push(hk, hv, size, c + hscale * max(
                         _dist(mx, my, mz, gx, gy, gz) - goal_r, 0.0), m)
         if n < n_nodes and node_link[n] >= 0:
-            link = node_link[n]
-            kind = link_kind[link]
-            if not link_allowed[kind]:
-                continue
-            target = node_hop[n]
-            if target >= 0 and not stance_allowed[poly_stance[node_hop_poly[n]]]:
-                target = -1
-            if target < 0 or closed[target] == stamp:
-                continue
-            mx = node_pos[target, 0]
-            my = node_pos[target, 1]
-            mz = node_pos[target, 2]
-            # a link costs its baked cost (cost_<kind> x trajectory length) x the agent's
-            # scale, but never less than the distance it covers (keeps h consistent)
-            hop = _dist(px, py, pz, mx, my, mz)
-            c = gn + max(link_cost[link] * link_scale[kind], hop)
-            if seen[target] != stamp or c < g[target]:
-                seen[target] = stamp
-                g[target] = c
-                parent[target] = n
-                via[target] = -1
-                size = heap_push(hk, hv, size, c + hscale * max(
-                    _dist(mx, my, mz, gx, gy, gz) - goal_r, 0.0), target)
+            size = _hop(n, gn, node_pos, node_link, node_hop, node_hop_poly, poly_stance,
+                        link_kind, link_cost, g, parent, via, seen, closed, hk, hv,
+                        stance_allowed, link_allowed, link_scale, hscale, gx, gy, gz, goal_r,
+                        stamp, size)
     return False
+
+
+@hot_kernel
+def _hop(n, gn, node_pos, node_link, node_hop, node_hop_poly, poly_stance, link_kind,
+         link_cost, g, parent, via, seen, closed, hk, hv, stance_allowed, link_allowed,
+         link_scale, hscale, gx, gy, gz, goal_r, stamp, size):
+    """Relax the link from link node n (at cost gn) to the node across it, if the filter
+    allows it; returns the heap size."""
+    link = node_link[n]
+    kind = link_kind[link]
+    if not link_allowed[kind]:
+        return size
+    target = node_hop[n]
+    if target >= 0 and not stance_allowed[poly_stance[node_hop_poly[n]]]:
+        target = -1
+    if target < 0 or closed[target] == stamp:
+        return size
+    mx = node_pos[target, 0]
+    my = node_pos[target, 1]
+    mz = node_pos[target, 2]
+    # a link costs its baked cost (cost_<kind> x trajectory length) x the agent's scale,
+    # but never less than the distance it covers (keeps h consistent)
+    hop = _dist(node_pos[n, 0], node_pos[n, 1], node_pos[n, 2], mx, my, mz)
+    c = gn + max(link_cost[link] * link_scale[kind], hop)
+    if seen[target] != stamp or c < g[target]:
+        seen[target] = stamp
+        g[target] = c
+        parent[target] = n
+        via[target] = -1
+        size = heap_push(hk, hv, size, c + hscale * max(
+            _dist(mx, my, mz, gx, gy, gz) - goal_r, 0.0), target)
+    return size
 
 
 # ------------------------------------------------------------------ reachability

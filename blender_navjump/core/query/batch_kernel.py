@@ -38,6 +38,11 @@ from .spatial import closest_point_on_polygon_arrays, nearest_polygon_arrays, su
 # Query status (PathBatch.status).
 STATUS_NAMES = ("found", "partial", "start_off_mesh", "goal_off_mesh", "bad_input")
 FOUND, PARTIAL, START_OFF_MESH, GOAL_OFF_MESH, BAD_INPUT = range(5)
+# solve_batch's status of a query with a bound and no path costing less (no points): the
+# caller keeps another answer (never in a PathBatch).
+NOT_BELOW_BOUND = len(STATUS_NAMES)
+# solve_batch's ``bounds`` when no query has one.
+NO_BOUNDS = np.zeros(0)
 
 # A portal crossing this close (as a fraction of the segment) to a segment end happens at
 # that end point: no separate point is added.
@@ -347,14 +352,16 @@ def _grow(arr, need):
 
 @njit(cache=True, inline="always")
 def solve_batch(d, stance_allowed, stance_cost, link_allowed, link_scale, hscale, port_ok,
-                reach, ext, starts, goals, ws, stamp_base):
+                reach, ext, starts, goals, ws, stamp_base, bounds):
     """Answer every (start, goal) row.
 
     ``port_ok``: :func:`usable_ports` for this filter; ``reach``: its
     :func:`reach_components` (a goal the start cannot reach is known before searching:
     the search then goes straight to the reachable point nearest the goal).
     ``stamp_base``: larger than every stamp used before with ``ws`` (stamps
-    ``stamp_base + q`` mark its scratch entries).
+    ``stamp_base + q`` mark its scratch entries). ``bounds``: empty (``NO_BOUNDS``), or
+    per query a cost its path must stay under (inf: none); a query with no cheaper path
+    gets status ``NOT_BELOW_BOUND`` and no points (the search stops at the bound).
 
     Returns five arrays (few arrays: boxing each one costs Python time):
     ``summary`` (Q, 8) float (columns ``SUM_*``), ``offsets`` (Q+1, 2) int (first point,
@@ -381,7 +388,7 @@ def solve_batch(d, stance_allowed, stance_cost, link_allowed, link_scale, hscale
     while q < nq:
         q, npt, ncor, npts, ncp = _solve_queries(
             d, stance_allowed, stance_cost, link_allowed, link_scale, hscale, port_ok, reach,
-            ext, starts, goals, ws, stamp_base, q, npt, ncor, summary, offsets, points,
+            ext, starts, goals, ws, stamp_base, bounds, q, npt, ncor, summary, offsets, points,
             point_info, corridor)
         if q < nq:  # query q is answered (in ws) but does not fit: grow, store, go on
             points = _grow(points, npt + npts)
@@ -415,8 +422,8 @@ def _store(ws_pts, ws_flag, ws_stance, ws_link, ws_cp, ws_cl, npts, ncp, points,
 
 @hot_kernel
 def _solve_queries(d, stance_allowed, stance_cost, link_allowed, link_scale, hscale, port_ok,
-                   reach, ext, starts, goals, ws, stamp_base, q0, npt, ncor, summary, offsets,
-                   points, point_info, corridor):
+                   reach, ext, starts, goals, ws, stamp_base, bounds, q0, npt, ncor, summary,
+                   offsets, points, point_info, corridor):
     """Answer queries q0, q0 + 1, ... into the outputs (points from row npt, corridor from
     row ncor). Returns (q, npt, ncor, npts, ncp): q = the number of queries when all are
     stored; else query q is answered in ``ws`` but its npts points or ncp corridor entries
@@ -572,12 +579,17 @@ def _solve_queries(d, stance_allowed, stance_cost, link_allowed, link_scale, hsc
             gpos[0] = ws_goal_pt[near, 0]
             gpos[1] = ws_goal_pt[near, 1]
             gpos[2] = ws_goal_pt[near, 2]
+        bound = bounds[q] if bounds.shape[0] else np.inf
         found = astar(node_pos, node_poly, node_link, node_hop, node_hop_poly, poly_stance,
                       port_start, ports, link_kind, link_cost, ws_g, ws_parent, ws_via,
                       ws_seen, ws_closed, ws_heap_keys, ws_heap_vals, stance_allowed,
                       stance_cost, link_allowed, link_scale, hscale, port_ok, sp, spos,
-                      ws_goal_mark, ws_goal_pt, gpos, goal_r, direct_cost, stamp)
-        if not found:  # (every goal polygon is reachable: never happens)
+                      ws_goal_mark, ws_goal_pt, gpos, goal_r, direct_cost, stamp, bound)
+        if not found:
+            if bound < np.inf:
+                summary[q, SUM_STATUS] = NOT_BELOW_BOUND
+                continue
+            # (every goal polygon is reachable: never happens)
             raise AssertionError("path search: a reachable goal was not reached")
         if not reachable:
             # the goal polygon the search took (equally near points: the cheapest)

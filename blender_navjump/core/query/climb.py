@@ -4,24 +4,25 @@
 climb graph when the NavMesh has one and the agent filter has climbing abilities: this
 module is that planner, called from a small hook in ``path.py``.
 
-1. **One A\\* over the joined graph** (:class:`ClimbPlanGraph`, :func:`_plan_batch`, one
-   numba call per batch): the nodes of the navmesh port graph (``graph.py``: portals and
-   jump-link ends), the climb nodes and one *ground node* per climb link (its point on the
-   navmesh). Edges: walking between any two nodes of one polygon (its stance cost per
-   metre), jump links (``max(baked cost x scale, length)``), climb edges (length plus the
-   occupancy penalty) and climb links (ground <-> climb node, their length). An edge
-   needing an ability, a link kind or a stance the agent lacks is never used. Every edge
-   costs at least its straight length times the filter's heuristic scale, so the Euclidean
-   heuristic keeps the search exact (tested against a brute-force Dijkstra).
-2. **Stitching**: the walking sections of the plan (start -> first entry, exit -> next
-   entry, ..., -> goal) are answered by the ordinary batch solver (A\\* + funnel + jump
-   points) in one more call, and the climbing sections in between become points flagged
-   with their move (``FLAG_NAMES``: ``hang_jump_up``, ``ladder_on``, ``shimmy``,
-   ``ladder_climb``, ``mount``, ...). A query keeps its ordinary answer when its plan does
-   not climb, or when the ordinary path costs no more than the climbing one.
+1. **Ways through the climb graph** (:func:`climb_ways`, one numba call per filter and
+   penalty setting, cached): for each *entry* (a climb link the agent can take from the
+   ground up) a Dijkstra over the climb edges it may use (length plus the occupancy
+   penalty) gives the cost to every *exit* (a link back to the ground) of its part of the
+   graph: entry link + climb edges + exit link. A way that walking and another way beat
+   (strictly) is left out (see :func:`_ways_kernel`): the answers are those of the full
+   joined graph.
+2. **One A\\* over the joined graph**: the ways become links of the query's port graph
+   (:func:`_data_with_ways`: one link node in the entry's polygon, one in the exit's, kind
+   ``WAY_LINK_KIND``, cost = the way's cost), so the ordinary batch solver (A\\*, funnel,
+   jump points, stances; ``batch_kernel.solve_batch``) answers walking and climbing in
+   one search and one call per batch, with the same heuristic, partial paths and
+   reachability as for jump links.
+3. **Points**: :func:`_expand_ways` (numba) replaces each way's jump-start / jump-end
+   pair by its climbing points, flagged with their moves (``FLAG_NAMES``:
+   ``hang_jump_up``, ``ladder_on``, ``shimmy``, ``ladder_climb``, ``mount``, ...).
 
 A start or goal within ``ON_CLIMB_NODE`` of a climb node is on the climb graph (an agent
-hanging mid-climb): the plan starts or ends at that node.
+hanging mid-climb): the path starts or ends at that node (:func:`_graph_ends`).
 
 Occupancy: ``NavQuery.climb_penalty`` (one value >= 0 per climb edge, default none) adds
 to each climb edge's cost; :func:`reserve` adds a committed path's edges to it.
@@ -43,20 +44,38 @@ from ..kinds import (
     CLIMB_LINK_HANG,
     CLIMB_LINK_LADDER_FOOT,
     CLIMB_LINK_MOUNT,
+    FLAG_JUMP_START,
     FLAG_NAMES,
+    FLAG_WALK,
+    LINK_KINDS,
     STANCE_STAND,
 )
-from .astar import heap_pop, heap_push
+from .astar import Reach, heap_pop, heap_push, reach_components, usable_ports
+from .batch_kernel import (
+    FOUND,
+    NO_BOUNDS,
+    SUM_COST,
+    SUM_GOAL_POLY,
+    SUM_LENGTH,
+    SUM_SEARCH_COST,
+    SUM_START_POLY,
+    SUM_STATUS,
+    make_workspace,
+    solve_batch,
+)
+from .graph import QueryData, _clamp_nodes_to_polygons
 from .spatial import _cell_range, build_grid
 
 # A start or goal within this distance (metres) of a climb node starts or ends on it
 # (an agent already hanging mid-climb).
 ON_CLIMB_NODE = 0.3
 
-# edge types of the plan graph
-_WALK, _LINK, _CLIMB_EDGE, _NODE_TO_GROUND, _GROUND_TO_NODE = range(5)
-# the edge into a plan's first node (from the start point)
-_FROM_START = -1
+# The link kind of a way through the climb graph in the query's data (after the
+# navmesh's own LINK_KINDS): always allowed, cost scale 1.
+WAY_LINK_KIND = len(LINK_KINDS)
+
+# At most this many filter / penalty settings keep their ways per NavQuery.
+_WAY_CACHE_SIZE = 8
 
 
 def ability_mask(abilities=None) -> int:
@@ -72,611 +91,6 @@ def ability_mask(abilities=None) -> int:
                              f"{', '.join(CLIMB_ABILITIES)}")
         mask |= 1 << CLIMB_ABILITIES.index(name)
     return mask
-
-
-class ClimbPlanGraph(NamedTuple):
-    """The joined graph, CSR by source node. Nodes: ``0..N-1`` port-graph nodes,
-    ``N..N+M-1`` climb nodes, then one ground node per climb link."""
-
-    position: np.ndarray  # (V, 3)
-    node_poly: np.ndarray  # (V, 2) polygons a node lies in (-1: none)
-    poly_start: np.ndarray  # (P+1,) CSR of the nodes in each polygon
-    poly_nodes: np.ndarray
-    edge_start: np.ndarray  # (V+1,)
-    edge_to: np.ndarray  # (K,)
-    edge_type: np.ndarray  # (K,) _WALK, _LINK, _CLIMB_EDGE, _NODE_TO_GROUND, _GROUND_TO_NODE
-    edge_aux: np.ndarray  # (K,) polygon, jump link, climb edge or climb link
-    edge_length: np.ndarray  # (K,)
-    edge_abilities: np.ndarray  # (K,) abilities needed (bit mask)
-    n_port: int  # N
-    n_climb: int  # M
-    climb_grid: tuple  # query/spatial.py's grid of the climb nodes (origin, cell, ...)
-    rev_start: np.ndarray  # (V+1,) CSR by target node of ...
-    rev_edge: np.ndarray  # ... the edges into each node (indices into edge_*)
-
-
-def build_plan_graph(query) -> ClimbPlanGraph:
-    """The joined graph of a NavQuery's NavMesh (independent of the agent)."""
-    from ..climb import link_abilities
-
-    d, nm = query.data, query.navmesh
-    n_port = d.node_pos.shape[0]
-    cpos = np.asarray(nm.climb_node_position, np.float64).reshape(-1, 3)
-    n_climb = cpos.shape[0]
-    n_link = int(nm.climb_link_kind.shape[0])
-    ground = n_port + n_climb + np.arange(n_link)
-    pos = np.concatenate([d.node_pos, cpos, np.asarray(nm.climb_link_point).reshape(-1, 3)])
-    node_poly = np.full((pos.shape[0], 2), -1, np.int64)
-    node_poly[:n_port] = d.node_poly
-    node_poly[ground, 0] = nm.climb_link_poly
-    # nodes of each polygon: its ports and its ground nodes
-    n_poly = d.polygons.shape[0]
-    owner = np.concatenate([np.repeat(np.arange(n_poly), np.diff(d.port_start)),
-                            np.asarray(nm.climb_link_poly, np.int64)])
-    member = np.concatenate([d.ports, ground])
-    order = np.argsort(owner, kind="stable")
-    owner, member = owner[order], member[order]
-    poly_start = np.zeros(n_poly + 1, np.int64)
-    np.cumsum(np.bincount(owner, minlength=n_poly), out=poly_start[1:])
-    # walking: every ordered pair of nodes of one polygon
-    size = np.diff(poly_start)[owner]
-    src = np.repeat(np.arange(member.shape[0]), size)
-    rank = np.arange(src.shape[0]) - np.repeat(np.cumsum(size) - size, size)
-    dst = np.repeat(poly_start[owner], size) + rank
-    # walking into a ground node only leads somewhere when its link climbs up (ground ->
-    # node): one-way links (drops) are only left through their ground node
-    climbs_up = np.zeros(pos.shape[0], np.bool_)
-    climbs_up[:n_port] = True
-    climbs_up[ground[np.asarray(nm.climb_link_bidirectional, np.bool_)]] = True
-    keep = (member[src] != member[dst]) & climbs_up[member[dst]]
-    src, dst = src[keep], dst[keep]
-    frm = [member[src]]
-    to = [member[dst]]
-    typ = [np.full(src.shape[0], _WALK)]
-    aux = [owner[src]]
-    abil = [np.zeros(src.shape[0], np.int64)]
-    # jump links
-    ls, le = d.link_node_start, d.link_node_end
-    ok = ls >= 0
-    links = np.nonzero(ok)[0]
-    back = links[d.link_bidir[links] != 0]
-    frm += [ls[links], le[back]]
-    to += [le[links], ls[back]]
-    typ += [np.full(links.shape[0] + back.shape[0], _LINK)]
-    aux += [links, back]
-    abil += [np.zeros(links.shape[0] + back.shape[0], np.int64)]
-    # climb edges
-    en = np.asarray(nm.climb_edge_nodes, np.int64).reshape(-1, 2) + n_port
-    ce = np.arange(en.shape[0])
-    cb = ce[np.asarray(nm.climb_edge_bidirectional, np.bool_)]
-    cab = np.asarray(nm.climb_edge_abilities, np.int64)
-    frm += [en[:, 0], en[cb, 1]]
-    to += [en[:, 1], en[cb, 0]]
-    typ += [np.full(ce.shape[0] + cb.shape[0], _CLIMB_EDGE)]
-    aux += [ce, cb]
-    abil += [cab, cab[cb]]
-    # climb links: node -> ground always, ground -> node when bidirectional
-    cl = np.arange(n_link)
-    lb = cl[np.asarray(nm.climb_link_bidirectional, np.bool_)]
-    lnode = np.asarray(nm.climb_link_node, np.int64) + n_port
-    lab = link_abilities(nm.climb_link_kind).astype(np.int64)
-    frm += [lnode, ground[lb]]
-    to += [ground, lnode[lb]]
-    typ += [np.full(n_link, _NODE_TO_GROUND), np.full(lb.shape[0], _GROUND_TO_NODE)]
-    aux += [cl, lb]
-    abil += [lab, lab[lb]]
-    frm_a = np.concatenate(frm).astype(np.int64)
-    to_a = np.concatenate(to).astype(np.int64)
-    order = np.argsort(frm_a, kind="stable")
-    frm_a, to_a = frm_a[order], to_a[order]
-    edge_start = np.zeros(pos.shape[0] + 1, np.int64)
-    np.cumsum(np.bincount(frm_a, minlength=pos.shape[0]), out=edge_start[1:])
-    rev_start = np.zeros(pos.shape[0] + 1, np.int64)
-    np.cumsum(np.bincount(to_a, minlength=pos.shape[0]), out=rev_start[1:])
-    return ClimbPlanGraph(
-        pos, node_poly, poly_start, member.astype(np.int64), edge_start, to_a,
-        np.concatenate(typ).astype(np.int64)[order], np.concatenate(aux).astype(np.int64)[order],
-        np.linalg.norm(pos[to_a] - pos[frm_a], axis=1),
-        np.concatenate(abil).astype(np.int64)[order], n_port, n_climb,
-        build_grid(cpos, cpos), rev_start, np.argsort(to_a, kind="stable").astype(np.int64))
-
-
-def plan_graph_for(query) -> ClimbPlanGraph:
-    """The query's joined graph, built once per NavQuery."""
-    g = query.__dict__.get("_climb_plan")
-    if g is None:
-        g = query.__dict__["_climb_plan"] = build_plan_graph(query)
-    return g
-
-
-@njit(cache=True)
-def _d3(a, b):
-    return math.sqrt((a[0] - b[0]) ** 2 + (a[1] - b[1]) ** 2 + (a[2] - b[2]) ** 2)
-
-
-# Nodes a backward search from the goal may visit before the plan search runs anyway.
-_BACKWARD_LIMIT = 300
-
-
-@njit(cache=True)
-def _goal_unreachable(edge_start, edge_type, edge_aux, edge_abilities, rev_start, rev_edge,
-                      poly_start, poly_nodes, poly_stance, link_kind, stance_allowed,
-                      link_allowed, mask, s_node, s_poly, g_node, g_poly, mark, stamp, stack):
-    """True when a backward search from the goal's nodes exhausts (within
-    ``_BACKWARD_LIMIT`` nodes) without meeting a start node: no path exists. (A goal that
-    cannot be reached is often in a small pocket: this spares a search of everything the
-    start can reach.)"""
-    top = 0
-    if g_node >= 0:
-        mark[g_node] = stamp
-        stack[top] = g_node
-        top += 1
-    else:
-        for k in range(poly_start[g_poly], poly_start[g_poly + 1]):
-            n = poly_nodes[k]
-            if mark[n] != stamp:
-                mark[n] = stamp
-                stack[top] = n
-                top += 1
-    if s_node < 0 and s_poly == g_poly:
-        return False
-    visited = 0
-    while top > 0:
-        top -= 1
-        n = stack[top]
-        visited += 1
-        if visited > _BACKWARD_LIMIT:
-            return False
-        if n == s_node:
-            return False
-        if s_node < 0:
-            for k in range(poly_start[s_poly], poly_start[s_poly + 1]):
-                if poly_nodes[k] == n:
-                    return False
-        for r in range(rev_start[n], rev_start[n + 1]):
-            k = rev_edge[r]
-            t = edge_type[k]
-            a = edge_aux[k]
-            if t == _WALK and not stance_allowed[poly_stance[a]]:
-                continue
-            if t == _LINK and not link_allowed[link_kind[a]]:
-                continue
-            if t >= _CLIMB_EDGE and edge_abilities[k] & ~mask:
-                continue
-            # the edge's source: found by its position in the forward CSR
-            lo = 0
-            hi = edge_start.shape[0] - 1
-            while hi - lo > 1:
-                mid = (lo + hi) // 2
-                if edge_start[mid] <= k:
-                    lo = mid
-                else:
-                    hi = mid
-            if mark[lo] != stamp:
-                mark[lo] = stamp
-                stack[top] = lo
-                top += 1
-    return True
-
-
-@njit(cache=True)
-def _plan_batch(pg_pos, node_poly, poly_start, poly_nodes, edge_start, edge_to, edge_type,
-                edge_aux, edge_length, edge_abilities, poly_stance, link_kind, link_cost,
-                link_end_poly, link_start_poly, link_node_start, stance_allowed, stance_cost,
-                link_allowed, link_scale, hscale, mask, penalty, s_node, s_poly, s_pos,
-                g_node, g_poly, g_pos, bound, rev_start, rev_edge, node_pocket, node_dead,
-                s_pocket, g_pocket):
-    """A* per query over the plan graph. An end is a graph node (``*_node >= 0``, on the
-    climb graph) or a point in a polygon (``*_poly``). Returns (cost (Q,), path offsets
-    (Q+1,), path nodes, the edge into each path node): a path lists its graph nodes only
-    (the start and goal points are implied); cost inf when unreachable or when no path
-    costs less than ``bound[q]`` (the search stops there: the ordinary path is as good).
-    Nodes of a dead-end pocket (:func:`_dead_pockets`) are not entered unless the query
-    starts or ends in that pocket (``s_pocket``, ``g_pocket``)."""
-    nv = pg_pos.shape[0]
-    nq = s_pos.shape[0]
-    g = np.zeros(nv)
-    parent = np.full(nv, -1, np.int64)
-    pedge = np.full(nv, -1, np.int64)
-    via = np.full(nv, -1, np.int64)  # polygon walked through into a node, -1 otherwise
-    seen = np.full(nv, -1, np.int64)
-    closed = np.full(nv, -1, np.int64)
-    cap = edge_to.shape[0] + poly_nodes.shape[0] + 2 * nv + 16
-    hk = np.zeros(cap)
-    hv = np.zeros(cap, np.int64)
-    cost = np.full(nq, np.inf)
-    off = np.zeros(nq + 1, np.int64)
-    out_nodes = np.zeros(16, np.int64)
-    out_edges = np.zeros(16, np.int64)
-    n_out = 0
-    goal_id = nv  # virtual goal node id (not stored in the arrays)
-    mark = np.full(nv, -1, np.int64)
-    stack = np.zeros(nv + 1, np.int64)
-    for q in range(nq):
-        off[q] = n_out
-        gp = g_pos[q]
-        if bound[q] == np.inf and _goal_unreachable(
-                edge_start, edge_type, edge_aux, edge_abilities, rev_start, rev_edge,
-                poly_start, poly_nodes, poly_stance, link_kind, stance_allowed, link_allowed,
-                mask, s_node[q], s_poly[q], g_node[q], g_poly[q], mark, q, stack):
-            continue
-        size = 0
-        best_goal = bound[q]
-        goal_parent = -2
-        # start
-        if s_node[q] >= 0:
-            n = s_node[q]
-            seen[n] = q
-            g[n] = 0.0
-            parent[n] = -1
-            pedge[n] = _FROM_START
-            via[n] = -1
-            size = heap_push(hk, hv, size, hscale * _d3(pg_pos[n], gp), n)
-        else:
-            p = s_poly[q]
-            if stance_allowed[poly_stance[p]]:
-                mult = stance_cost[poly_stance[p]]
-                for k in range(poly_start[p], poly_start[p + 1]):
-                    n = poly_nodes[k]
-                    c = mult * _d3(s_pos[q], pg_pos[n])
-                    if seen[n] != q or c < g[n]:
-                        seen[n] = q
-                        g[n] = c
-                        parent[n] = -1
-                        pedge[n] = _FROM_START
-                        via[n] = p
-                        size = heap_push(hk, hv, size, c + hscale * _d3(pg_pos[n], gp), n)
-                if g_node[q] < 0 and g_poly[q] == p and mult * _d3(s_pos[q], gp) < best_goal:
-                    best_goal = mult * _d3(s_pos[q], gp)
-                    goal_parent = -1  # straight from the start, in its polygon
-                    size = heap_push(hk, hv, size, best_goal, goal_id)
-        while size > 0:
-            f, n, size = heap_pop(hk, hv, size)
-            if n == goal_id:
-                break
-            if f >= best_goal:
-                break
-            if closed[n] == q:
-                continue
-            closed[n] = q
-            gn = g[n]
-            # the goal from here
-            if g_node[q] >= 0:
-                if n == g_node[q] and gn < best_goal:
-                    best_goal = gn
-                    goal_parent = n
-                    size = heap_push(hk, hv, size, gn, goal_id)
-            else:
-                for side in range(2):
-                    p = node_poly[n, side]
-                    if p == g_poly[q] and p >= 0 and stance_allowed[poly_stance[p]]:
-                        c = gn + stance_cost[poly_stance[p]] * _d3(pg_pos[n], gp)
-                        if c < best_goal:
-                            best_goal = c
-                            goal_parent = n
-                            size = heap_push(hk, hv, size, c, goal_id)
-            for k in range(edge_start[n], edge_start[n + 1]):
-                m = edge_to[k]
-                if closed[m] == q:
-                    continue
-                if node_dead[m] and node_pocket[m] != s_pocket[q] \
-                        and node_pocket[m] != g_pocket[q]:
-                    continue
-                t = edge_type[k]
-                a = edge_aux[k]
-                length = edge_length[k]
-                if t == _WALK:
-                    # the polygon n was walked through needs no second look: by the
-                    # triangle inequality its nodes are as cheap straight from n's parent
-                    if a == via[n] or not stance_allowed[poly_stance[a]]:
-                        continue
-                    c = gn + stance_cost[poly_stance[a]] * length
-                elif t == _LINK:
-                    kind = link_kind[a]
-                    if not link_allowed[kind]:
-                        continue
-                    into = link_end_poly[a] if m != link_node_start[a] else link_start_poly[a]
-                    if not stance_allowed[poly_stance[into]]:
-                        continue
-                    c = gn + max(link_cost[a] * link_scale[kind], length)
-                else:
-                    if edge_abilities[k] & ~mask:
-                        continue
-                    c = gn + length
-                    if t == _CLIMB_EDGE:
-                        c += penalty[a]
-                if seen[m] != q or c < g[m]:
-                    seen[m] = q
-                    g[m] = c
-                    parent[m] = n
-                    pedge[m] = k
-                    via[m] = a if t == _WALK else -1
-                    size = heap_push(hk, hv, size, c + hscale * _d3(pg_pos[m], gp), m)
-        if goal_parent == -2:
-            continue
-        cost[q] = best_goal
-        # the path, goal first, then reversed in place
-        first = n_out
-        n = goal_parent
-        while True:
-            if n_out + 1 >= out_nodes.shape[0]:
-                bigger = np.zeros(out_nodes.shape[0] * 2, np.int64)
-                bigger[:n_out] = out_nodes[:n_out]
-                out_nodes = bigger
-                bigger = np.zeros(out_edges.shape[0] * 2, np.int64)
-                bigger[:n_out] = out_edges[:n_out]
-                out_edges = bigger
-            if n < 0:
-                break
-            out_nodes[n_out] = n
-            out_edges[n_out] = pedge[n]
-            n_out += 1
-            n = parent[n]
-        out_nodes[first:n_out] = out_nodes[first:n_out][::-1].copy()
-        out_edges[first:n_out] = out_edges[first:n_out][::-1].copy()
-    off[nq] = n_out
-    return cost, off, out_nodes[:n_out], out_edges[:n_out]
-
-
-@njit(cache=True)
-def _components(n_nodes, edge_start, edge_to, edge_type, edge_aux, edge_abilities, mask,
-                poly_stance, stance_allowed, link_kind, link_allowed):
-    """Connected parts of the plan graph for one filter, ignoring edge directions: a label
-    per node (two ends with different labels have no path between them)."""
-    parent = np.arange(n_nodes)
-    for n in range(n_nodes):
-        for k in range(edge_start[n], edge_start[n + 1]):
-            t = edge_type[k]
-            a = edge_aux[k]
-            if t == _WALK and not stance_allowed[poly_stance[a]]:
-                continue
-            if t == _LINK and not link_allowed[link_kind[a]]:
-                continue
-            if t >= _CLIMB_EDGE and edge_abilities[k] & ~mask:
-                continue
-            x = n
-            while parent[x] != x:
-                parent[x] = parent[parent[x]]
-                x = parent[x]
-            y = edge_to[k]
-            while parent[y] != y:
-                parent[y] = parent[parent[y]]
-                y = parent[y]
-            if x != y:
-                parent[max(x, y)] = min(x, y)
-    for n in range(n_nodes):
-        x = n
-        while parent[x] != x:
-            x = parent[x]
-        parent[n] = x
-    return parent
-
-
-# Pockets bigger than this (nodes), or with more entries, are never pruned (bounds the
-# work of :func:`_dead_pockets`).
-POCKET_MAX_NODES = 4096
-POCKET_MAX_ENTRIES = 64
-
-
-@njit(cache=True)
-def _edge_cost(k, n, m, edge_type, edge_aux, edge_length, edge_abilities, mask, poly_stance,
-               stance_allowed, stance_cost, link_kind, link_allowed, link_cost, link_scale,
-               link_end_poly, link_start_poly, link_node_start):
-    """The plan search's cost of edge k (n -> m) for a filter, without penalties (inf: the
-    agent cannot use it); as in :func:`_plan_batch`."""
-    t = edge_type[k]
-    a = edge_aux[k]
-    if t == _WALK:
-        if not stance_allowed[poly_stance[a]]:
-            return np.inf
-        return stance_cost[poly_stance[a]] * edge_length[k]
-    if t == _LINK:
-        kind = link_kind[a]
-        if not link_allowed[kind]:
-            return np.inf
-        into = link_end_poly[a] if m != link_node_start[a] else link_start_poly[a]
-        if not stance_allowed[poly_stance[into]]:
-            return np.inf
-        return max(link_cost[a] * link_scale[kind], edge_length[k])
-    if edge_abilities[k] & ~mask:
-        return np.inf
-    return edge_length[k]
-
-
-@njit(cache=True)
-def _find(parent, x):
-    while parent[x] != x:
-        parent[x] = parent[parent[x]]
-        x = parent[x]
-    return x
-
-
-@njit(cache=True)
-def _dead_pockets(pos, node_poly, poly_start, poly_nodes, n_port, n_climb, edge_start,
-                  edge_to, edge_type, edge_aux,
-                  edge_length, edge_abilities, mask, poly_stance, stance_allowed, stance_cost,
-                  link_kind, link_allowed, link_cost, link_scale, link_end_poly,
-                  link_start_poly, link_node_start, max_nodes, max_entries):
-    """Per plan-graph node: its pocket (-1: in the outside) and whether that pocket is a
-    dead end. The *outside* is the largest part of the navmesh joined by walking and jump
-    links; a *pocket* is a connected part of the rest (climb nodes, islands such as a
-    tower's top). A pocket is a dead end when, for every way in (outside node e -> pocket)
-    and every way out (pocket -> outside node x), going through the pocket costs no less
-    than walking from e to x outside (both with this filter's costs, no penalties): then
-    a path through it is never cheaper than one around it, and the plan search need not
-    enter it unless the query starts or ends in it. Walking to a way out x counts as
-    reaching a node z of x's polygon and going straight to x (a drop's ground node is
-    never walked into): every walk on from x is then as cheap from z. Returns (pocket
-    (V,), dead (V,))."""
-    n_nodes = pos.shape[0]
-    cost_args = (edge_type, edge_aux, edge_length, edge_abilities, mask, poly_stance,
-                 stance_allowed, stance_cost, link_kind, link_allowed, link_cost, link_scale,
-                 link_end_poly, link_start_poly, link_node_start)
-    is_climb = np.zeros(n_nodes, np.bool_)
-    is_climb[n_port:n_port + n_climb] = True
-    # 1. walking parts (walk and jump-link edges, either direction)
-    parent = np.arange(n_nodes)
-    for n in range(n_nodes):
-        for k in range(edge_start[n], edge_start[n + 1]):
-            if edge_type[k] > _LINK:
-                continue
-            m = edge_to[k]
-            if _edge_cost(k, n, m, *cost_args) == np.inf:
-                continue
-            x, y = _find(parent, n), _find(parent, m)
-            if x != y:
-                parent[max(x, y)] = min(x, y)
-    count = np.zeros(n_nodes, np.int64)
-    for n in range(n_nodes):
-        if not is_climb[n]:
-            count[_find(parent, n)] += 1
-    outside_root = np.argmax(count)
-    outside = np.zeros(n_nodes, np.bool_)
-    for n in range(n_nodes):
-        outside[n] = not is_climb[n] and _find(parent, n) == outside_root
-    # 2. pockets: connected parts of the rest over every usable edge
-    pp = np.arange(n_nodes)
-    for n in range(n_nodes):
-        if outside[n]:
-            continue
-        for k in range(edge_start[n], edge_start[n + 1]):
-            m = edge_to[k]
-            if outside[m] or _edge_cost(k, n, m, *cost_args) == np.inf:
-                continue
-            x, y = _find(pp, n), _find(pp, m)
-            if x != y:
-                pp[max(x, y)] = min(x, y)
-    pocket = np.full(n_nodes, -1, np.int64)
-    size = np.zeros(n_nodes, np.int64)
-    for n in range(n_nodes):
-        if not outside[n]:
-            pocket[n] = _find(pp, n)
-            size[pocket[n]] += 1
-    # 3. entries of each pocket: outside nodes with an edge into it
-    n_entries = np.zeros(n_nodes, np.int64)
-    for n in range(n_nodes):
-        if outside[n]:
-            for k in range(edge_start[n], edge_start[n + 1]):
-                m = edge_to[k]
-                if not outside[m] and _edge_cost(k, n, m, *cost_args) < np.inf:
-                    n_entries[pocket[m]] += 1
-    alive = np.zeros(n_nodes, np.bool_)  # by pocket root: not a dead end
-    for r in range(n_nodes):
-        if size[r] > max_nodes or n_entries[r] > max_entries:
-            alive[r] = True
-    # 4. for each entry: the cost through the pocket to each exit, then the walk outside
-    dist = np.full(n_nodes, np.inf)
-    stamp = np.full(n_nodes, -1, np.int64)
-    exit_cost = np.full(n_nodes, np.inf)
-    exit_stamp = np.full(n_nodes, -1, np.int64)
-    exits = np.zeros(n_nodes, np.int64)
-    cap = edge_to.shape[0] + 16
-    hk = np.zeros(cap)
-    hv = np.zeros(cap, np.int64)
-    run = 0
-    for e in range(n_nodes):
-        if not outside[e]:
-            continue
-        for k0 in range(edge_start[e], edge_start[e + 1]):
-            m0 = edge_to[k0]
-            if outside[m0] or alive[pocket[m0]]:
-                continue
-            c0 = _edge_cost(k0, e, m0, *cost_args)
-            if c0 == np.inf:
-                continue
-            r = pocket[m0]
-            # through the pocket from e (its first step k0)
-            run += 1
-            n_exit = 0
-            stamp[m0] = run
-            dist[m0] = c0
-            hs = heap_push(hk, hv, 0, c0, m0)
-            while hs > 0:
-                dn, n, hs = heap_pop(hk, hv, hs)
-                if dn > dist[n]:
-                    continue
-                for k in range(edge_start[n], edge_start[n + 1]):
-                    m = edge_to[k]
-                    c = _edge_cost(k, n, m, *cost_args)
-                    if c == np.inf:
-                        continue
-                    if outside[m]:
-                        if exit_stamp[m] != run:
-                            exit_stamp[m] = run
-                            exit_cost[m] = dn + c
-                            exits[n_exit] = m
-                            n_exit += 1
-                        elif dn + c < exit_cost[m]:
-                            exit_cost[m] = dn + c
-                        continue
-                    if stamp[m] != run or dn + c < dist[m]:
-                        stamp[m] = run
-                        dist[m] = dn + c
-                        hs = heap_push(hk, hv, hs, dn + c, m)
-            if n_exit == 0:
-                continue
-            limit = 0.0
-            for i in range(n_exit):
-                limit = max(limit, exit_cost[exits[i]])
-            # walking outside from e, as far as the dearest way through
-            run += 1
-            stamp[e] = run
-            dist[e] = 0.0
-            hs = heap_push(hk, hv, 0, 0.0, e)
-            while hs > 0:
-                dn, n, hs = heap_pop(hk, hv, hs)
-                if dn > dist[n] or dn > limit:
-                    continue
-                for k in range(edge_start[n], edge_start[n + 1]):
-                    m = edge_to[k]
-                    if not outside[m]:
-                        continue
-                    c = _edge_cost(k, n, m, *cost_args)
-                    if c == np.inf:
-                        continue
-                    if stamp[m] != run or dn + c < dist[m]:
-                        stamp[m] = run
-                        dist[m] = dn + c
-                        hs = heap_push(hk, hv, hs, dn + c, m)
-            for i in range(n_exit):
-                x = exits[i]
-                walk = dist[x] if stamp[x] == run else np.inf
-                p = node_poly[x, 0]
-                if p >= 0 and stance_allowed[poly_stance[p]]:
-                    for w in range(poly_start[p], poly_start[p + 1]):
-                        z = poly_nodes[w]
-                        if stamp[z] == run:
-                            walk = min(walk, dist[z] + stance_cost[poly_stance[p]]
-                                       * _d3(pos[z], pos[x]))
-                if walk > exit_cost[x]:
-                    alive[r] = True
-                    break
-    dead = np.zeros(n_nodes, np.bool_)
-    for n in range(n_nodes):
-        if pocket[n] >= 0:
-            dead[n] = not alive[pocket[n]]
-    return pocket, dead
-
-
-def _end_pockets(pg: ClimbPlanGraph, node_pocket, node, poly) -> np.ndarray:
-    """The pocket (``_dead_pockets``) of each query end: its climb node's, else its
-    polygon's first node's (-1: outside, or a polygon without nodes)."""
-    return np.where(_end_labels(pg, node_pocket, node, poly) >= 0,
-                    _end_labels(pg, node_pocket, node, poly), -1)
-
-
-def _end_labels(pg: ClimbPlanGraph, labels, node, poly) -> np.ndarray:
-    """The component of each query end: its climb node's, else its polygon's first node's
-    (a polygon without nodes gets a label of its own, ``-2 - poly``)."""
-    first = np.where(np.diff(pg.poly_start) > 0, pg.poly_nodes[np.minimum(
-        pg.poly_start[:-1], max(pg.poly_nodes.shape[0] - 1, 0))], -1)
-    out = np.full(node.shape[0], -1, np.int64)
-    on = node >= 0
-    out[on] = labels[node[on]]
-    in_poly = ~on & (poly >= 0)
-    f = first[poly[in_poly]]
-    out[in_poly] = np.where(f >= 0, labels[np.maximum(f, 0)], -2 - poly[in_poly])
-    return out
 
 
 def _flag(name: str) -> int:
@@ -696,65 +110,818 @@ CLIMB_FLAGS = frozenset([*_ALONG_FLAG.values(), _PIPE_FLAG, *_ON_FLAG.values(),
                          *_OFF_FLAG.values(), *_EDGE_FLAG.values()])
 
 
-class _Section(NamedTuple):
-    walk: bool
-    a: np.ndarray  # walk: from, to points
-    b: np.ndarray
-    points: list  # climb: [(point, flag)], the flag naming the move that starts there
-    edges: list  # climb edges used
-    cost: float  # climb: the cost of its edges and links (without penalties)
+class ClimbArrays(NamedTuple):
+    """A NavMesh's climb graph as the kernels read it (independent of the agent).
+
+    Arcs are the climb edges in their usable directions (each edge forward, and backward
+    when bidirectional): ``out_*`` CSR by source node, ``in_*`` CSR by target node."""
+
+    node_pos: np.ndarray  # (M, 3)
+    out_start: np.ndarray  # (M+1,)
+    out_to: np.ndarray  # target node of each arc
+    out_edge: np.ndarray  # its climb edge
+    in_start: np.ndarray  # (M+1,)
+    in_from: np.ndarray  # source node of each arc
+    in_edge: np.ndarray
+    edge_nodes: np.ndarray  # (K, 2)
+    edge_length: np.ndarray  # (K,)
+    edge_abilities: np.ndarray  # (K,) int64 bit mask
+    edge_flag: np.ndarray  # (K,) the flag of a point where the edge starts
+    link_node: np.ndarray  # (C,)
+    link_bidir: np.ndarray  # (C,) bool
+    link_length: np.ndarray
+    link_poly: np.ndarray
+    link_point: np.ndarray  # (C, 3)
+    link_abilities: np.ndarray  # (C,) int64
+    link_on_flag: np.ndarray  # (C,) flag of the ground point when getting on by it
+    link_off_flag: np.ndarray  # (C,) flag of the node when getting off by it
+    grid: tuple  # query/spatial.py's grid of the nodes (origin, cell, nx, ny, start, items)
 
 
-def _sections(pg: ClimbPlanGraph, nm, nodes, edges, start, goal) -> list[_Section]:
-    """Walking and climbing sections of a plan: graph ``nodes`` with the edge into each
-    (``_FROM_START`` for the first). A climbing section followed by a walk ends with its
-    last climb node (the walk starts at the ground point); one ending at the goal (on the
-    climb graph) ends with the goal point."""
-    start = np.asarray(start, np.float64)
-    goal = np.asarray(goal, np.float64)
-    out: list[_Section] = []
-    cur = start  # where the current walk began
-    pts: list = []
-    used: list = []
-    cost = 0.0
-    n_port, n_climb = pg.n_port, pg.n_climb
-    climbing = bool(nodes) and n_port <= nodes[0] < n_port + n_climb
-    for i in range(1, len(nodes)):
-        e = edges[i]
-        t = int(pg.edge_type[e])
-        a = int(pg.edge_aux[e])
-        prev = start if i == 1 and climbing and not out and not pts \
-            else pg.position[nodes[i - 1]]
-        if t == _GROUND_TO_NODE:
-            out.append(_Section(True, cur, prev, [], [], 0.0))
-            climbing = True
-            pts, used, cost = [(prev, _ON_FLAG[int(nm.climb_link_kind[a])])], [], 0.0
-        elif t == _CLIMB_EDGE:
-            kind = int(nm.climb_edge_kind[a])
-            if kind == 0:  # along an element
-                flag = _ALONG_FLAG.get(int(nm.climb_element_kind[int(nm.climb_edge_element[a])]),
-                                       _PIPE_FLAG)
+def _csr(key, n):
+    order = np.argsort(key, kind="stable")
+    start = np.zeros(n + 1, np.int64)
+    np.cumsum(np.bincount(key, minlength=n), out=start[1:])
+    return start, order
+
+
+def build_climb_arrays(nm) -> ClimbArrays:
+    """The :class:`ClimbArrays` of a NavMesh with a climb graph."""
+    from ..climb import link_abilities
+
+    pos = np.ascontiguousarray(nm.climb_node_position, np.float64).reshape(-1, 3)
+    m = pos.shape[0]
+    en = np.asarray(nm.climb_edge_nodes, np.int64).reshape(-1, 2)
+    ids = np.arange(en.shape[0])
+    both = ids[np.asarray(nm.climb_edge_bidirectional, np.bool_)]
+    frm = np.concatenate([en[:, 0], en[both, 1]])
+    to = np.concatenate([en[:, 1], en[both, 0]])
+    edge = np.concatenate([ids, both])
+    out_start, o = _csr(frm, m)
+    in_start, i = _csr(to, m)
+    kind = np.asarray(nm.climb_edge_kind, np.int64)
+    table = np.array([0] + [_EDGE_FLAG[k] for k in range(1, len(CLIMB_EDGE_KINDS))], np.int64)
+    flag = table[kind]
+    along = np.nonzero(kind == 0)[0]
+    ek = np.asarray(nm.climb_element_kind, np.int64)[np.asarray(nm.climb_edge_element,
+                                                                 np.int64)[along]]
+    flag[along] = np.where(ek == CLIMB_LEDGE, _ALONG_FLAG[CLIMB_LEDGE],
+                           np.where(ek == CLIMB_LADDER, _ALONG_FLAG[CLIMB_LADDER], _PIPE_FLAG))
+    lk = np.asarray(nm.climb_link_kind, np.int64)
+    on = np.array([_ON_FLAG[k] for k in range(len(_ON_FLAG))], np.int64)
+    off = np.array([_OFF_FLAG[k] for k in range(len(_OFF_FLAG))], np.int64)
+    return ClimbArrays(
+        pos, out_start, np.ascontiguousarray(to[o]), np.ascontiguousarray(edge[o]),
+        in_start, np.ascontiguousarray(frm[i]), np.ascontiguousarray(edge[i]), en,
+        np.asarray(nm.climb_edge_length, np.float64),
+        np.asarray(nm.climb_edge_abilities, np.int64), flag,
+        np.asarray(nm.climb_link_node, np.int64),
+        np.asarray(nm.climb_link_bidirectional, np.bool_),
+        np.asarray(nm.climb_link_length, np.float64), np.asarray(nm.climb_link_poly, np.int64),
+        np.ascontiguousarray(nm.climb_link_point, np.float64).reshape(-1, 3),
+        link_abilities(lk).astype(np.int64), on[lk], off[lk], build_grid(pos, pos))
+
+
+def climb_arrays_for(query) -> ClimbArrays:
+    """The query's :class:`ClimbArrays`, built once per NavQuery."""
+    ca = query.__dict__.get("_climb_arrays")
+    if ca is None:
+        ca = query.__dict__["_climb_arrays"] = build_climb_arrays(query.navmesh)
+    return ca
+
+
+# ------------------------------------------------------------------ climb graph searches
+@njit(cache=True)
+def _d3(a, b):
+    return math.sqrt((a[0] - b[0]) ** 2 + (a[1] - b[1]) ** 2 + (a[2] - b[2]) ** 2)
+
+
+@njit(cache=True)
+def _find(parent, x):
+    while parent[x] != x:
+        parent[x] = parent[parent[x]]
+        x = parent[x]
+    return x
+
+
+@njit(cache=True)
+def _climb_dijkstra(src, arc_start, arc_node, arc_edge, edge_length, edge_abilities, penalty,
+                    mask, dist, pnode, pedge, seen, run, hk, hv):
+    """Dijkstra over the climb arcs an agent may use (``mask``) from node ``src``: costs
+    length + penalty. Fills ``dist``, ``pnode`` (the node before, -1 at src) and ``pedge``
+    (the climb edge from it) where ``seen == run``."""
+    seen[src] = run
+    dist[src] = 0.0
+    pnode[src] = -1
+    pedge[src] = -1
+    size = heap_push(hk, hv, 0, 0.0, src)
+    while size > 0:
+        d, n, size = heap_pop(hk, hv, size)
+        if d > dist[n]:
+            continue
+        for a in range(arc_start[n], arc_start[n + 1]):
+            k = arc_edge[a]
+            if edge_abilities[k] & ~mask:
+                continue
+            m = arc_node[a]
+            c = d + edge_length[k] + penalty[k]
+            if seen[m] != run or c < dist[m]:
+                seen[m] = run
+                dist[m] = c
+                pnode[m] = n
+                pedge[m] = k
+                size = heap_push(hk, hv, size, c, m)
+
+
+@njit(cache=True)
+def _usable_links(link_node, link_bidir, link_poly, link_abilities, mask, poly_stance,
+                  stance_allowed):
+    """(exit, entry) per climb link: node -> ground usable by the agent (abilities, and
+    the ground polygon's stance), and ground -> node too."""
+    n = link_node.shape[0]
+    ex = np.zeros(n, np.bool_)
+    en = np.zeros(n, np.bool_)
+    for c in range(n):
+        p = link_poly[c]
+        if link_abilities[c] & ~mask or p < 0 or not stance_allowed[poly_stance[p]]:
+            continue
+        ex[c] = True
+        en[c] = link_bidir[c]
+    return ex, en
+
+
+# A walk shorter than this (metres x cost) between two ground points counts as none.
+_SAME_POINT = 1e-9
+
+
+@njit(cache=True)
+def _beaten(other, cost, walk, first):
+    """True when a way of ``cost`` can be left out for walking (``walk``) plus another way,
+    ``other`` in all: cheaper, or as cheap with a real walk (then the other way itself
+    costs strictly less), or as cheap from the same point and ``first`` in order."""
+    if other < cost:
+        return True
+    return other == cost and (walk > _SAME_POINT or first)
+
+
+@njit(cache=True)
+def _ways_kernel(n_node, out_start, out_to, out_edge, edge_nodes, edge_length, edge_abilities,
+                 penalty, mask, link_node, link_bidir, link_length, link_poly, link_point,
+                 link_abilities, poly_stance, stance_allowed, stance_cost):
+    """The ways through the climb graph for one agent: (entry link, exit link, cost) rows,
+    grouped by entry.
+
+    For each part of the climb graph (connected by the edges the agent may use) and each
+    entry e and exit x of it: cost T(e, x) = e's length + the cheapest climb from e's node
+    to x's node (lengths + penalties) + x's length. A row is left out when walking and
+    other rows do strictly better (so the A* over the ways equals the A* over the whole
+    joined graph): e and x on one polygon and walking straight across costs no more; or
+    another entry f on e's polygon with walk(e, f) + T(f, x) <= T(e, x); or another exit
+    y on x's polygon with T(e, y) + walk(y, x) <= T(e, x) (:func:`_beaten`: a left-out
+    row's replacement row costs strictly less, or as much and comes first, so a chain of
+    replacements ends at a kept row)."""
+    parent = np.arange(n_node)
+    for k in range(edge_nodes.shape[0]):
+        if edge_abilities[k] & ~mask:
+            continue
+        x = _find(parent, edge_nodes[k, 0])
+        y = _find(parent, edge_nodes[k, 1])
+        if x != y:
+            parent[max(x, y)] = min(x, y)
+    ex, en = _usable_links(link_node, link_bidir, link_poly, link_abilities, mask,
+                           poly_stance, stance_allowed)
+    n_link = link_node.shape[0]
+    ent_start = np.zeros(n_node + 1, np.int64)
+    exi_start = np.zeros(n_node + 1, np.int64)
+    for c in range(n_link):
+        r = _find(parent, link_node[c])
+        if en[c]:
+            ent_start[r + 1] += 1
+        if ex[c]:
+            exi_start[r + 1] += 1
+    ent_start = np.cumsum(ent_start)
+    exi_start = np.cumsum(exi_start)
+    ents = np.zeros(ent_start[-1], np.int64)
+    exis = np.zeros(exi_start[-1], np.int64)
+    fe = ent_start[:-1].copy()
+    fx = exi_start[:-1].copy()
+    for c in range(n_link):
+        r = _find(parent, link_node[c])
+        if en[c]:
+            ents[fe[r]] = c
+            fe[r] += 1
+        if ex[c]:
+            exis[fx[r]] = c
+            fx[r] += 1
+    dist = np.zeros(n_node)
+    pnode = np.zeros(n_node, np.int64)
+    pedge = np.zeros(n_node, np.int64)
+    seen = np.full(n_node, -1, np.int64)
+    cap = out_to.shape[0] + n_node + 16
+    hk = np.zeros(cap)
+    hv = np.zeros(cap, np.int64)
+    cap_w = 64
+    way_e = np.zeros(cap_w, np.int64)
+    way_x = np.zeros(cap_w, np.int64)
+    way_c = np.zeros(cap_w)
+    nw = 0
+    run = 0
+    for r in range(n_node):
+        e0 = ent_start[r]
+        ne = ent_start[r + 1] - e0
+        x0 = exi_start[r]
+        nx = exi_start[r + 1] - x0
+        if ne == 0 or nx == 0:
+            continue
+        t = np.full((ne, nx), np.inf)
+        for i in range(ne):
+            e = ents[e0 + i]
+            _climb_dijkstra(link_node[e], out_start, out_to, out_edge, edge_length,
+                            edge_abilities, penalty, mask, dist, pnode, pedge, seen, run, hk,
+                            hv)
+            for j in range(nx):
+                x = exis[x0 + j]
+                n = link_node[x]
+                if seen[n] == run:
+                    t[i, j] = link_length[e] + dist[n] + link_length[x]
+            run += 1
+        for i in range(ne):
+            e = ents[e0 + i]
+            pe = link_poly[e]
+            we = stance_cost[poly_stance[pe]]
+            for j in range(nx):
+                tij = t[i, j]
+                if tij == np.inf:
+                    continue
+                x = exis[x0 + j]
+                px = link_poly[x]
+                wx = stance_cost[poly_stance[px]]
+                keep = not (pe == px and we * _d3(link_point[e], link_point[x]) <= tij)
+                if keep:
+                    for i2 in range(ne):
+                        f = ents[e0 + i2]
+                        if i2 == i or link_poly[f] != pe:
+                            continue
+                        walk = we * _d3(link_point[e], link_point[f])
+                        if _beaten(walk + t[i2, j], tij, walk, i2 < i):
+                            keep = False
+                            break
+                if keep:
+                    for j2 in range(nx):
+                        y = exis[x0 + j2]
+                        if j2 == j or link_poly[y] != px:
+                            continue
+                        walk = wx * _d3(link_point[y], link_point[x])
+                        if _beaten(t[i, j2] + walk, tij, walk, j2 < j):
+                            keep = False
+                            break
+                if not keep:
+                    continue
+                if nw == cap_w:
+                    cap_w *= 2
+                    way_e = _grow1(way_e, cap_w)
+                    way_x = _grow1(way_x, cap_w)
+                    way_c = _grow1(way_c, cap_w)
+                way_e[nw] = e
+                way_x[nw] = x
+                way_c[nw] = tij
+                nw += 1
+    return way_e[:nw].copy(), way_x[:nw].copy(), way_c[:nw].copy()
+
+
+@njit(cache=True)
+def _grow1(arr, n):
+    out = np.zeros(n, arr.dtype)
+    out[:arr.shape[0]] = arr
+    return out
+
+
+@njit(cache=True)
+def _way_points(way_e, way_x, node_pos, out_start, out_to, out_edge, edge_length,
+                edge_abilities, edge_flag, penalty, mask, link_node, link_point, link_on_flag,
+                link_off_flag):
+    """The climbing points of each way (rows grouped by entry): the entry's ground point
+    (its getting-on flag), each climb node on the way (the flag of the move starting
+    there), the last with the exit's getting-off flag. Returns (point offsets (W+1,),
+    points, flags, climb-edge offsets (W+1,), climb edges, lengths (W,))."""
+    nw = way_e.shape[0]
+    n_node = node_pos.shape[0]
+    dist = np.zeros(n_node)
+    pnode = np.zeros(n_node, np.int64)
+    pedge = np.zeros(n_node, np.int64)
+    seen = np.full(n_node, -1, np.int64)
+    cap = out_to.shape[0] + n_node + 16
+    hk = np.zeros(cap)
+    hv = np.zeros(cap, np.int64)
+    pt_start = np.zeros(nw + 1, np.int64)
+    ed_start = np.zeros(nw + 1, np.int64)
+    length = np.zeros(nw)
+    cap_p = max(16, 4 * nw)
+    pts = np.zeros((cap_p, 3))
+    flags = np.zeros(cap_p, np.int64)
+    cap_e = max(16, 2 * nw)
+    edges = np.zeros(cap_e, np.int64)
+    chain = np.zeros(n_node + 1, np.int64)
+    np_ = 0
+    ne = 0
+    run = -1
+    for w in range(nw):
+        e = way_e[w]
+        x = way_x[w]
+        if w == 0 or e != way_e[w - 1]:
+            run += 1
+            _climb_dijkstra(link_node[e], out_start, out_to, out_edge, edge_length,
+                            edge_abilities, penalty, mask, dist, pnode, pedge, seen, run, hk,
+                            hv)
+        # the nodes from x's back to e's
+        k = 0
+        n = link_node[x]
+        while n >= 0:
+            chain[k] = n
+            k += 1
+            n = pnode[n]
+        if np_ + k + 1 > cap_p:
+            cap_p = 2 * (np_ + k + 1)
+            grown = np.zeros((cap_p, 3))
+            grown[:np_] = pts[:np_]
+            pts = grown
+            flags = _grow1(flags, cap_p)
+        if ne + k > cap_e:
+            cap_e = 2 * (ne + k)
+            edges = _grow1(edges, cap_e)
+        pts[np_] = link_point[e]
+        flags[np_] = link_on_flag[e]
+        np_ += 1
+        for i in range(k - 1, -1, -1):
+            n = chain[i]
+            pts[np_] = node_pos[n]
+            if i == 0:
+                flags[np_] = link_off_flag[x]
             else:
-                flag = _EDGE_FLAG[kind]
-            pts.append((prev, flag))
-            used.append(a)
-        elif t == _NODE_TO_GROUND:
-            pts.append((prev, _OFF_FLAG[int(nm.climb_link_kind[a])]))
-            out.append(_Section(False, cur, cur, pts, used, cost + float(pg.edge_length[e])))
-            climbing = False
-            cur = pg.position[nodes[i]]
-            pts, used, cost = [], [], 0.0
+                kk = pedge[chain[i - 1]]
+                flags[np_] = edge_flag[kk]
+                edges[ne] = kk
+                ne += 1
+            np_ += 1
+        s = 0.0
+        for i in range(pt_start[w], np_ - 1):
+            s += _d3(pts[i], pts[i + 1])
+        s += _d3(pts[np_ - 1], link_point[x])
+        length[w] = s
+        pt_start[w + 1] = np_
+        ed_start[w + 1] = ne
+    return pt_start, pts[:np_].copy(), flags[:np_].copy(), ed_start, edges[:ne].copy(), length
+
+
+class ClimbWays(NamedTuple):
+    """The ways through the climb graph for one agent and penalty (:func:`climb_ways`)."""
+
+    entry: np.ndarray  # (W,) climb link the way gets on by
+    exit: np.ndarray  # (W,) climb link it gets off by
+    cost: np.ndarray  # (W,) its search cost (lengths + penalties)
+    length: np.ndarray  # (W,) its length (entry ground point to exit ground point)
+    point_start: np.ndarray  # (W+1,) CSR of ...
+    points: np.ndarray  # ... its points: entry ground point, climb nodes (not the exit's)
+    flags: np.ndarray  # ... and their flags
+    edge_start: np.ndarray  # (W+1,) CSR of ...
+    edges: np.ndarray  # ... the climb edges it uses, in order
+
+
+def climb_ways(ca: ClimbArrays, poly_stance, stance_allowed, stance_cost, mask: int,
+               penalty) -> ClimbWays:
+    """The ways through the climb graph (:func:`_ways_kernel`) with their points."""
+    e, x, c = _ways_kernel(
+        ca.node_pos.shape[0], ca.out_start, ca.out_to, ca.out_edge, ca.edge_nodes,
+        ca.edge_length, ca.edge_abilities, penalty, mask, ca.link_node, ca.link_bidir,
+        ca.link_length, ca.link_poly, ca.link_point, ca.link_abilities, poly_stance,
+        stance_allowed, stance_cost)
+    ps, pts, fl, es, ed, length = _way_points(
+        e, x, ca.node_pos, ca.out_start, ca.out_to, ca.out_edge, ca.edge_length,
+        ca.edge_abilities, ca.edge_flag, penalty, mask, ca.link_node, ca.link_point,
+        ca.link_on_flag, ca.link_off_flag)
+    return ClimbWays(e, x, c, length, ps, pts, fl, es, ed)
+
+
+def _data_with_ways(d: QueryData, ca: ClimbArrays, ways: ClimbWays) -> QueryData:
+    """The query data with each way as a one-way link of kind ``WAY_LINK_KIND`` from its
+    entry's ground point to its exit's (link nodes after the port graph's, links after
+    the navmesh's)."""
+    nw = ways.entry.shape[0]
+    n_node = d.node_pos.shape[0]
+    n_link = d.link_kind.shape[0]
+    a = ca.link_point[ways.entry]
+    b = ca.link_point[ways.exit]
+    pa = ca.link_poly[ways.entry]
+    pb = ca.link_poly[ways.exit]
+    first = n_node + 2 * np.arange(nw)
+    both = np.stack([a, b], 1).reshape(-1, 3)
+    polys = np.stack([pa, pb], 1).reshape(-1)
+    node_hop = np.full(2 * nw, -1, np.int64)
+    node_hop[0::2] = first + 1
+    node_hop_poly = np.full(2 * nw, -1, np.int64)
+    node_hop_poly[0::2] = pb
+    n_poly = d.polygons.shape[0]
+    owner = np.concatenate([np.repeat(np.arange(n_poly), np.diff(d.port_start)), polys])
+    ports = np.concatenate([d.ports, n_node + np.arange(2 * nw)])
+    other = np.concatenate([d.port_other, np.full(2 * nw, -1, np.int64)])
+    port_start, order = _csr(owner, n_poly)
+    k = np.diff(port_start)
+    n_all = n_node + 2 * nw
+    data = d._replace(
+        node_pos=np.concatenate([d.node_pos, both]),
+        node_poly=np.concatenate([d.node_poly, np.stack([polys, np.full_like(polys, -1)], 1)]),
+        node_link=np.concatenate([d.node_link, np.repeat(n_link + np.arange(nw), 2)]),
+        node_side=np.concatenate([d.node_side, np.tile(np.array([0, 1], np.int64), nw)]),
+        node_va=np.concatenate([d.node_va, both]), node_vb=np.concatenate([d.node_vb, both]),
+        node_hop=np.concatenate([d.node_hop, node_hop]),
+        node_hop_poly=np.concatenate([d.node_hop_poly, node_hop_poly]),
+        port_start=port_start, ports=np.ascontiguousarray(ports[order]),
+        port_other=np.ascontiguousarray(other[order]),
+        link_kind=np.concatenate([d.link_kind, np.full(nw, WAY_LINK_KIND, np.int64)]),
+        link_bidir=np.concatenate([d.link_bidir, np.zeros(nw, np.int64)]),
+        link_cost=np.concatenate([d.link_cost, ways.cost]),
+        link_start=np.concatenate([d.link_start, np.stack([a, a], 1)]),
+        link_end=np.concatenate([d.link_end, np.stack([b, b], 1)]),
+        link_start_poly=np.concatenate([d.link_start_poly, pa]),
+        link_end_poly=np.concatenate([d.link_end_poly, pb]),
+        link_node_start=np.concatenate([d.link_node_start, first]),
+        link_node_end=np.concatenate([d.link_node_end, first + 1]),
+        heap_capacity=int((k * k).sum() + 2 * n_all + (k.max() if n_poly else 0) + 16))
+    _clamp_nodes_to_polygons(data, n_node)
+    return data
+
+
+class _ClimbSolver(NamedTuple):
+    """What one agent filter and penalty setting needs to answer climbing queries."""
+
+    ways: ClimbWays
+    data: QueryData
+    workspace: tuple
+    arrays: tuple  # solve_batch's filter arguments: allowed .. reach
+    mask: int
+    penalty: np.ndarray
+
+
+def climb_solver(query, agent) -> _ClimbSolver:
+    """The query's :class:`_ClimbSolver` for an agent (cached per filter and penalty)."""
+    allowed, cost, link_ok, link_scale, hscale = query._filter_arrays(agent)[:5]
+    nm = query.navmesh
+    penalty = query.climb_penalty
+    if penalty is None:
+        penalty = np.zeros(nm.climb_edge_kind.shape[0])
+    mask = int(agent.ability_mask())
+    key = (mask, allowed.tobytes(), cost.tobytes(), link_ok.tobytes(), link_scale.tobytes(),
+           float(hscale), penalty.tobytes())
+    cache = query.__dict__.setdefault("_climb_solvers", {})
+    solver = cache.get(key)
+    if solver is None:
+        ca = climb_arrays_for(query)
+        d = query.data
+        ways = climb_ways(ca, d.poly_stance, allowed, cost, mask, penalty)
+        data = _data_with_ways(d, ca, ways)
+        link_ok = np.append(link_ok, True)
+        link_scale = np.append(np.asarray(link_scale, np.float64), 1.0)
+        port_ok = usable_ports(data, allowed, link_ok)
+        # a way costs at least its straight length: the heuristic scale is at most 1
+        hscale = min(float(hscale), 1.0)
+        reach = Reach(*reach_components(data.port_start, data.ports, data.port_other,
+                                        data.node_hop_poly, data.poly_stance, data.poly_bmin,
+                                        data.poly_bmax, allowed, port_ok))
+        arrays = (allowed, cost, link_ok, link_scale, hscale, port_ok, reach)
+        if len(cache) >= _WAY_CACHE_SIZE:
+            cache.clear()
+        solver = cache[key] = _ClimbSolver(ways, data, make_workspace(data), arrays, mask,
+                                           penalty)
+    return solver
+
+
+@njit(cache=True)
+def _climbs(point_info, a, b, n_real):
+    """True when points a..b-1 take a way (a jump start on a link after the n_real)."""
+    for i in range(a, b):
+        if point_info[i, 2] >= n_real and point_info[i, 0] == FLAG_JUMP_START:
+            return True
+    return False
+
+
+@njit(cache=True)
+def _expand_ways(summary, offsets, points, point_info, corridor, p_summary, p_offsets,
+                 p_points, p_info, p_corridor, n_real, way_cost, way_len, pt_start, way_pts,
+                 way_flags, ed_start, way_edges):
+    """The answers: per query, a solve_batch answer over the data with ways (the first
+    five arrays) when it is found and takes a way, else the other answer (``p_*``: the
+    ordinary one). In the first, each way's jump-start / jump-end pair of points becomes
+    its climbing points (stance stand, no link) and the exit's ground point (walking on
+    from there); its cost is without penalties, its length over the new points, and a
+    corridor entry entered by a way has link -1. Returns the five arrays, which queries
+    climb (Q,) and the climb edges of each query (CSR: offsets (Q+1,), edges)."""
+    nq = summary.shape[0]
+    use = np.zeros(nq, np.bool_)
+    n_pts = 0
+    n_cor = 0
+    n_ce = 0
+    for q in range(nq):
+        a = offsets[q, 0]
+        b = offsets[q + 1, 0]
+        use[q] = summary[q, SUM_STATUS] == FOUND and _climbs(point_info, a, b, n_real)
+        if not use[q]:
+            n_pts += p_offsets[q + 1, 0] - p_offsets[q, 0]
+            n_cor += p_offsets[q + 1, 1] - p_offsets[q, 1]
             continue
-        else:
+        n_pts += b - a
+        n_cor += offsets[q + 1, 1] - offsets[q, 1]
+        for i in range(a, b):
+            w = point_info[i, 2] - n_real
+            if w >= 0 and point_info[i, 0] == FLAG_JUMP_START:
+                n_pts += pt_start[w + 1] - pt_start[w] - 1
+                n_ce += ed_start[w + 1] - ed_start[w]
+    out_sum = p_summary.copy()
+    out_off = np.zeros((nq + 1, 2), np.int64)
+    out_pts = np.empty((n_pts, 3))
+    out_info = np.empty((n_pts, 3), np.int64)
+    out_cor = np.empty((n_cor, 2), np.int64)
+    ce_off = np.zeros(nq + 1, np.int64)
+    ce = np.empty(n_ce, np.int64)
+    j = 0
+    k2 = 0
+    c = 0
+    for q in range(nq):
+        out_off[q, 0] = j
+        out_off[q, 1] = k2
+        ce_off[q] = c
+        if not use[q]:
+            for i in range(p_offsets[q, 0], p_offsets[q + 1, 0]):
+                out_pts[j] = p_points[i]
+                out_info[j] = p_info[i]
+                j += 1
+            for i in range(p_offsets[q, 1], p_offsets[q + 1, 1]):
+                out_cor[k2] = p_corridor[i]
+                k2 += 1
             continue
-        cost += float(pg.edge_length[e])
-    if climbing:  # ends on the climb graph, at the goal
-        if not pts and not out:
-            pts = [(start, _flag("walk"))]
-        pts.append((goal, _flag("walk")))
-        out.append(_Section(False, cur, cur, pts, used, cost))
+        out_sum[q] = summary[q]
+        for i in range(offsets[q, 1], offsets[q + 1, 1]):
+            out_cor[k2, 0] = corridor[i, 0]
+            out_cor[k2, 1] = corridor[i, 1] if corridor[i, 1] < n_real else -1
+            k2 += 1
+        first = j
+        cost = summary[q, SUM_COST]
+        after = False
+        for i in range(offsets[q, 0], offsets[q + 1, 0]):
+            w = point_info[i, 2] - n_real
+            if w >= 0 and point_info[i, 0] == FLAG_JUMP_START:
+                cost += way_len[w] - max(way_cost[w], _d3(points[i], points[i + 1]))
+                for k in range(pt_start[w], pt_start[w + 1]):
+                    out_pts[j] = way_pts[k]
+                    out_info[j, 0] = way_flags[k]
+                    out_info[j, 1] = STANCE_STAND
+                    out_info[j, 2] = -1
+                    j += 1
+                for k in range(ed_start[w], ed_start[w + 1]):
+                    ce[c] = way_edges[k]
+                    c += 1
+                after = True
+                continue
+            out_pts[j] = points[i]
+            out_info[j] = point_info[i]
+            if after:  # the exit's ground point: walking on from there
+                out_info[j, 0] = FLAG_WALK
+                out_info[j, 2] = -1
+                after = False
+            j += 1
+        length = 0.0
+        for i in range(first, j - 1):
+            length += _d3(out_pts[i], out_pts[i + 1])
+        out_sum[q, SUM_LENGTH] = length
+        out_sum[q, SUM_COST] = cost
+    out_off[nq, 0] = j
+    out_off[nq, 1] = k2
+    ce_off[nq] = c
+    return out_sum, out_off, out_pts, out_info, out_cor, use, ce_off, ce
+
+
+def _solve_rows(query, solver: _ClimbSolver, starts, goals, ext, batch_type, plain=None):
+    """Answers over the data with ways (solve_batch), the ways expanded: a PathBatch.
+    ``plain``: solve_batch's ordinary answers to the same rows: a row keeps it unless a
+    path that climbs costs less than its found path (the search stops there)."""
+    stamp = query._next_stamps(starts.shape[0])
+    if plain is None:
+        bounds = NO_BOUNDS
     else:
-        out.append(_Section(True, cur, goal, [], [], 0.0))
+        summary = plain[0]
+        bounds = np.where(summary[:, SUM_STATUS] == FOUND, summary[:, SUM_COST], np.inf)
+    raw = solve_batch(solver.data, *solver.arrays, ext, starts, goals, solver.workspace, stamp,
+                      bounds)
+    w = solver.ways
+    s, o, p, i, c, climbs, ce_off, ce = _expand_ways(
+        *raw, *(raw if plain is None else plain), int(query.data.link_kind.shape[0]), w.cost,
+        w.length, w.point_start, w.points, w.flags, w.edge_start, w.edges)
+    batch = batch_type(s, o, p, i, c)
+    rows = np.nonzero(climbs)[0]
+    batch.climb_edges = {int(q): ce[ce_off[q]:ce_off[q + 1]].tolist() for q in rows}
+    return batch
+
+
+def solve_climbing(query, starts, goals, agent, ext, batch_type):
+    """The hook of ``NavQuery.find_paths`` for an agent with climbing abilities on a
+    navmesh with a climb graph: every query answered over the joined graph (module doc);
+    returns a ``batch_type`` (path.py's PathBatch)."""
+    solver = climb_solver(query, agent)
+    stamp = query._next_stamps(starts.shape[0])
+    plain = solve_batch(query.data, *query._filter_arrays(agent), ext, starts, goals, query._ws,
+                        stamp, NO_BOUNDS)
+    batch = _solve_rows(query, solver, starts, goals, ext, batch_type, plain)
+    ca = climb_arrays_for(query)
+    s_node = _attach_ends(ca, starts)
+    g_node = _attach_ends(ca, goals)
+    on = np.nonzero((s_node >= 0) | (g_node >= 0))[0]
+    if on.size:
+        batch = _graph_ends(query, solver, ca, starts, goals, s_node, g_node, on, ext,
+                            batch_type, batch)
+    return batch
+
+
+# ------------------------------------------------------------------ ends on the climb graph
+def _climb_from(ca: ClimbArrays, node: int, mask: int, penalty, backward: bool):
+    """Dijkstra over the climb graph from ``node`` (``backward``: against the arcs, i.e.
+    the cost from each node to ``node``): (dist, next node, edge, reached) per node."""
+    m = ca.node_pos.shape[0]
+    dist = np.zeros(m)
+    pnode = np.zeros(m, np.int64)
+    pedge = np.zeros(m, np.int64)
+    seen = np.full(m, -1, np.int64)
+    cap = ca.out_to.shape[0] + m + 16
+    if backward:
+        arcs = (ca.in_start, ca.in_from, ca.in_edge)
+    else:
+        arcs = (ca.out_start, ca.out_to, ca.out_edge)
+    _climb_dijkstra(node, *arcs, ca.edge_length, ca.edge_abilities, penalty, mask, dist,
+                    pnode, pedge, seen, 0, np.zeros(cap), np.zeros(cap, np.int64))
+    return dist, pnode, pedge, seen == 0
+
+
+def _chain(pnode, pedge, n):
+    """Nodes and edges from the search's source to n (forward search: in order)."""
+    nodes, edges = [n], []
+    while pnode[n] >= 0:
+        edges.append(int(pedge[n]))
+        n = int(pnode[n])
+        nodes.append(n)
+    return nodes[::-1], edges[::-1]
+
+
+class _EndOption(NamedTuple):
+    """One way to begin (end) a path at a climb node: the walking part's end point, the
+    climbing's search cost and length, its nodes and edges (in path order) and the link
+    off (onto) the graph (-1: the query's own point, no climbing)."""
+
+    point: np.ndarray
+    cost: float
+    length: float
+    nodes: list
+    edges: list
+    link: int
+
+
+def _graph_ends(query, solver: _ClimbSolver, ca: ClimbArrays, starts, goals, s_node, g_node,
+                on, ext, batch_type, batch):
+    """Answers for the queries ``on`` with an end on the climb graph (within
+    ``ON_CLIMB_NODE`` of a climb node): the cheapest of climbing from the start node to
+    each exit the agent may take, then the joined graph's path on to the goal (or to each
+    entry from which the goal node is climbed to), or climbing straight from one node to
+    the other. The path's first (last) point is the given point. A query where none is
+    found keeps its answer as a point near the navmesh."""
+    d = query.data
+    ex, en = _usable_links(ca.link_node, ca.link_bidir, ca.link_poly, ca.link_abilities,
+                           solver.mask, d.poly_stance, solver.arrays[0])
+    pen, mask = solver.penalty, solver.mask
+    # q -> (start options, goal options, straight climb or None)
+    plans: dict[int, tuple[list[_EndOption], list[_EndOption], tuple | None]] = {}
+    rows_a: list = []
+    rows_b: list = []
+    row_of: list[tuple[int, int, int]] = []
+    for q in on.tolist():
+        sn, gn = int(s_node[q]), int(g_node[q])
+        s_opts = [_EndOption(starts[q], 0.0, 0.0, [], [], -1)]
+        g_opts = [_EndOption(goals[q], 0.0, 0.0, [], [], -1)]
+        straight: tuple | None = None
+        if sn >= 0:
+            dist, pn, pe, reached = _climb_from(ca, sn, mask, pen, False)
+            s_opts = []
+            for x in np.nonzero(ex & reached[ca.link_node])[0].tolist():
+                nodes, edges = _chain(pn, pe, int(ca.link_node[x]))
+                s_opts.append(_EndOption(
+                    ca.link_point[x], float(dist[nodes[-1]] + ca.link_length[x]),
+                    float(ca.edge_length[edges].sum() + ca.link_length[x]), nodes, edges, x))
+            if gn >= 0 and reached[gn]:
+                nodes, edges = _chain(pn, pe, gn)
+                straight = (float(dist[gn]), nodes, edges)
+        if gn >= 0:
+            dist, pn, pe, reached = _climb_from(ca, gn, mask, pen, True)
+            g_opts = []
+            for e in np.nonzero(en & reached[ca.link_node])[0].tolist():
+                back, edges = _chain(pn, pe, int(ca.link_node[e]))
+                g_opts.append(_EndOption(
+                    ca.link_point[e], float(dist[back[-1]] + ca.link_length[e]),
+                    float(ca.edge_length[edges].sum() + ca.link_length[e]), back[::-1],
+                    edges[::-1], e))
+        plans[q] = (s_opts, g_opts, straight)
+        for i, so in enumerate(s_opts):
+            for j, go in enumerate(g_opts):
+                rows_a.append(so.point)
+                rows_b.append(go.point)
+                row_of.append((q, i, j))
+    walks = None
+    if rows_a:
+        walks = _solve_rows(query, solver, np.array(rows_a, np.float64),
+                            np.array(rows_b, np.float64), ext, batch_type)
+    # q -> (search cost, row or -1 for the straight climb, i, j)
+    best: dict[int, tuple[float, int, int, int]] = {}
+    for r, (q, i, j) in enumerate(row_of):
+        assert walks is not None
+        if walks._summary[r, SUM_STATUS] != FOUND:
+            continue
+        s_opts, g_opts, _ = plans[q]
+        c = s_opts[i].cost + float(walks._summary[r, SUM_SEARCH_COST]) + g_opts[j].cost
+        if q not in best or c < best[q][0]:
+            best[q] = (c, r, i, j)
+    for q, (_, _, straight) in plans.items():
+        if straight is not None and (q not in best or straight[0] <= best[q][0]):
+            best[q] = (straight[0], -1, 0, 0)
+    if not best:
+        return batch
+    # the new answers of those queries, the others' as they are
+    pieces = []
+    summary = batch._summary.copy()
+    climb_edges = dict(batch.climb_edges)
+    for q in range(len(batch)):
+        (a, c0), (b, c1) = batch._offsets[q], batch._offsets[q + 1]
+        if q not in best:
+            pieces.append((batch.points[a:b], batch._point_info[a:b], batch._corridor[c0:c1]))
+            continue
+        cost, r, i, j = best[q]
+        s_opts, g_opts, straight = plans[q]
+        head_p: list = []
+        head_f: list[int] = []
+        tail_p: list = []
+        tail_f: list[int] = []
+        used: list[int] = []
+        if r < 0:  # climbing from node to node only
+            assert straight is not None
+            _, nodes, edges = straight
+            if edges:
+                head_p = [starts[q]] + [ca.node_pos[n] for n in nodes[1:-1]] + [goals[q]]
+                head_f = [int(ca.edge_flag[k]) for k in edges] + [FLAG_WALK]
+            else:
+                head_p, head_f = [starts[q], goals[q]], [FLAG_WALK, FLAG_WALK]
+            used = list(edges)
+            mid_p, mid_i = np.zeros((0, 3)), np.zeros((0, 3), np.int64)
+            cor = np.zeros((0, 2), np.int64)
+            total = float(ca.edge_length[edges].sum())
+        else:
+            assert walks is not None
+            so, go = s_opts[i], g_opts[j]
+            (a2, c2), (b2, c3) = walks._offsets[r], walks._offsets[r + 1]
+            mid_p, mid_i = walks.points[a2:b2], walks._point_info[a2:b2]
+            cor = walks._corridor[c2:c3]
+            if so.link >= 0:  # climbing from the start node to the exit so.link
+                head_p = [starts[q]] + [ca.node_pos[n] for n in so.nodes[1:]]
+                head_f = [int(ca.edge_flag[k]) for k in so.edges] \
+                    + [int(ca.link_off_flag[so.link])]
+                used += so.edges
+            used += walks.climb_edges.get(r, [])
+            if go.link >= 0:  # from the entry go.link (the walk's last point) to the goal
+                mid_p, mid_i = mid_p[:-1], mid_i[:-1]
+                tail_p = [ca.link_point[go.link]] + [ca.node_pos[n] for n in go.nodes[:-1]] \
+                    + [goals[q]]
+                tail_f = [int(ca.link_on_flag[go.link])] + [int(ca.edge_flag[k])
+                                                           for k in go.edges] + [FLAG_WALK]
+                used += go.edges
+            total = so.length + float(walks._summary[r, SUM_COST]) + go.length
+
+        def climb_rows(pts, flags):
+            return (np.array(pts, np.float64).reshape(-1, 3),
+                    np.array([[f, STANCE_STAND, -1] for f in flags], np.int64).reshape(-1, 3))
+
+        (hp, hi), (tp, ti) = climb_rows(head_p, head_f), climb_rows(tail_p, tail_f)
+        all_pts = np.concatenate([hp, mid_p, tp])
+        pieces.append((all_pts, np.concatenate([hi, mid_i, ti]), cor))
+        row = summary[q]
+        row[SUM_STATUS] = FOUND
+        row[SUM_LENGTH] = float(np.linalg.norm(np.diff(all_pts, axis=0), axis=1).sum())
+        row[SUM_COST] = total
+        row[SUM_SEARCH_COST] = cost
+        if s_node[q] >= 0:
+            row[SUM_START_POLY] = -1
+        if g_node[q] >= 0:
+            row[SUM_GOAL_POLY] = -1
+        climb_edges[q] = used
+    offsets = np.zeros((len(batch) + 1, 2), np.int64)
+    offsets[1:, 0] = np.cumsum([p[0].shape[0] for p in pieces])
+    offsets[1:, 1] = np.cumsum([p[2].shape[0] for p in pieces])
+    out = batch_type(summary, offsets, np.concatenate([p[0] for p in pieces]),
+                     np.concatenate([p[1] for p in pieces]).astype(np.int64),
+                     np.concatenate([p[2] for p in pieces]).astype(np.int64))
+    out.climb_edges = climb_edges
     return out
 
 
@@ -783,214 +950,11 @@ def _nearest_within(pos, origin, cell, nx, ny, start, items, points, radius):
     return out
 
 
-def _attach_ends(pg: ClimbPlanGraph, points) -> np.ndarray:
-    """Per query end: the plan-graph climb node it is on (within ``ON_CLIMB_NODE``) or -1."""
-    if pg.n_climb == 0:
+def _attach_ends(ca: ClimbArrays, points) -> np.ndarray:
+    """Per query end: the climb node it is on (within ``ON_CLIMB_NODE``) or -1."""
+    if ca.node_pos.shape[0] == 0:
         return np.full(points.shape[0], -1, np.int64)
-    found = _nearest_within(pg.position[pg.n_port:pg.n_port + pg.n_climb], *pg.climb_grid,
-                            points, ON_CLIMB_NODE)
-    return np.where(found >= 0, found + pg.n_port, -1)
-
-
-def solve_with_climbing(query, starts, goals, agent, ext, plain):
-    """The hook of ``NavQuery.find_paths``: ``plain`` is the ordinary PathBatch (status
-    codes kept); returns a PathBatch where each query that is better off climbing gets its
-    climbing path (see the module doc)."""
-    from .batch_kernel import (
-        BAD_INPUT,
-        FOUND,
-        SUM_COST,
-        SUM_GOAL_POLY,
-        SUM_LENGTH,
-        SUM_SEARCH_COST,
-        SUM_START_POLY,
-        SUM_STATUS,
-        solve_batch,
-    )
-
-    PathBatch = type(plain)  # (path.py's class: no import of path.py, which imports this)
-    nm = query.navmesh
-    pg = plan_graph_for(query)
-    mask = agent.ability_mask()
-    summary = plain._summary
-    status = summary[:, SUM_STATUS].astype(np.int64)
-    s_node = _attach_ends(pg, starts)
-    g_node = _attach_ends(pg, goals)
-    s_poly = summary[:, SUM_START_POLY].astype(np.int64)
-    g_poly = summary[:, SUM_GOAL_POLY].astype(np.int64)
-    # plan the queries that may climb: each end on the climb graph or on a polygon
-    todo = ((s_node >= 0) | (s_poly >= 0)) & ((g_node >= 0) | (g_poly >= 0)) \
-        & (status != BAD_INPUT)
-    # and that the ordinary search did not answer by walking alone (found: the plan may
-    # still be cheaper, so those are planned too)
-    idx = np.nonzero(todo)[0]
-    if idx.size == 0:
-        return plain
-    allowed, cost_s, link_ok, link_scale, hscale = query._filter_arrays(agent)[:5]
-    hscale = min(float(hscale), 1.0)
-    d = query.data
-    penalty = query.climb_penalty
-    if penalty is None:
-        penalty = np.zeros(nm.climb_edge_kind.shape[0])
-    # ends in parts of the joined graph with no path between them need no search
-    key = (int(mask), allowed.tobytes(), link_ok.tobytes())
-    cache = query.__dict__.setdefault("_climb_components", {})
-    if key not in cache:
-        cache[key] = _components(pg.position.shape[0], pg.edge_start, pg.edge_to,
-                                 pg.edge_type, pg.edge_aux, pg.edge_abilities, int(mask),
-                                 d.poly_stance, allowed, d.link_kind, link_ok)
-    labels = cache[key]
-    dead_cache = query.__dict__.setdefault("_climb_pockets", {})
-    if key not in dead_cache:
-        dead_cache[key] = _dead_pockets(
-            pg.position, pg.node_poly, pg.poly_start, pg.poly_nodes, pg.n_port, pg.n_climb,
-            pg.edge_start, pg.edge_to,
-            pg.edge_type, pg.edge_aux, pg.edge_length, pg.edge_abilities, int(mask),
-            d.poly_stance, allowed, cost_s, d.link_kind, link_ok, d.link_cost, link_scale,
-            d.link_end_poly, d.link_start_poly, d.link_node_start, POCKET_MAX_NODES,
-            POCKET_MAX_ENTRIES)
-    node_pocket, node_dead = dead_cache[key]
-    same = _end_labels(pg, labels, s_node[idx], s_poly[idx]) \
-        == _end_labels(pg, labels, g_node[idx], g_poly[idx])
-    idx = idx[same]
-    if idx.size == 0:
-        return plain
-    # a plan must cost less than the ordinary path to replace it: the search stops there
-    plain_ok = (status == FOUND) & (s_node < 0) & (g_node < 0)
-    bound = np.where(plain_ok, summary[:, SUM_COST], np.inf)
-    s_pos = np.ascontiguousarray(starts[idx])
-    g_pos = np.ascontiguousarray(goals[idx])
-    # ends on a polygon: the point placed on it (the plain batch's first / last point)
-    offsets = plain._offsets
-    first, after = offsets[idx, 0], offsets[idx + 1, 0]
-    has = after > first
-    put = has & (s_node[idx] < 0)
-    s_pos[put] = plain.points[first[put]]
-    put = has & (g_node[idx] < 0) & (status[idx] == FOUND)
-    g_pos[put] = plain.points[after[put] - 1]
-    cost, off, pnodes, pedges = _plan_batch(
-        pg.position, pg.node_poly, pg.poly_start, pg.poly_nodes, pg.edge_start, pg.edge_to,
-        pg.edge_type, pg.edge_aux, pg.edge_length, pg.edge_abilities, d.poly_stance,
-        d.link_kind, d.link_cost, d.link_end_poly, d.link_start_poly, d.link_node_start,
-        allowed, cost_s, link_ok, link_scale, hscale, int(mask),
-        np.asarray(penalty, np.float64), s_node[idx], s_poly[idx], s_pos, g_node[idx],
-        g_poly[idx], g_pos, np.ascontiguousarray(bound[idx]), pg.rev_start, pg.rev_edge,
-        node_pocket, node_dead, _end_pockets(pg, node_pocket, s_node[idx], s_poly[idx]),
-        _end_pockets(pg, node_pocket, g_node[idx], g_poly[idx]))
-    climb_type = (pg.edge_type[pedges] >= _CLIMB_EDGE) if pedges.size else np.zeros(0, bool)
-    on_graph = (pnodes >= pg.n_port) & (pnodes < pg.n_port + pg.n_climb)
-    # a plan climbs when it uses a climb edge or link, or starts / ends on the graph
-    climbs_at = ((pedges >= 0) & climb_type) | on_graph
-    row_of = np.repeat(np.arange(idx.shape[0]), np.diff(off))
-    climbs = np.bincount(row_of[climbs_at], minlength=idx.shape[0]) > 0
-    plans = {}
-    for row in np.nonzero(climbs & np.isfinite(cost))[0].tolist():
-        a, b = off[row], off[row + 1]
-        plans[int(idx[row])] = _sections(pg, nm, pnodes[a:b].tolist(), pedges[a:b].tolist(),
-                                         s_pos[row], g_pos[row])
-    if not plans:
-        return plain
-    # every walking section in one batch
-    walk_a, walk_b, where = [], [], []
-    for q, secs in plans.items():
-        for i, s in enumerate(secs):
-            if s.walk:
-                walk_a.append(s.a)
-                walk_b.append(s.b)
-                where.append((q, i))
-    walks = None
-    if walk_a:
-        wa, wb = np.array(walk_a, np.float64), np.array(walk_b, np.float64)
-        arrays = query._filter_arrays(agent)
-        stamp = query._next_stamps(wa.shape[0])
-        walks = PathBatch(*solve_batch(d, *arrays, ext, wa, wb, query._ws, stamp))
-    walk_of = {key: w for w, key in enumerate(where)}
-    search_row = {int(q): r for r, q in enumerate(idx.tolist())}
-    # assemble the new batch: plain rows for the others
-    pieces_pts, pieces_info, pieces_cor = [], [], []
-    new_summary = summary.copy()
-    new_offsets = np.zeros_like(offsets)
-    climb_used: dict[int, list] = {}
-    npt = ncor = 0
-    for q in range(summary.shape[0]):
-        new_offsets[q] = (npt, ncor)
-        if q not in plans:
-            a, b = offsets[q, 0], offsets[q + 1, 0]
-            c, e = offsets[q, 1], offsets[q + 1, 1]
-            pieces_pts.append(plain.points[a:b])
-            pieces_info.append(plain._point_info[a:b])
-            pieces_cor.append(plain._corridor[c:e])
-            npt += b - a
-            ncor += e - c
-            continue
-        pts, info, cor, used = [], [], [], []
-        total_cost = 0.0
-        ok = True
-        entered_by_climb = False
-        for i, s in enumerate(plans[q]):
-            if s.walk:
-                w = walk_of[(q, i)]
-                assert walks is not None  # (a walking section was solved)
-                if walks._summary[w, SUM_STATUS] != FOUND:
-                    ok = False
-                    break
-                # the section's rows of the walking batch, as they are
-                (a0, c0), (b0, e0) = walks._offsets[w], walks._offsets[w + 1]
-                pts.append(walks.points[a0:b0])
-                info.append(walks._point_info[a0:b0])
-                section_cor = walks._corridor[c0:e0].copy()
-                if entered_by_climb and section_cor.shape[0]:
-                    section_cor[0, 1] = -1
-                cor.append(section_cor)
-                total_cost += float(walks._summary[w, SUM_COST])
-            else:
-                if pts:  # the walk's last point (its goal) is the climb's first
-                    pts[-1], info[-1] = pts[-1][:-1], info[-1][:-1]
-                cp = np.array([p for p, _ in s.points], np.float64).reshape(-1, 3)
-                fl = [f for _, f in s.points]
-                pts.append(cp)
-                info.append(np.stack([np.array(fl, np.int64),
-                                      np.full(len(fl), STANCE_STAND, np.int64),
-                                      np.full(len(fl), -1, np.int64)], 1))
-                used += s.edges
-                total_cost += s.cost
-                entered_by_climb = True
-        if not ok:
-            a, b = offsets[q, 0], offsets[q + 1, 0]
-            c, e = offsets[q, 1], offsets[q + 1, 1]
-            pieces_pts.append(plain.points[a:b])
-            pieces_info.append(plain._point_info[a:b])
-            pieces_cor.append(plain._corridor[c:e])
-            npt += b - a
-            ncor += e - c
-            continue
-        p_all = np.concatenate(pts)
-        i_all = np.concatenate(info)
-        c_all = np.concatenate(cor) if cor else np.zeros((0, 2), np.int64)
-        pieces_pts.append(p_all)
-        pieces_info.append(i_all)
-        pieces_cor.append(c_all)
-        npt += p_all.shape[0]
-        ncor += c_all.shape[0]
-        climb_used[q] = used
-        row = new_summary[q]
-        row[SUM_STATUS] = FOUND
-        row[SUM_LENGTH] = float(np.linalg.norm(np.diff(p_all, axis=0), axis=1).sum())
-        row[SUM_COST] = total_cost
-        row[SUM_SEARCH_COST] = float(cost[search_row[q]])
-        if s_node[q] >= 0:
-            row[SUM_START_POLY] = -1
-        if g_node[q] >= 0:
-            row[SUM_GOAL_POLY] = -1
-    new_offsets[-1] = (npt, ncor)
-    batch = PathBatch(new_summary, new_offsets,
-                      np.concatenate(pieces_pts) if pieces_pts else np.zeros((0, 3)),
-                      np.concatenate(pieces_info).astype(np.int64) if pieces_info
-                      else np.zeros((0, 3), np.int64),
-                      np.concatenate(pieces_cor).astype(np.int64) if pieces_cor
-                      else np.zeros((0, 2), np.int64))
-    batch.climb_edges = climb_used
-    return batch
+    return _nearest_within(ca.node_pos, *ca.grid, points, ON_CLIMB_NODE)
 
 
 def reserve(penalty, path, amount: float) -> np.ndarray:
@@ -1014,5 +978,6 @@ def check_penalty(penalty, n_edges: int) -> np.ndarray | None:
     return pen
 
 
-__all__ = ["CLIMB_FLAGS", "ClimbPlanGraph", "ON_CLIMB_NODE", "ability_mask",
-           "build_plan_graph", "plan_graph_for", "reserve", "solve_with_climbing"]
+__all__ = ["CLIMB_FLAGS", "ClimbArrays", "ClimbWays", "ON_CLIMB_NODE", "WAY_LINK_KIND",
+           "ability_mask", "build_climb_arrays", "climb_arrays_for", "climb_solver",
+           "climb_ways", "reserve", "solve_climbing"]

@@ -21,6 +21,7 @@ from .batch_kernel import (
     BAD_INPUT,
     FLAG_NAMES,
     FOUND,
+    NO_BOUNDS,
     START_OFF_MESH,
     STATUS_NAMES,
     SUM_COST,
@@ -34,7 +35,7 @@ from .batch_kernel import (
     make_workspace,
     solve_batch,
 )
-from .climb import CLIMB_FLAGS, check_penalty, solve_with_climbing
+from .climb import CLIMB_FLAGS, check_penalty, solve_climbing
 from .curve import DEFAULT_MAX_DEVIATION, DEFAULT_TENSION, PathCurve, path_curve
 from .filter import AgentFilter
 from .graph import QueryData, build_query_data
@@ -377,11 +378,14 @@ class NavQuery:
         """find_paths on checked (N, 3) float64 points."""
         agent = agent or _DEFAULT_AGENT
         ext = self.extents if extents is None else _extents(extents)
-        arrays = self._filter_arrays(agent)
-        stamp = self._next_stamps(s.shape[0])
-        batch = PathBatch(*solve_batch(self.data, *arrays, ext, s, g, self._ws, stamp))
         if agent.abilities and self.navmesh.climb_node_position.shape[0]:
-            batch = solve_with_climbing(self, s, g, agent, ext, batch)
+            # one search over walking, jump links and ways through the climb graph
+            batch = solve_climbing(self, s, g, agent, ext, PathBatch)
+        else:
+            arrays = self._filter_arrays(agent)
+            stamp = self._next_stamps(s.shape[0])
+            batch = PathBatch(*solve_batch(self.data, *arrays, ext, s, g, self._ws, stamp,
+                                              NO_BOUNDS))
         if on_error == "raise":
             status = batch._summary[:, SUM_STATUS]
             if status.size and status.max() >= START_OFF_MESH:
