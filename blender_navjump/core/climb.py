@@ -50,6 +50,7 @@ from .kinds import (
     ABILITY_SHIMMY,
     CLIMB_EDGE_ALONG,
     CLIMB_EDGE_BACK_JUMP,
+    CLIMB_EDGE_CORNER,
     CLIMB_EDGE_DROP,
     CLIMB_EDGE_JUMP,
     CLIMB_ELEMENT_KINDS,
@@ -95,6 +96,14 @@ PROBE_TRIM = 0.1
 PROBE_OUT = 0.05
 # An element farther than this from the scene's bounds is refused (metres).
 OUTSIDE_SCENE_MARGIN = 100.0
+# Outside corners (a shimmy round a block's corner from one ledge to the next): the two
+# ledges turn by at least CORNER_MIN_TURN_DEG, lie within CORNER_HEIGHT_TOL of one height,
+# and each ends at most ``ClimbParams.corner_gap`` short of the corner; the hanging body
+# pivots round the corner in steps of at most CORNER_PIVOT_STEP_DEG.
+CORNER_MIN_TURN_DEG = 30.0
+CORNER_HEIGHT_TOL = 0.1
+CORNER_GAP = 1.0
+CORNER_PIVOT_STEP_DEG = 30.0
 
 
 class ClimbElements(NamedTuple):
@@ -121,6 +130,7 @@ class ClimbParams(NamedTuple):
     reach: float = 0.6 + GROUND_REACH  # horizontal reach from a node to the ground
     body_radius: float = 0.6  # the hanging body's half-width (climb_body.py)
     hang_height: float = 2.0  # the hanging body reaches this far below the hands
+    corner_gap: float = CORNER_GAP  # a corner's ledges end at most this short of it
 
     @classmethod
     def from_settings(cls, settings) -> ClimbParams:
@@ -680,21 +690,163 @@ def _implicit_links(kind, axes, base, node_of, pos, pairs, merge, max_dist, max_
     return out[:k]
 
 
-def _node_fronts(elements, grid, params, fronts, base, node_of, n_nodes,
-                 used) -> np.ndarray:
-    """(N, 3) hanging side of each node: its first element's front (climb_body.py); only
-    the nodes ``used`` (those of implicit links) and their elements are worked out."""
+@njit(cache=True)
+def _corner_candidates(kind, ends, lengths, base, node_of, pairs, moves, merge, max_gap,
+                       height_tol, turn_cos):
+    """Pairs of ledges that could meet round a corner: level with each other (within
+    ``height_tol``), turning by more than the angle of ``turn_cos``, sharing no node, both
+    allowing along moves, and the crossing C of their lines (in plan) beyond an end of
+    each, at most ``max_gap`` from it. Rows (i, j, end node a of i, end node b of j, C x, y,
+    z, direction from a into i x, y, from b into j x, y)."""
+    out = np.zeros((pairs.shape[0] + 1, 11))
+    k = 0
+    for m in range(pairs.shape[0]):
+        i, j = pairs[m, 0], pairs[m, 1]
+        if kind[i] != CLIMB_LEDGE or kind[j] != CLIMB_LEDGE \
+                or (moves[i] & moves[j] & (1 << CLIMB_EDGE_ALONG)) == 0:
+            continue
+        zi, zj = ends[i, 0, 2], ends[j, 0, 2]
+        if abs(zi - zj) > height_tol:
+            continue
+        uix = (ends[i, 1, 0] - ends[i, 0, 0]) / lengths[i]
+        uiy = (ends[i, 1, 1] - ends[i, 0, 1]) / lengths[i]
+        ujx = (ends[j, 1, 0] - ends[j, 0, 0]) / lengths[j]
+        ujy = (ends[j, 1, 1] - ends[j, 0, 1]) / lengths[j]
+        if abs(uix * ujx + uiy * ujy) > turn_cos:
+            continue
+        cr = uix * ujy - uiy * ujx
+        dx = ends[j, 0, 0] - ends[i, 0, 0]
+        dy = ends[j, 0, 1] - ends[i, 0, 1]
+        s = (dx * ujy - dy * ujx) / cr  # C = p0 of i + s ui = p0 of j + t uj
+        t = (dx * uiy - dy * uix) / cr
+        if s > lengths[i]:
+            gap_i, ra, sgn_i = s - lengths[i], base[i + 1] - 1, -1.0
+        elif s < 0.0:
+            gap_i, ra, sgn_i = -s, base[i], 1.0
+        else:
+            continue  # C on i's span: a T or a crossing in plan, not a corner
+        if t > lengths[j]:
+            gap_j, rb, sgn_j = t - lengths[j], base[j + 1] - 1, -1.0
+        elif t < 0.0:
+            gap_j, rb, sgn_j = -t, base[j], 1.0
+        else:
+            continue
+        if gap_i > max_gap or gap_j > max_gap or (gap_i <= merge and gap_j <= merge):
+            continue
+        shared = False
+        for r in range(base[i], base[i + 1]):
+            for q in range(base[j], base[j + 1]):
+                if node_of[r] == node_of[q]:
+                    shared = True
+        if shared:
+            continue
+        out[k, 0], out[k, 1] = i, j
+        out[k, 2], out[k, 3] = node_of[ra], node_of[rb]
+        out[k, 4] = ends[i, 0, 0] + s * uix
+        out[k, 5] = ends[i, 0, 1] + s * uiy
+        out[k, 6] = 0.5 * (zi + zj)
+        out[k, 7], out[k, 8] = sgn_i * uix, sgn_i * uiy
+        out[k, 9], out[k, 10] = sgn_j * ujx, sgn_j * ujy
+        k += 1
+    return out[:k]
+
+
+def _rotate_xy(v, angle):
+    """Each row of ``v`` (n, 3) turned by ``angle[n]`` (radians) about the vertical."""
+    c, s = np.cos(angle), np.sin(angle)
+    return np.stack([c * v[:, 0] - s * v[:, 1], s * v[:, 0] + c * v[:, 1], v[:, 2]], axis=1)
+
+
+def corner_blocked(a, c, b, front_a, front_b, grid: TriangleGrid, params: ClimbParams):
+    """Whether the move round an outside corner from hold ``a`` (front ``front_a``) over the
+    corner point ``c`` to hold ``b`` (front ``front_b``) is blocked (rows of (n, 3)): the
+    hand lines a -> c and c -> b (moved ``PROBE_OUT`` to each side, as ``probe_blocked``)
+    cross a triangle, or the hanging body does, swept from a to c with a's front, pivoting
+    about c from a's front to b's in steps of at most ``CORNER_PIVOT_STEP_DEG``, and swept
+    from c to b with b's front (``climb_body.body_blocked``)."""
+    a, c, b = (np.asarray(x, np.float64).reshape(-1, 3) for x in (a, c, b))
+    fa = np.asarray(front_a, np.float64).reshape(-1, 3)
+    fb = np.asarray(front_b, np.float64).reshape(-1, 3)
+    n = a.shape[0]
+    if n == 0 or grid.tris.shape[0] == 0:
+        return np.zeros(n, np.bool_)
+    hands = probe_blocked(np.concatenate([a + PROBE_OUT * fa, c + PROBE_OUT * fb]),
+                          np.concatenate([c + PROBE_OUT * fa, b + PROBE_OUT * fb]), None,
+                          grid.tris, grid)
+    blocked = hands[:n] | hands[n:]
+    turn = np.arctan2(fa[:, 0] * fb[:, 1] - fa[:, 1] * fb[:, 0],
+                      fa[:, 0] * fb[:, 0] + fa[:, 1] * fb[:, 1])
+    steps = np.maximum(1, np.ceil(np.abs(turn) / math.radians(CORNER_PIVOT_STEP_DEG)
+                                  - 1e-9)).astype(np.int64)
+    # sub-moves of each corner: a -> c, the pivot's steps, c -> b
+    per = steps + 2
+    owner = np.repeat(np.arange(n), per)
+    first = np.concatenate([[0], np.cumsum(per)[:-1]])
+    rank = np.arange(owner.shape[0]) - first[owner]  # 0: a -> c, 1..steps: pivot, last
+    last = rank == per[owner] - 1
+    frac0 = np.clip((rank - 1) / steps[owner], 0.0, 1.0)
+    frac1 = np.clip(rank / steps[owner], 0.0, 1.0)
+    f0 = np.where((rank == 0)[:, None], fa[owner], _rotate_xy(fa[owner], turn[owner] * frac0))
+    f1 = np.where((rank == 0)[:, None], fa[owner], _rotate_xy(fa[owner], turn[owner] * frac1))
+    f0 = np.where(last[:, None], fb[owner], f0)
+    f1 = np.where(last[:, None], fb[owner], f1)
+    p0 = np.where((rank == 0)[:, None], a[owner], c[owner])
+    p1 = np.where(last[:, None], b[owner], c[owner])
+    rest = np.nonzero(~blocked[owner])[0]
+    body = body_blocked(p0[rest], p1[rest], f0[rest], f1[rest], grid,
+                        float(params.body_radius), float(params.hang_height))
+    blocked[owner[rest[body]]] = True
+    return blocked
+
+
+def _corner_rows(cand, pos, abilities, el_front, grid, params):
+    """Corner nodes and edges of the candidate corners (``_corner_candidates`` rows) that
+    are outside corners (each ledge's hanging side faces away from the other ledge) and
+    whose move is free (:func:`corner_blocked`): (positions of the new nodes, edge rows
+    (a, b, kind, -1, abilities, 1) numbered from ``pos.shape[0]``, the outside rows of
+    ``cand``)."""
+    i, j = cand[:, 0].astype(np.int64), cand[:, 1].astype(np.int64)
+    fi, fj = el_front[i], el_front[j]
+    outside = (fi[:, 0] * cand[:, 9] + fi[:, 1] * cand[:, 10] < 0.0) \
+        & (fj[:, 0] * cand[:, 7] + fj[:, 1] * cand[:, 8] < 0.0)
+    cand, i, j, fi, fj = cand[outside], i[outside], j[outside], fi[outside], fj[outside]
+    a, b = cand[:, 2].astype(np.int64), cand[:, 3].astype(np.int64)
+    c = np.ascontiguousarray(cand[:, 4:7])
+    free = ~corner_blocked(pos[a], c, pos[b], fi, fj, grid, params)
+    a, b, c, i, j = a[free], b[free], c[free], i[free], j[free]
+    merge = float(params.merge_distance)
+    at_a = np.linalg.norm(c - pos[a], axis=1) <= merge
+    at_b = ~at_a & (np.linalg.norm(c - pos[b], axis=1) <= merge)
+    new = ~at_a & ~at_b
+    node = np.where(at_a, a, b)
+    node[new] = pos.shape[0] + np.arange(int(new.sum()))
+    abil = ABILITY_CLIMB | abilities[i] | abilities[j]
+    rows = []
+    for k in range(a.shape[0]):  # few: one or two edges per corner
+        for u, v in ((a[k], node[k]), (node[k], b[k])):
+            if u != v:
+                rows.append((u, v, CLIMB_EDGE_CORNER, -1, abil[k], 1))
+    return c[new], np.array(rows, np.int64).reshape(-1, 6), cand
+
+
+def _node_elements(base, node_of, n_nodes) -> np.ndarray:
+    """(N,) the first element owning each node."""
     owner = np.repeat(np.arange(base.shape[0] - 1), np.diff(base))
     nodes, first = np.unique(node_of, return_index=True)
     node_el = np.full(n_nodes, -1, np.int64)
     node_el[nodes] = owner[first]
-    need = np.unique(node_el[np.unique(used)])
+    return node_el
+
+
+def _element_fronts(elements, grid, params, fronts, need) -> np.ndarray:
+    """(E, 3) hanging side of the elements ``need`` (climb_body.py), zero rows elsewhere."""
+    need = np.unique(need)
     known = None if fronts is None else np.asarray(fronts, np.float64).reshape(-1, 3)[need]
-    el_front = np.zeros((base.shape[0] - 1, 3))
+    el_front = np.zeros((elements.kind.shape[0], 3))
     el_front[need] = hang_fronts(np.asarray(elements.kind)[need],
                                  np.asarray(elements.ends).reshape(-1, 2, 3)[need], grid,
                                  float(params.body_radius), known)
-    return el_front[node_el]
+    return el_front
 
 
 def _first_of_each_pair(rows, n_nodes) -> np.ndarray:
@@ -745,8 +897,9 @@ def build_climb_graph(elements: ClimbElements, params: ClimbParams | None = None
     along = along[_first_of_each_pair(along, pos.shape[0])]
 
     # 3. implicit links between test nodes (ends and centre) of different elements:
-    #    end-end and centre-centre pairs, as in Fuse
+    #    end-end and centre-centre pairs, as in Fuse; and corners between ledges
     implicit = np.zeros((0, 6), np.int64)
+    corner_cand = np.zeros((0, 11))
     if n_el > 1:
         reach = float(params.max_link_distance)
         pairs = _near_pairs(ends, reach, max(reach, float(params.max_drop_height)))
@@ -757,26 +910,46 @@ def build_climb_graph(elements: ClimbElements, params: ClimbParams | None = None
             float(params.merge_distance), reach, math.radians(params.max_link_angle),
             float(params.max_drop_height), math.cos(math.radians(BACK_JUMP_PARALLEL_DEG)),
             moves, abilities & ~np.int64(ALONG_ONLY_ABILITIES))
+        corner_cand = _corner_candidates(
+            np.asarray(elements.kind, np.int64), ends, lengths, base, node_of, pairs, moves,
+            float(params.merge_distance), float(params.corner_gap), CORNER_HEIGHT_TOL,
+            math.cos(math.radians(CORNER_MIN_TURN_DEG)))
     rows = np.concatenate([along, implicit])
     keep = _first_of_each_pair(rows, pos.shape[0])
     keep = keep[keep >= along.shape[0]]  # an implicit link only where no edge is yet
     implicit = rows[keep]
-    if implicit.shape[0] and vertices is not None and triangles is not None \
-            and len(triangles):
+    corner = np.zeros((0, 6), np.int64)
+    scene = vertices is not None and triangles is not None and len(triangles)
+    if scene and (implicit.shape[0] or corner_cand.shape[0]):
         g = grid if grid is not None else triangle_grid(vertices, triangles)
+        node_el = _node_elements(base, node_of, pos.shape[0])
+        need = np.concatenate([node_el[implicit[:, :2].ravel()],
+                               corner_cand[:, :2].ravel().astype(np.int64)])
+        el_front = _element_fronts(elements, g, params, fronts, need)
+        if corner_cand.shape[0]:
+            new_pos, corner, outside = _corner_rows(corner_cand, pos, abilities, el_front, g,
+                                                    params)
+            # the ends of an outside corner get the corner move, not a jump across it
+            n = max(pos.shape[0], 1)
+            ca, cb = outside[:, 2].astype(np.int64), outside[:, 3].astype(np.int64)
+            taken = np.minimum(ca, cb) * n + np.maximum(ca, cb)
+            key = np.minimum(implicit[:, 0], implicit[:, 1]) * n \
+                + np.maximum(implicit[:, 0], implicit[:, 1])
+            implicit = implicit[~np.isin(key, taken)]
+            pos = np.concatenate([pos, new_pos])
         a, b = implicit[:, 0], implicit[:, 1]
-        front = _node_fronts(elements, g, params, fronts, base, node_of, pos.shape[0],
-                             implicit[:, :2])
+        front = el_front[node_el[implicit[:, :2]]] if implicit.shape[0] \
+            else np.zeros((0, 2, 3))
         # the hands hold the element from its hanging side: the hand line is moved
         # PROBE_OUT that way, off the plane of the wall under a ledge
-        blocked = probe_blocked(pos[a] + PROBE_OUT * front[a], pos[b] + PROBE_OUT * front[b],
-                                vertices, triangles, g)
+        blocked = probe_blocked(pos[a] + PROBE_OUT * front[:, 0],
+                                pos[b] + PROBE_OUT * front[:, 1], vertices, triangles, g)
         rest = np.nonzero(~blocked)[0]
-        blocked[rest] = body_blocked(pos[a[rest]], pos[b[rest]], front[a[rest]],
-                                     front[b[rest]], g, float(params.body_radius),
+        blocked[rest] = body_blocked(pos[a[rest]], pos[b[rest]], front[rest, 0],
+                                     front[rest, 1], g, float(params.body_radius),
                                      float(params.hang_height))
         implicit = implicit[~blocked]
-    rows = np.concatenate([along, implicit])
+    rows = np.concatenate([along, implicit, corner])
     en = rows[:, :2].astype(np.int32)
     length = np.linalg.norm(pos[en[:, 1]] - pos[en[:, 0]], axis=1) if rows.shape[0] \
         else np.zeros(0)

@@ -14,7 +14,8 @@
      horizontal segment across the ledge's middle (from ``n`` to ``-n``, as long) meets
      decides: the body hangs on the side its normal faces (the wall's outside). The front
      is the side that loses fewer; a tie still (a bar with nothing around) gives ``n``.
-   * Only elements with an implicit link to test get a front (``climb._node_fronts``).
+   * Only elements with an implicit link or a corner to test get a front
+     (``climb._element_fronts``).
    * A ladder or pipe: of ``VERTICAL_RAYS`` horizontal rays from the middle of its axis,
      ``2 radius + BODY_GAP`` long, the one that meets a triangle first gives the wall; the
      front is that triangle's horizontal normal turned to point at the axis. No wall
