@@ -45,7 +45,6 @@ from .kinds import (
     ABILITY_BACK_JUMP,
     ABILITY_CLIMB,
     ABILITY_LADDER,
-    ABILITY_MOUNT,
     ABILITY_PIPE,
     ABILITY_SHIMMY,
     CLIMB_EDGE_ALONG,
@@ -56,12 +55,15 @@ from .kinds import (
     CLIMB_ELEMENT_KINDS,
     CLIMB_LADDER,
     CLIMB_LEDGE,
+    CLIMB_LINK_BASE_ABILITIES,
     CLIMB_LINK_HANG,
+    CLIMB_LINK_KIND_ABILITIES,
     CLIMB_LINK_LADDER_FOOT,
     CLIMB_LINK_MOUNT,
     CLIMB_PIPE,
     CLIMB_SUFFIXES,  # noqa: F401  (re-exported)
 )
+from .navmesh_check import climb_link_ability_masks
 from .query.astar import heap_pop, heap_push
 from .query.spatial import _cell_range, build_grid
 
@@ -166,6 +168,7 @@ class ClimbLinks(NamedTuple):
     poly: np.ndarray  # (C,) int32 navmesh polygon under ``point``
     bidirectional: np.ndarray  # (C,) bool; False: only climb node -> ground (a drop)
     length: np.ndarray  # (C,) float64, Euclidean node to point
+    abilities: np.ndarray  # (C,) uint16 bit mask needed (link_abilities)
 
 
 def empty_elements() -> ClimbElements:
@@ -1075,7 +1078,9 @@ def join_navmesh(navmesh, elements: ClimbElements, graph: ClimbGraph,
     return ClimbLinks(kind.astype(np.int8), node, point,
                       tri_poly[found_t[got]].astype(np.int32), bidir.astype(np.bool_),
                       np.linalg.norm(point - pos[node], axis=1) if node.size
-                      else np.zeros(0)), warnings
+                      else np.zeros(0),
+                      link_abilities(kind, np.asarray(elements.abilities)[q_el[got]])), \
+        warnings
 
 
 # ------------------------------------------------------------------------ on the NavMesh
@@ -1099,13 +1104,29 @@ def climb_arrays(elements: ClimbElements, graph: ClimbGraph, links: ClimbLinks) 
         "climb_link_poly": np.asarray(links.poly, np.int32),
         "climb_link_bidirectional": np.asarray(links.bidirectional, np.bool_),
         "climb_link_length": np.asarray(links.length, np.float64),
+        "climb_link_abilities": np.asarray(links.abilities, np.uint16),
     }
 
 
-def link_abilities(kind) -> np.ndarray:
-    """Abilities each climb-to-navmesh link kind needs."""
-    table = np.array([ABILITY_MOUNT, ABILITY_LADDER, ABILITY_CLIMB], np.uint16)
-    return table[np.asarray(kind, np.int64)]
+def link_abilities(kind, element_abilities=None) -> np.ndarray:
+    """Abilities each climb-to-navmesh link needs: its kind's (``CLIMB_LINK_BASE_ABILITIES``:
+    a mount ``mount``, a hang ``climb``) and the holding abilities of its element
+    (``element_abilities``, the element's abilities without ``shimmy``: a ledge ``climb``, a
+    ladder ``ladder``, a pipe ``pipe``, or its custom ones). Without ``element_abilities``:
+    the abilities of the kinds alone (``CLIMB_LINK_KIND_ABILITIES``, what files written
+    before links had their own abilities mean)."""
+    kind = np.asarray(kind, np.int64)
+    if element_abilities is None:
+        return np.array(CLIMB_LINK_KIND_ABILITIES, np.uint16)[kind]
+    hold = np.asarray(element_abilities, np.int64) & ~np.int64(ALONG_ONLY_ABILITIES)
+    return (np.array(CLIMB_LINK_BASE_ABILITIES, np.int64)[kind] | hold).astype(np.uint16)
+
+
+def link_ability_masks(nm) -> np.ndarray:
+    """(C,) the abilities each climb link of a NavMesh needs (``climb_link_abilities``; a
+    NavMesh without them: its links' kinds alone)."""
+    return climb_link_ability_masks(nm.climb_link_kind,
+                                    getattr(nm, "climb_link_abilities", np.zeros(0)))
 
 
 def _drop_buried(elements: ClimbElements, grid: TriangleGrid):

@@ -53,6 +53,11 @@ CLIMB_LINK_MOUNT, CLIMB_LINK_LADDER_FOOT, CLIMB_LINK_HANG = 0, 1, 2
 CLIMB_ABILITIES = ("climb", "ladder", "pipe", "shimmy", "mount", "back_jump")
 ABILITY_CLIMB, ABILITY_LADDER, ABILITY_PIPE, ABILITY_SHIMMY, ABILITY_MOUNT, \
     ABILITY_BACK_JUMP = (1 << i for i in range(6))
+# Abilities a link of each CLIMB_LINK_KINDS kind needs besides the holding abilities of its
+# element (core/climb.py, join_navmesh): mount `mount`, a foot nothing more, hang `climb`.
+CLIMB_LINK_BASE_ABILITIES = (ABILITY_MOUNT, 0, ABILITY_CLIMB)
+# ... and what files without per-link abilities mean (the links' kinds alone).
+CLIMB_LINK_KIND_ABILITIES = (ABILITY_MOUNT, ABILITY_LADDER, ABILITY_CLIMB)
 
 # ------------------------------------------------------------------ path points
 # What happens at a point of a path (PathResult.flags).

@@ -496,7 +496,7 @@ def dijkstra_plan_cost(pg, nm, agent, penalty, start, goal):
     """Brute-force Dijkstra (O(V^2), no heap, no heuristic) over the joined plan graph,
     with the edge costs of docs/climbing.md computed here in Python. ``start``/``goal``:
     ("node", id) or ("poly", polygon, point)."""
-    from blender_navjump.core.climb import link_abilities
+    from blender_navjump.core.climb import link_ability_masks
     from blender_navjump.core.query.climb import ability_mask
 
     stance_ok = {s: s in agent.stances for s in ("stand", "crouch", "prone")}
@@ -510,7 +510,7 @@ def dijkstra_plan_cost(pg, nm, agent, penalty, start, goal):
 
     frm = np.repeat(np.arange(n), np.diff(pg.edge_start))
     cost = np.full(frm.shape[0], np.inf)
-    link_abil = link_abilities(nm.climb_link_kind)
+    link_abil = link_ability_masks(nm)
     for k in range(frm.shape[0]):
         t, a, length = int(pg.edge_type[k]), int(pg.edge_aux[k]), float(pg.edge_length[k])
         if t == 0:

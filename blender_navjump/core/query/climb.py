@@ -97,7 +97,7 @@ class ClimbPlanGraph(NamedTuple):
 
 def build_plan_graph(query) -> ClimbPlanGraph:
     """The joined graph of a NavQuery's NavMesh (independent of the agent)."""
-    from ..climb import link_abilities
+    from ..climb import link_ability_masks
 
     d, nm = query.data, query.navmesh
     n_port = d.node_pos.shape[0]
@@ -159,7 +159,7 @@ def build_plan_graph(query) -> ClimbPlanGraph:
     cl = np.arange(n_link)
     lb = cl[np.asarray(nm.climb_link_bidirectional, np.bool_)]
     lnode = np.asarray(nm.climb_link_node, np.int64) + n_port
-    lab = link_abilities(nm.climb_link_kind).astype(np.int64)
+    lab = link_ability_masks(nm).astype(np.int64)
     frm += [lnode, ground[lb]]
     to += [ground, lnode[lb]]
     typ += [np.full(n_link, _NODE_TO_GROUND), np.full(lb.shape[0], _GROUND_TO_NODE)]
