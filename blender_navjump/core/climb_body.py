@@ -41,8 +41,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from numba import njit
 
-from .climb_geom import TriangleGrid, segment_first_hits, segment_hits
+from .climb_geom import TriangleGrid, _walk_one, segment_first_hits, segment_hits
 from .kinds import CLIMB_LEDGE
 
 # The body's top lies this far below the hands (metres; the arms are above it, and the
@@ -178,29 +179,40 @@ def body_blocked(a, b, front_a, front_b, grid: TriangleGrid | None, radius: floa
     u = np.where((size > 1e-9)[:, None], u, fallback)
     across = np.stack([-u[:, 1], u[:, 0], np.zeros(n)], axis=1)
     levels = max(2, int(math.ceil((hang_height - BODY_TOP) / BODY_STEP)) + 1)
-    f = np.linspace(0.0, 1.0, levels)
-    za = za_top[:, None] + f[None] * (za_bot - za_top)[:, None]  # (n, L)
-    zb = zb_top[:, None] + f[None] * (zb_bot - zb_top)[:, None]
-    lines_a, lines_b = [], []
-    for side in (0.0, 1.0, -1.0):
-        o = across * (side * radius)
-        pa = np.repeat((ca + o)[:, None, :], levels, axis=1)
-        pb = np.repeat((cb + o)[:, None, :], levels, axis=1)
-        pa[:, :, 2] = za
-        pb[:, :, 2] = zb
-        lines_a.append(pa)
-        lines_b.append(pb)
-    pa = np.concatenate(lines_a, axis=1)  # (n, 3 levels, 3)
-    pb = np.concatenate(lines_b, axis=1)
-    # test the middle level's lines first, then the others only for the moves still open
-    order = np.argsort(np.abs(np.arange(pa.shape[1]) % levels - (levels - 1) / 2.0),
-                       kind="stable")
-    first, rest = order[:3], order[3:]
-    blocked = segment_hits(pa[:, first].reshape(-1, 3), pb[:, first].reshape(-1, 3),
-                           grid).reshape(n, -1).any(axis=1)
-    open_ = np.nonzero(~blocked)[0]
-    if open_.size and rest.size:
-        sa = pa[open_][:, rest].reshape(-1, 3)
-        sb = pb[open_][:, rest].reshape(-1, 3)
-        blocked[open_] = segment_hits(sa, sb, grid).reshape(open_.size, -1).any(axis=1)
-    return blocked
+    # the middle level's lines first: an obstacle is met soonest there
+    order = np.argsort(np.abs(np.arange(levels) - (levels - 1) / 2.0), kind="stable")
+    frac = np.linspace(0.0, 1.0, levels)[order]
+    return _sweep_blocked(ca, cb, za_top, za_bot, zb_top, zb_bot,
+                          np.ascontiguousarray(across), float(radius), frac, grid.tris,
+                          grid.lo, grid.hi, grid.origin, grid.cell, grid.nx, grid.ny,
+                          grid.start, grid.items)
+
+
+@njit(cache=True)
+def _sweep_blocked(ca, cb, za_top, za_bot, zb_top, zb_bot, across, radius, frac, tris,
+                   tri_lo, tri_hi, origin, cell, nx, ny, grid_start, grid_items):
+    """For each move k: whether a line of its swept body crosses a triangle. The lines run
+    from box a (centre ``ca[k]``, heights ``za_top[k]``..``za_bot[k]``) to box b, at the
+    centre and ``+-radius`` along ``across[k]``, at the levels ``frac`` (0: top, 1:
+    bottom; in the order tested); the first crossing ends the move's test."""
+    n = ca.shape[0]
+    out = np.zeros(n, np.bool_)
+    stamp = np.full(tris.shape[0], -1, np.int64)
+    mark = 0
+    for k in range(n):
+        for f in frac:
+            az = za_top[k] + f * (za_bot[k] - za_top[k])
+            bz = zb_top[k] + f * (zb_bot[k] - zb_top[k])
+            for side in (0.0, 1.0, -1.0):
+                ox = across[k, 0] * (side * radius)
+                oy = across[k, 1] * (side * radius)
+                w, t = _walk_one(ca[k, 0] + ox, ca[k, 1] + oy, az, cb[k, 0] + ox,
+                                 cb[k, 1] + oy, bz, tris, tri_lo, tri_hi, origin, cell, nx,
+                                 ny, grid_start, grid_items, True, stamp, mark)
+                mark += 1
+                if t >= 0:
+                    out[k] = True
+                    break
+            if out[k]:
+                break
+    return out
