@@ -486,12 +486,16 @@ def inside_solid(points, grid: TriangleGrid) -> np.ndarray:
         return np.zeros(p.shape[0], np.bool_)
     inside = np.ones(p.shape[0], np.bool_)
     for direction in ((1.0, 0.0137, 0.0), (-0.0113, 1.0, 0.0)):
-        _param, first = segment_first_hits(p, p + BURIED_PROBE * np.array(direction), grid)
+        todo = np.nonzero(inside)[0]  # the second ray only where the first says inside
+        if todo.size == 0:
+            break
+        q = p[todo]
+        _param, first = segment_first_hits(q, q + BURIED_PROBE * np.array(direction), grid)
         met = grid.tris[first[first >= 0]]
         normal = np.cross(met[:, 1] - met[:, 0], met[:, 2] - met[:, 0])
-        behind = np.zeros(p.shape[0], np.bool_)
+        behind = np.zeros(todo.size, np.bool_)
         behind[first >= 0] = normal @ np.array(direction) > 0.0  # along the outward normal
-        inside &= behind
+        inside[todo] = behind
     return inside
 
 

@@ -169,6 +169,9 @@ def test_path_from_one_face_to_the_next_shimmies_round_the_corner():
         & (res.points[:, 1] < 6) & (res.points[:, 2] < H - 1e-6)
     assert not inside.any()
     assert res.cost == pytest.approx(3.0 + 0.5 + 0.5 + 3.0, abs=0.05)
+    # the smoothed curve keeps the corner moves on the wall's edges (no cut through it)
+    curve = res.curve().sample(0.05).points
+    assert np.all((curve[:, 0] < 1e-6) | (curve[:, 1] < 1e-6))
     # an agent that cannot shimmy never goes round a corner
     other = find_path(nm, start, goal, AgentFilter(abilities=("climb", "mount")))
     assert "climb_corner" not in other.flag_names
