@@ -42,6 +42,9 @@ CLIMB_LEDGE, CLIMB_LADDER, CLIMB_PIPE = 0, 1, 2
 # Object-name suffixes (OBJ objects and groups, Blender objects) that make a climb element;
 # such objects are not walkable geometry.
 CLIMB_SUFFIXES = {"-ledge": CLIMB_LEDGE, "-ladder": CLIMB_LADDER, "-pipe": CLIMB_PIPE}
+# OBJ objects and groups whose name ends in this are walkable geometry as usual, but the top
+# edges of their walls never become found ledges (the per-object switch of auto_ledges).
+NOLEDGES_SUFFIX = "-noledges"
 CLIMB_EDGE_KINDS = ("along", "jump", "drop", "back_jump", "corner")
 CLIMB_EDGE_ALONG, CLIMB_EDGE_JUMP, CLIMB_EDGE_DROP, CLIMB_EDGE_BACK_JUMP, \
     CLIMB_EDGE_CORNER = 0, 1, 2, 3, 4
