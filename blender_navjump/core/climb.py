@@ -909,7 +909,8 @@ def build_climb_graph(elements: ClimbElements, params: ClimbParams | None = None
     corner_cand = np.zeros((0, 11))
     if n_el > 1:
         reach = float(params.max_link_distance)
-        pairs = _near_pairs(ends, reach, max(reach, float(params.max_drop_height)))
+        near = max(reach, 2.0 * float(params.corner_gap))  # a corner's ends, too
+        pairs = _near_pairs(ends, near, max(near, float(params.max_drop_height)))
         axes = ends[:, 1] - ends[:, 0]
         axes = np.ascontiguousarray(axes / np.maximum(lengths, 1e-12)[:, None])
         implicit = _implicit_links(

@@ -83,6 +83,10 @@ def test_a_shimmy_goes_round_the_outside_corners_of_a_tower():
     assert np.all(g.edge_abilities[k] == ABILITY_CLIMB | ABILITY_SHIMMY)
     assert np.all(g.edge_bidirectional[k]) and np.all(g.edge_element[k] == -1)
     assert np.allclose(g.edge_length[k], 0.5)
+    # a corner is a shimmy, not a jump: short jumps leave it
+    short = C.build_climb_graph(elements(*tower_items()), C.ClimbParams(max_link_distance=0.3),
+                                *tower())
+    assert corners(short).shape[0] == 4
 
 
 def test_a_collider_at_the_corner_blocks_it_and_removing_it_restores_it():
