@@ -37,7 +37,9 @@ from .climb_geom import (
     _closest_on_triangle_xy,
     _dot,
     _segment_hits,
+    point_bounds,
     segment_first_hits,
+    triangle_bounds,
     triangle_grid,
 )
 from .climb_options import ALL_LINKS, ALL_MOVES, ElementOptions
@@ -275,9 +277,9 @@ def _segments_of(items) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     items."""
     pts = [np.asarray(it[2], np.float64).reshape(-1, 3) for it in items]
     start = np.zeros(len(pts) + 1, np.int64)
-    np.cumsum([p.shape[0] for p in pts], out=start[1:])
+    np.cumsum(np.fromiter((p.shape[0] for p in pts), np.int64, len(pts)), out=start[1:])
     flat = np.concatenate(pts) if pts else np.zeros((0, 3))
-    kind = np.array([int(it[1]) for it in items], np.int8)
+    kind = np.fromiter((int(it[1]) for it in items), np.int8, len(items))
     seg, status = _element_segments(flat, start, kind, LEDGE_TOP_TOLERANCE)
     return seg, status, np.linalg.norm(seg[:, 1] - seg[:, 0], axis=1)
 
@@ -346,7 +348,8 @@ def make_elements(items, scene_bounds=None) -> tuple[ClimbElements, list[str]]:
     if idx.size == 0:
         return empty_elements(), warnings
     segs = np.ascontiguousarray(all_segs[idx])
-    kinds = np.array([int(items[e][1]) for e in idx.tolist()], np.int8)
+    all_kinds = np.fromiter((int(it[1]) for it in items), np.int8, len(items))
+    kinds = all_kinds[idx]
     names = [str(items[e][0]) for e in idx.tolist()]
     # overlaps: an element on one line with an earlier kept one over more than the merge
     # distance is skipped (candidate pairs from a kernel, decided in order here)
@@ -363,15 +366,23 @@ def make_elements(items, scene_bounds=None) -> tuple[ClimbElements, list[str]]:
             warnings.append(f"{CLIMB_ELEMENT_KINDS[kinds[j]]} {names[j]!r}: overlaps "
                             f"{names[clash]!r} along its length (two elements on one line); "
                             f"skipped")
-    keep = np.array([k for k in range(segs.shape[0]) if k not in dropped], np.int64)
+    kept = np.ones(segs.shape[0], np.bool_)
+    kept[list(dropped)] = False
+    keep = np.nonzero(kept)[0]
     kinds = kinds[keep]
-    opts = [options[int(idx[k])] for k in keep.tolist()]
-    abilities = np.array([_ELEMENT_ABILITY_TABLE[kd] if o.abilities is None else o.abilities
-                          for kd, o in zip(kinds.tolist(), opts, strict=True)], np.uint16)
-    return ClimbElements(kinds, segs[keep], abilities,
-                         np.array([names[k] for k in keep.tolist()], dtype=str),
-                         np.array([o.moves for o in opts], np.uint8),
-                         np.array([o.links for o in opts], np.uint8)), warnings
+    rows = idx[keep]
+    abilities = _ELEMENT_ABILITY_TABLE[kinds]
+    moves = np.full(keep.shape[0], ALL_MOVES, np.uint8)
+    links = np.full(keep.shape[0], ALL_LINKS, np.uint8)
+    custom = [k for k, e in enumerate(rows.tolist()) if options[e] is not _DEFAULT_OPTIONS]
+    for k in custom:  # items with options of their own
+        o = options[int(rows[k])]
+        if o.abilities is not None:
+            abilities[k] = o.abilities
+        moves[k], links[k] = o.moves, o.links
+    names_kept = names if not dropped else [names[k] for k in keep.tolist()]
+    return ClimbElements(kinds, segs[keep], abilities, np.array(names_kept, dtype=str), moves,
+                         links), warnings
 
 
 def _overlap_length(s, t) -> float:
@@ -969,11 +980,14 @@ def build_climb_graph(elements: ClimbElements, params: ClimbParams | None = None
 # ------------------------------------------------------------------------ navmesh join
 @njit(cache=True)
 def _nearest_ground(nodes, zlo, zhi, reach, tris, start, items, origin, cell, nx, ny):
-    """For each node, the nearest (in XY) surface point within ``reach`` whose height lies in
-    [zlo, zhi]: (triangle index or -1, point). Ties go to the lowest triangle index."""
-    n = nodes.shape[0]
-    best_t = np.full(n, -1, np.int64)
-    best_p = np.zeros((n, 3))
+    """For each node k and band b: the nearest (in XY) surface point within ``reach`` whose
+    height lies in [zlo[k, b], zhi[k, b]]: (triangle index or -1, point), (n, B) and (n, B,
+    3). Ties go to the lowest triangle index. The bands of a node share one walk of the
+    grid (each band's answer is that of a walk of its own)."""
+    n, n_band = zlo.shape
+    best_t = np.full((n, n_band), -1, np.int64)
+    best_p = np.zeros((n, n_band, 3))
+    best = np.empty(n_band)
     n_tri = tris.shape[0]
     stamp = np.full(n_tri, -1, np.int64)
     tri_zlo = np.empty(n_tri)
@@ -988,7 +1002,8 @@ def _nearest_ground(nodes, zlo, zhi, reach, tris, start, items, origin, cell, nx
         tri_xy[t, 3] = max(tris[t, 0, 1], tris[t, 1, 1], tris[t, 2, 1])
     for k in range(n):
         px, py = nodes[k, 0], nodes[k, 1]
-        best = reach
+        for b in range(n_band):
+            best[b] = reach
         i0, i1, j0, j1 = _cell_range(px - reach, px + reach, py - reach, py + reach, origin,
                                      cell, nx, ny)
         for i in range(i0, i1 + 1):
@@ -999,26 +1014,36 @@ def _nearest_ground(nodes, zlo, zhi, reach, tris, start, items, origin, cell, nx
                     if stamp[t] == k:
                         continue
                     stamp[t] = k
-                    if tri_zlo[t] > zhi[k] or tri_zhi[t] < zlo[k] or tri_xy[t, 0] > px + best \
-                            or tri_xy[t, 1] < px - best or tri_xy[t, 2] > py + best \
-                            or tri_xy[t, 3] < py - best:
+                    reach_now = 0.0
+                    in_band = False
+                    for b in range(n_band):
+                        if tri_zlo[t] <= zhi[k, b] and tri_zhi[t] >= zlo[k, b]:
+                            in_band = True
+                            reach_now = max(reach_now, best[b])
+                    if not in_band or tri_xy[t, 0] > px + reach_now \
+                            or tri_xy[t, 1] < px - reach_now or tri_xy[t, 2] > py + reach_now \
+                            or tri_xy[t, 3] < py - reach_now:
                         continue
                     x, y, z, d = _closest_on_triangle_xy(px, py, tris[t])
-                    if d <= best and zlo[k] <= z <= zhi[k]:
-                        if d < best or best_t[k] < 0 or t < best_t[k]:
-                            best = d
-                            best_t[k] = t
-                            best_p[k, 0] = x
-                            best_p[k, 1] = y
-                            best_p[k, 2] = z
+                    for b in range(n_band):
+                        if d <= best[b] and zlo[k, b] <= z <= zhi[k, b]:
+                            if d < best[b] or best_t[k, b] < 0 or t < best_t[k, b]:
+                                best[b] = d
+                                best_t[k, b] = t
+                                best_p[k, b, 0] = x
+                                best_p[k, b, 1] = y
+                                best_p[k, b, 2] = z
     return best_t, best_p
 
 
 def _ground_points(tris, nodes, zlo, zhi, reach):
-    """:func:`_nearest_ground` over query/spatial.py's uniform XY grid of the triangles."""
+    """:func:`_nearest_ground` over query/spatial.py's uniform XY grid of the triangles;
+    ``zlo``/``zhi`` (n, B) bands per node."""
+    zlo = np.ascontiguousarray(zlo, np.float64).reshape(nodes.shape[0], -1)
+    zhi = np.ascontiguousarray(zhi, np.float64).reshape(nodes.shape[0], -1)
     if tris.shape[0] == 0 or nodes.shape[0] == 0:
-        return np.full(nodes.shape[0], -1, np.int64), np.zeros((nodes.shape[0], 3))
-    origin, cell, nx, ny, start, items = build_grid(tris.min(axis=1), tris.max(axis=1))
+        return np.full(zlo.shape, -1, np.int64), np.zeros((*zlo.shape, 3))
+    origin, cell, nx, ny, start, items = build_grid(*triangle_bounds(tris))
     return _nearest_ground(np.ascontiguousarray(nodes), zlo, zhi, float(reach), tris, start,
                            items, origin, float(cell), int(nx), int(ny))
 
@@ -1060,13 +1085,21 @@ def join_navmesh(navmesh, elements: ClimbElements, graph: ClimbGraph,
     q_order = np.repeat(np.arange(4), [n_l, n_l, n_v, n_v]) % 2  # mount before hang
     q_rank = np.concatenate([rank[ledge], rank[ledge], np.zeros(2 * n_v, np.int64)])
     order = np.lexsort((q_rank, q_order, q_el))
+    # one walk per node: a ledge node's mount and hang bands together (band 1 empty for
+    # the others), the answers laid out as the queries above
+    walk = np.concatenate([flat[ledge], flat[~ledge & (rank == 0)], flat[~ledge & top]])
+    z = pos[walk, 2] if walk.size else np.zeros(0)
+    level_lo, level_hi = z - params.step_height, z + params.step_height
+    is_ledge = np.arange(walk.shape[0]) < n_l
+    zlo = np.stack([level_lo, np.where(is_ledge, z - params.max_drop_height, np.inf)], axis=1)
+    zhi = np.stack([level_hi, np.where(is_ledge, z - params.step_height - 1e-6, -np.inf)],
+                   axis=1)
+    walk_t, walk_p = _ground_points(np.ascontiguousarray(tris), pos[walk].reshape(-1, 3), zlo,
+                                    zhi, float(params.reach))
+    found_t = np.concatenate([walk_t[:n_l, 0], walk_t[:n_l, 1], walk_t[n_l:, 0]])[order]
+    found_p = np.concatenate([walk_p[:n_l, 0], walk_p[:n_l, 1], walk_p[n_l:, 0]])[order]
     q_el, q_node, q_kind = q_el[order], q_node[order], q_kind[order]
     z = pos[q_node, 2] if q_node.size else np.zeros(0)
-    hang = q_kind == CLIMB_LINK_HANG
-    zlo = np.where(hang, z - params.max_drop_height, z - params.step_height)
-    zhi = np.where(hang, z - params.step_height - 1e-6, z + params.step_height)
-    found_t, found_p = _ground_points(np.ascontiguousarray(tris), pos[q_node].reshape(-1, 3),
-                                      zlo, zhi, float(params.reach))
     got = found_t >= 0
     linked = np.zeros(n_el, np.bool_)
     linked[q_el[got]] = True  # (the warning is about the ground, not the element's links)
@@ -1203,8 +1236,8 @@ def add_climbing(navmesh, items, vertices, triangles, settings,
 
     params = params or ClimbParams.from_settings(settings)
     v = np.asarray(vertices, np.float64).reshape(-1, 3)
-    used = v[np.unique(np.asarray(triangles, np.int64))] if len(triangles) else v[:0]
-    bounds = (used.min(axis=0), used.max(axis=0)) if used.shape[0] else None
+    used = v[np.asarray(triangles, np.int64).ravel()] if len(triangles) else v[:0]
+    bounds = point_bounds(used) if used.shape[0] else None
     elements, warnings = make_elements(items, bounds)
     grid = triangle_grid(v, triangles) if len(triangles) else None
     if grid is not None and elements.kind.shape[0]:

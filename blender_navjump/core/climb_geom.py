@@ -134,10 +134,24 @@ class TriangleGrid(NamedTuple):
     items: np.ndarray
 
 
+def triangle_bounds(tris) -> tuple[np.ndarray, np.ndarray]:
+    """(T, 3) lower and upper bounds of triangles (T, 3, 3) (elementwise over the corners:
+    several times faster than numpy's reduction along the short axis)."""
+    a, b, c = tris[:, 0], tris[:, 1], tris[:, 2]
+    return np.minimum(np.minimum(a, b), c), np.maximum(np.maximum(a, b), c)
+
+
+def point_bounds(points) -> tuple[np.ndarray, np.ndarray]:
+    """(3,) lower and upper bounds of points (N, 3), N > 0 (per column)."""
+    p = np.asarray(points, np.float64).reshape(-1, 3)
+    return (np.array([p[:, k].min() for k in range(3)]),
+            np.array([p[:, k].max() for k in range(3)]))
+
+
 def triangle_grid(vertices, triangles) -> TriangleGrid:
     tris = np.asarray(vertices, np.float64).reshape(-1, 3)[
         np.asarray(triangles, np.int64).reshape(-1, 3)]
-    lo, hi = tris.min(axis=1), tris.max(axis=1)
+    lo, hi = triangle_bounds(tris)
     origin, cell, nx, ny, start, items = build_grid(lo, hi)
     return TriangleGrid(np.ascontiguousarray(tris), lo, hi, origin, float(cell), int(nx),
                         int(ny), start, items)
