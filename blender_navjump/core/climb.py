@@ -30,7 +30,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from .climb_body import body_blocked, hang_fronts
+from .climb_body import body_blocked, chain_blocked, hang_fronts
 from .climb_geom import (
     GROUND_REACH,
     TriangleGrid,
@@ -796,24 +796,29 @@ def corner_blocked(a, c, b, front_a, front_b, grid: TriangleGrid, params: ClimbP
                       fa[:, 0] * fb[:, 0] + fa[:, 1] * fb[:, 1])
     steps = np.maximum(1, np.ceil(np.abs(turn) / math.radians(CORNER_PIVOT_STEP_DEG)
                                   - 1e-9)).astype(np.int64)
-    # sub-moves of each corner: a -> c, the pivot's steps, c -> b
-    per = steps + 2
+    # each corner's chain of holds: a (a's front), c turned from a's front to b's in
+    # ``steps`` steps (steps + 1 holds), b (b's front)
+    per = steps + 3
+    start = np.zeros(n + 1, np.int64)
+    np.cumsum(per, out=start[1:])
     owner = np.repeat(np.arange(n), per)
-    first = np.concatenate([[0], np.cumsum(per)[:-1]])
-    rank = np.arange(owner.shape[0]) - first[owner]  # 0: a -> c, 1..steps: pivot, last
+    rank = np.arange(owner.shape[0]) - start[owner]  # 0: a, 1..steps + 1: c, last: b
     last = rank == per[owner] - 1
-    frac0 = np.clip((rank - 1) / steps[owner], 0.0, 1.0)
-    frac1 = np.clip(rank / steps[owner], 0.0, 1.0)
-    f0 = np.where((rank == 0)[:, None], fa[owner], _rotate_xy(fa[owner], turn[owner] * frac0))
-    f1 = np.where((rank == 0)[:, None], fa[owner], _rotate_xy(fa[owner], turn[owner] * frac1))
-    f0 = np.where(last[:, None], fb[owner], f0)
-    f1 = np.where(last[:, None], fb[owner], f1)
-    p0 = np.where((rank == 0)[:, None], a[owner], c[owner])
-    p1 = np.where(last[:, None], b[owner], c[owner])
-    rest = np.nonzero(~blocked[owner])[0]
-    body = body_blocked(p0[rest], p1[rest], f0[rest], f1[rest], grid,
-                        float(params.body_radius), float(params.hang_height))
-    blocked[owner[rest[body]]] = True
+    frac = np.clip((rank - 1) / steps[owner], 0.0, 1.0)
+    front = _rotate_xy(fa[owner], turn[owner] * frac)
+    front[rank == 0] = fa
+    front[rank == 1] = fa
+    front[last] = fb
+    front[rank == steps[owner] + 1] = fb
+    hold = c[owner]
+    hold[rank == 0] = a
+    hold[last] = b
+    open_ = np.nonzero(~blocked)[0]
+    if open_.size:
+        keep = ~blocked[owner]
+        blocked[open_] = chain_blocked(hold[keep], front[keep],
+                                       np.concatenate([[0], np.cumsum(per[open_])]), grid,
+                                       float(params.body_radius), float(params.hang_height))
     return blocked
 
 
