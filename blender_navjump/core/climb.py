@@ -1087,9 +1087,17 @@ def join_navmesh(navmesh, elements: ClimbElements, graph: ClimbGraph,
     n_l, n_v = int(ledge.sum()), int((~ledge & top).sum())
     q_kind = np.repeat(np.array([CLIMB_LINK_MOUNT, CLIMB_LINK_HANG, CLIMB_LINK_LADDER_FOOT,
                                  CLIMB_LINK_MOUNT], np.int64), [n_l, n_l, n_v, n_v])
-    q_order = np.repeat(np.arange(4), [n_l, n_l, n_v, n_v]) % 2  # mount before hang
-    q_rank = np.concatenate([rank[ledge], rank[ledge], np.zeros(2 * n_v, np.int64)])
-    order = np.lexsort((q_rank, q_order, q_el))
+    # sorted by element, then mount before hang (foot before top), then rank: each row's
+    # place computed directly (no sort)
+    el_ledge = np.asarray(elements.kind) == CLIMB_LEDGE
+    q_start = np.zeros(n_el + 1, np.int64)
+    np.cumsum(np.where(el_ledge, 2 * counts, 2), out=q_start[1:])
+    bottoms = el[~ledge & (rank == 0)]
+    place = np.concatenate([q_start[el[ledge]] + rank[ledge],
+                            q_start[el[ledge]] + counts[el[ledge]] + rank[ledge],
+                            q_start[bottoms], q_start[el[~ledge & top]] + 1])
+    order = np.empty(place.shape[0], np.int64)
+    order[place] = np.arange(place.shape[0])
     # one walk per node: a ledge node's mount and hang bands together (band 1 empty for
     # the others), the answers laid out as the queries above
     walk = np.concatenate([flat[ledge], flat[~ledge & (rank == 0)], flat[~ledge & top]])
