@@ -1044,8 +1044,10 @@ def _nearest_ground(nodes, zlo, zhi, reach, tris, start, items, origin, cell, nx
 def _ground_points(tris, nodes, zlo, zhi, reach):
     """:func:`_nearest_ground` over query/spatial.py's uniform XY grid of the triangles;
     ``zlo``/``zhi`` (n, B) bands per node."""
-    zlo = np.ascontiguousarray(zlo, np.float64).reshape(nodes.shape[0], -1)
-    zhi = np.ascontiguousarray(zhi, np.float64).reshape(nodes.shape[0], -1)
+    zlo = np.ascontiguousarray(zlo, np.float64)
+    zhi = np.ascontiguousarray(zhi, np.float64)
+    if zlo.ndim == 1:  # one band
+        zlo, zhi = zlo[:, None], zhi[:, None]
     if tris.shape[0] == 0 or nodes.shape[0] == 0:
         return np.full(zlo.shape, -1, np.int64), np.zeros((*zlo.shape, 3))
     origin, cell, nx, ny, start, items = build_grid(*triangle_bounds(tris))
