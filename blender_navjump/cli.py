@@ -223,7 +223,7 @@ def bake_command(argv: list[str]) -> int:
 
             baked[agent.name], climb_warnings = run_interruptibly(
                 add_climbing, baked[agent.name], scene.climb, vertices, triangles,
-                agent.settings)
+                agent.settings, ledge_mask=scene.ledge_mask)
             for text in climb_warnings:
                 print(f"warning: {args.input}: {text}", file=sys.stderr)
     wall = time.perf_counter() - t0

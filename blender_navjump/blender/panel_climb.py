@@ -120,7 +120,8 @@ class NAVJUMP_PT_overlay_climb(Panel):
         for toggle, swatches in (
                 ("show_climb_elements", ("legend_ledge", "legend_ladder", "legend_pipe")),
                 ("show_climb_nodes", ("legend_node",)),
-                ("show_climb_edges", ("legend_jump", "legend_drop", "legend_back_jump")),
+                ("show_climb_edges", ("legend_jump", "legend_drop", "legend_back_jump",
+                                       "legend_corner")),
                 ("show_climb_links", ("legend_mount", "legend_ladder_foot", "legend_hang"))):
             row = layout.row(align=True)
             row.prop(pg, toggle)

@@ -18,10 +18,10 @@ from bpy.types import PropertyGroup
 from ..core.kinds import (
     CLIMB_ABILITIES,
     CLIMB_EDGE_COLORS,
-    CLIMB_EDGE_KINDS,
     CLIMB_ELEMENT_COLORS,
     CLIMB_LINK_COLORS,
     CLIMB_LINK_KINDS,
+    CLIMB_MOVE_KINDS,
     CLIMB_NODE_COLOR,
     PATH_CLIMB_COLOR,
 )
@@ -45,7 +45,8 @@ LINK_DESCRIPTIONS = {
 LINK_ITEMS = tuple((name, name.replace("_", " ").title(), LINK_DESCRIPTIONS[name])
                    for name in CLIMB_LINK_KINDS)
 MOVE_DESCRIPTIONS = {
-    "along": "Move along it: shimmy along a ledge, climb a ladder or pipe",
+    "along": "Move along it: shimmy along a ledge (and round an outside corner to the next), "
+             "climb a ladder or pipe",
     "jump": "Jump to or from it (another climb element nearby)",
     "drop": "Drop from it onto an element below, or onto it from one above",
     "back_jump": "Jump backwards between it and a parallel ledge behind",
@@ -53,7 +54,7 @@ MOVE_DESCRIPTIONS = {
 MOVE_LABELS = {"along": "Along (Shimmy, Climb)", "jump": "Jump", "drop": "Drop",
                "back_jump": "Back Jump"}
 MOVE_ITEMS = tuple((name, MOVE_LABELS[name], MOVE_DESCRIPTIONS[name])
-                   for name in CLIMB_EDGE_KINDS)
+                   for name in CLIMB_MOVE_KINDS)
 
 
 def _object_changed(self, context):
@@ -96,8 +97,8 @@ class NAVJUMP_PG_climb(PropertyGroup):
     # --- overlay layers (overlay_climb.CLIMB_LAYERS) ---
     show_climb_elements: _layer("Elements", "Draw ledges, ladders and pipes")
     show_climb_nodes: _layer("Nodes", "Draw the climb graph's nodes")
-    show_climb_edges: _layer("Jumps and Drops", "Draw the climb graph's jumps, drops and "
-                                                "back jumps between elements")
+    show_climb_edges: _layer("Jumps and Drops", "Draw the climb graph's jumps, drops, "
+                                                "back jumps and corners between elements")
     show_climb_links: _layer("Ground Links", "Draw the links between the climb graph and "
                                              "the navmesh (mount, ladder foot, hang)")
     # --- the path-test agent ---
@@ -113,6 +114,7 @@ class NAVJUMP_PG_climb(PropertyGroup):
     legend_jump: _legend(CLIMB_EDGE_COLORS["jump"], "Climb jump")
     legend_drop: _legend(CLIMB_EDGE_COLORS["drop"], "Climb drop")
     legend_back_jump: _legend(CLIMB_EDGE_COLORS["back_jump"], "Back jump")
+    legend_corner: _legend(CLIMB_EDGE_COLORS["corner"], "Climb corner")
     legend_mount: _legend(CLIMB_LINK_COLORS["mount"], "Mount")
     legend_ladder_foot: _legend(CLIMB_LINK_COLORS["ladder_foot"], "Ladder foot")
     legend_hang: _legend(CLIMB_LINK_COLORS["hang"], "Hang")
@@ -136,7 +138,7 @@ _OBJECT_PROPS = (
                     "are needed for every jump or drop to or from it too")),
     ("navjump_climb_moves", lambda: EnumProperty(
         name="Moves", items=MOVE_ITEMS, options={'ENUM_FLAG'},
-        default=set(CLIMB_EDGE_KINDS), update=_object_changed,
+        default=set(CLIMB_MOVE_KINDS), update=_object_changed,
         description="Which climb moves this element allows; a jump, drop or back jump "
                     "between two elements needs both to allow it")),
     ("navjump_find_ledges", lambda: BoolProperty(

@@ -30,14 +30,16 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from .climb_body import body_blocked, hang_fronts
+from .climb_body import body_blocked, chain_blocked, hang_fronts
 from .climb_geom import (
     GROUND_REACH,
     TriangleGrid,
     _closest_on_triangle_xy,
     _dot,
     _segment_hits,
+    point_bounds,
     segment_first_hits,
+    triangle_bounds,
     triangle_grid,
 )
 from .climb_options import ALL_LINKS, ALL_MOVES, ElementOptions
@@ -45,22 +47,25 @@ from .kinds import (
     ABILITY_BACK_JUMP,
     ABILITY_CLIMB,
     ABILITY_LADDER,
-    ABILITY_MOUNT,
     ABILITY_PIPE,
     ABILITY_SHIMMY,
     CLIMB_EDGE_ALONG,
     CLIMB_EDGE_BACK_JUMP,
+    CLIMB_EDGE_CORNER,
     CLIMB_EDGE_DROP,
     CLIMB_EDGE_JUMP,
     CLIMB_ELEMENT_KINDS,
     CLIMB_LADDER,
     CLIMB_LEDGE,
+    CLIMB_LINK_BASE_ABILITIES,
     CLIMB_LINK_HANG,
+    CLIMB_LINK_KIND_ABILITIES,
     CLIMB_LINK_LADDER_FOOT,
     CLIMB_LINK_MOUNT,
     CLIMB_PIPE,
     CLIMB_SUFFIXES,  # noqa: F401  (re-exported)
 )
+from .navmesh_check import climb_link_ability_masks
 from .query.astar import heap_pop, heap_push
 from .query.spatial import _cell_range, build_grid
 
@@ -95,6 +100,14 @@ PROBE_TRIM = 0.1
 PROBE_OUT = 0.05
 # An element farther than this from the scene's bounds is refused (metres).
 OUTSIDE_SCENE_MARGIN = 100.0
+# Outside corners (a shimmy round a block's corner from one ledge to the next): the two
+# ledges turn by at least CORNER_MIN_TURN_DEG, lie within CORNER_HEIGHT_TOL of one height,
+# and each ends at most ``ClimbParams.corner_gap`` short of the corner; the hanging body
+# pivots round the corner in steps of at most CORNER_PIVOT_STEP_DEG.
+CORNER_MIN_TURN_DEG = 30.0
+CORNER_HEIGHT_TOL = 0.1
+CORNER_GAP = 1.0
+CORNER_PIVOT_STEP_DEG = 30.0
 
 
 class ClimbElements(NamedTuple):
@@ -121,6 +134,7 @@ class ClimbParams(NamedTuple):
     reach: float = 0.6 + GROUND_REACH  # horizontal reach from a node to the ground
     body_radius: float = 0.6  # the hanging body's half-width (climb_body.py)
     hang_height: float = 2.0  # the hanging body reaches this far below the hands
+    corner_gap: float = CORNER_GAP  # a corner's ledges end at most this short of it
 
     @classmethod
     def from_settings(cls, settings) -> ClimbParams:
@@ -156,6 +170,7 @@ class ClimbLinks(NamedTuple):
     poly: np.ndarray  # (C,) int32 navmesh polygon under ``point``
     bidirectional: np.ndarray  # (C,) bool; False: only climb node -> ground (a drop)
     length: np.ndarray  # (C,) float64, Euclidean node to point
+    abilities: np.ndarray  # (C,) uint16 bit mask needed (link_abilities)
 
 
 def empty_elements() -> ClimbElements:
@@ -262,9 +277,9 @@ def _segments_of(items) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     items."""
     pts = [np.asarray(it[2], np.float64).reshape(-1, 3) for it in items]
     start = np.zeros(len(pts) + 1, np.int64)
-    np.cumsum([p.shape[0] for p in pts], out=start[1:])
+    np.cumsum(np.fromiter((p.shape[0] for p in pts), np.int64, len(pts)), out=start[1:])
     flat = np.concatenate(pts) if pts else np.zeros((0, 3))
-    kind = np.array([int(it[1]) for it in items], np.int8)
+    kind = np.fromiter((int(it[1]) for it in items), np.int8, len(items))
     seg, status = _element_segments(flat, start, kind, LEDGE_TOP_TOLERANCE)
     return seg, status, np.linalg.norm(seg[:, 1] - seg[:, 0], axis=1)
 
@@ -333,7 +348,8 @@ def make_elements(items, scene_bounds=None) -> tuple[ClimbElements, list[str]]:
     if idx.size == 0:
         return empty_elements(), warnings
     segs = np.ascontiguousarray(all_segs[idx])
-    kinds = np.array([int(items[e][1]) for e in idx.tolist()], np.int8)
+    all_kinds = np.fromiter((int(it[1]) for it in items), np.int8, len(items))
+    kinds = all_kinds[idx]
     names = [str(items[e][0]) for e in idx.tolist()]
     # overlaps: an element on one line with an earlier kept one over more than the merge
     # distance is skipped (candidate pairs from a kernel, decided in order here)
@@ -350,15 +366,23 @@ def make_elements(items, scene_bounds=None) -> tuple[ClimbElements, list[str]]:
             warnings.append(f"{CLIMB_ELEMENT_KINDS[kinds[j]]} {names[j]!r}: overlaps "
                             f"{names[clash]!r} along its length (two elements on one line); "
                             f"skipped")
-    keep = np.array([k for k in range(segs.shape[0]) if k not in dropped], np.int64)
+    kept = np.ones(segs.shape[0], np.bool_)
+    kept[list(dropped)] = False
+    keep = np.nonzero(kept)[0]
     kinds = kinds[keep]
-    opts = [options[int(idx[k])] for k in keep.tolist()]
-    abilities = np.array([_ELEMENT_ABILITY_TABLE[kd] if o.abilities is None else o.abilities
-                          for kd, o in zip(kinds.tolist(), opts, strict=True)], np.uint16)
-    return ClimbElements(kinds, segs[keep], abilities,
-                         np.array([names[k] for k in keep.tolist()], dtype=str),
-                         np.array([o.moves for o in opts], np.uint8),
-                         np.array([o.links for o in opts], np.uint8)), warnings
+    rows = idx[keep]
+    abilities = _ELEMENT_ABILITY_TABLE[kinds]
+    moves = np.full(keep.shape[0], ALL_MOVES, np.uint8)
+    links = np.full(keep.shape[0], ALL_LINKS, np.uint8)
+    custom = [k for k, e in enumerate(rows.tolist()) if options[e] is not _DEFAULT_OPTIONS]
+    for k in custom:  # items with options of their own
+        o = options[int(rows[k])]
+        if o.abilities is not None:
+            abilities[k] = o.abilities
+        moves[k], links[k] = o.moves, o.links
+    names_kept = names if not dropped else [names[k] for k in keep.tolist()]
+    return ClimbElements(kinds, segs[keep], abilities, np.array(names_kept, dtype=str), moves,
+                         links), warnings
 
 
 def _overlap_length(s, t) -> float:
@@ -473,12 +497,16 @@ def inside_solid(points, grid: TriangleGrid) -> np.ndarray:
         return np.zeros(p.shape[0], np.bool_)
     inside = np.ones(p.shape[0], np.bool_)
     for direction in ((1.0, 0.0137, 0.0), (-0.0113, 1.0, 0.0)):
-        _param, first = segment_first_hits(p, p + BURIED_PROBE * np.array(direction), grid)
+        todo = np.nonzero(inside)[0]  # the second ray only where the first says inside
+        if todo.size == 0:
+            break
+        q = p[todo]
+        _param, first = segment_first_hits(q, q + BURIED_PROBE * np.array(direction), grid)
         met = grid.tris[first[first >= 0]]
         normal = np.cross(met[:, 1] - met[:, 0], met[:, 2] - met[:, 0])
-        behind = np.zeros(p.shape[0], np.bool_)
+        behind = np.zeros(todo.size, np.bool_)
         behind[first >= 0] = normal @ np.array(direction) > 0.0  # along the outward normal
-        inside &= behind
+        inside[todo] = behind
     return inside
 
 
@@ -680,21 +708,168 @@ def _implicit_links(kind, axes, base, node_of, pos, pairs, merge, max_dist, max_
     return out[:k]
 
 
-def _node_fronts(elements, grid, params, fronts, base, node_of, n_nodes,
-                 used) -> np.ndarray:
-    """(N, 3) hanging side of each node: its first element's front (climb_body.py); only
-    the nodes ``used`` (those of implicit links) and their elements are worked out."""
+@njit(cache=True)
+def _corner_candidates(kind, ends, lengths, base, node_of, pairs, moves, merge, max_gap,
+                       height_tol, turn_cos):
+    """Pairs of ledges that could meet round a corner: level with each other (within
+    ``height_tol``), turning by more than the angle of ``turn_cos``, sharing no node, both
+    allowing along moves, and the crossing C of their lines (in plan) beyond an end of
+    each, at most ``max_gap`` from it. Rows (i, j, end node a of i, end node b of j, C x, y,
+    z, direction from a into i x, y, from b into j x, y)."""
+    out = np.zeros((pairs.shape[0] + 1, 11))
+    k = 0
+    for m in range(pairs.shape[0]):
+        i, j = pairs[m, 0], pairs[m, 1]
+        if kind[i] != CLIMB_LEDGE or kind[j] != CLIMB_LEDGE \
+                or (moves[i] & moves[j] & (1 << CLIMB_EDGE_ALONG)) == 0:
+            continue
+        zi, zj = ends[i, 0, 2], ends[j, 0, 2]
+        if abs(zi - zj) > height_tol:
+            continue
+        uix = (ends[i, 1, 0] - ends[i, 0, 0]) / lengths[i]
+        uiy = (ends[i, 1, 1] - ends[i, 0, 1]) / lengths[i]
+        ujx = (ends[j, 1, 0] - ends[j, 0, 0]) / lengths[j]
+        ujy = (ends[j, 1, 1] - ends[j, 0, 1]) / lengths[j]
+        if abs(uix * ujx + uiy * ujy) > turn_cos:
+            continue
+        cr = uix * ujy - uiy * ujx
+        dx = ends[j, 0, 0] - ends[i, 0, 0]
+        dy = ends[j, 0, 1] - ends[i, 0, 1]
+        s = (dx * ujy - dy * ujx) / cr  # C = p0 of i + s ui = p0 of j + t uj
+        t = (dx * uiy - dy * uix) / cr
+        if s > lengths[i]:
+            gap_i, ra, sgn_i = s - lengths[i], base[i + 1] - 1, -1.0
+        elif s < 0.0:
+            gap_i, ra, sgn_i = -s, base[i], 1.0
+        else:
+            continue  # C on i's span: a T or a crossing in plan, not a corner
+        if t > lengths[j]:
+            gap_j, rb, sgn_j = t - lengths[j], base[j + 1] - 1, -1.0
+        elif t < 0.0:
+            gap_j, rb, sgn_j = -t, base[j], 1.0
+        else:
+            continue
+        if gap_i > max_gap or gap_j > max_gap or (gap_i <= merge and gap_j <= merge):
+            continue
+        shared = False
+        for r in range(base[i], base[i + 1]):
+            for q in range(base[j], base[j + 1]):
+                if node_of[r] == node_of[q]:
+                    shared = True
+        if shared:
+            continue
+        out[k, 0], out[k, 1] = i, j
+        out[k, 2], out[k, 3] = node_of[ra], node_of[rb]
+        out[k, 4] = ends[i, 0, 0] + s * uix
+        out[k, 5] = ends[i, 0, 1] + s * uiy
+        out[k, 6] = 0.5 * (zi + zj)
+        out[k, 7], out[k, 8] = sgn_i * uix, sgn_i * uiy
+        out[k, 9], out[k, 10] = sgn_j * ujx, sgn_j * ujy
+        k += 1
+    return out[:k]
+
+
+def _rotate_xy(v, angle):
+    """Each row of ``v`` (n, 3) turned by ``angle[n]`` (radians) about the vertical."""
+    c, s = np.cos(angle), np.sin(angle)
+    return np.stack([c * v[:, 0] - s * v[:, 1], s * v[:, 0] + c * v[:, 1], v[:, 2]], axis=1)
+
+
+def corner_blocked(a, c, b, front_a, front_b, grid: TriangleGrid, params: ClimbParams):
+    """Whether the move round an outside corner from hold ``a`` (front ``front_a``) over the
+    corner point ``c`` to hold ``b`` (front ``front_b``) is blocked (rows of (n, 3)): the
+    hand lines a -> c and c -> b (moved ``PROBE_OUT`` to each side, as ``probe_blocked``)
+    cross a triangle, or the hanging body does, swept from a to c with a's front, pivoting
+    about c from a's front to b's in steps of at most ``CORNER_PIVOT_STEP_DEG``, and swept
+    from c to b with b's front (``climb_body.body_blocked``)."""
+    a, c, b = (np.asarray(x, np.float64).reshape(-1, 3) for x in (a, c, b))
+    fa = np.asarray(front_a, np.float64).reshape(-1, 3)
+    fb = np.asarray(front_b, np.float64).reshape(-1, 3)
+    n = a.shape[0]
+    if n == 0 or grid.tris.shape[0] == 0:
+        return np.zeros(n, np.bool_)
+    hands = probe_blocked(np.concatenate([a + PROBE_OUT * fa, c + PROBE_OUT * fb]),
+                          np.concatenate([c + PROBE_OUT * fa, b + PROBE_OUT * fb]), None,
+                          grid.tris, grid)
+    blocked = hands[:n] | hands[n:]
+    turn = np.arctan2(fa[:, 0] * fb[:, 1] - fa[:, 1] * fb[:, 0],
+                      fa[:, 0] * fb[:, 0] + fa[:, 1] * fb[:, 1])
+    steps = np.maximum(1, np.ceil(np.abs(turn) / math.radians(CORNER_PIVOT_STEP_DEG)
+                                  - 1e-9)).astype(np.int64)
+    # each corner's chain of holds: a (a's front), c turned from a's front to b's in
+    # ``steps`` steps (steps + 1 holds), b (b's front)
+    per = steps + 3
+    start = np.zeros(n + 1, np.int64)
+    np.cumsum(per, out=start[1:])
+    owner = np.repeat(np.arange(n), per)
+    rank = np.arange(owner.shape[0]) - start[owner]  # 0: a, 1..steps + 1: c, last: b
+    last = rank == per[owner] - 1
+    frac = np.clip((rank - 1) / steps[owner], 0.0, 1.0)
+    front = _rotate_xy(fa[owner], turn[owner] * frac)
+    front[rank == 0] = fa
+    front[rank == 1] = fa
+    front[last] = fb
+    front[rank == steps[owner] + 1] = fb
+    hold = c[owner]
+    hold[rank == 0] = a
+    hold[last] = b
+    open_ = np.nonzero(~blocked)[0]
+    if open_.size:
+        keep = ~blocked[owner]
+        blocked[open_] = chain_blocked(hold[keep], front[keep],
+                                       np.concatenate([[0], np.cumsum(per[open_])]), grid,
+                                       float(params.body_radius), float(params.hang_height))
+    return blocked
+
+
+def _corner_rows(cand, pos, abilities, el_front, grid, params):
+    """Corner nodes and edges of the candidate corners (``_corner_candidates`` rows) that
+    are outside corners (each ledge's hanging side faces away from the other ledge) and
+    whose move is free (:func:`corner_blocked`): (positions of the new nodes, edge rows
+    (a, b, kind, -1, abilities, 1) numbered from ``pos.shape[0]``, the outside rows of
+    ``cand``)."""
+    i, j = cand[:, 0].astype(np.int64), cand[:, 1].astype(np.int64)
+    fi, fj = el_front[i], el_front[j]
+    outside = (fi[:, 0] * cand[:, 9] + fi[:, 1] * cand[:, 10] < 0.0) \
+        & (fj[:, 0] * cand[:, 7] + fj[:, 1] * cand[:, 8] < 0.0)
+    cand, i, j, fi, fj = cand[outside], i[outside], j[outside], fi[outside], fj[outside]
+    a, b = cand[:, 2].astype(np.int64), cand[:, 3].astype(np.int64)
+    c = np.ascontiguousarray(cand[:, 4:7])
+    free = ~corner_blocked(pos[a], c, pos[b], fi, fj, grid, params)
+    a, b, c, i, j = a[free], b[free], c[free], i[free], j[free]
+    merge = float(params.merge_distance)
+    at_a = np.linalg.norm(c - pos[a], axis=1) <= merge
+    at_b = ~at_a & (np.linalg.norm(c - pos[b], axis=1) <= merge)
+    new = ~at_a & ~at_b
+    node = np.where(at_a, a, b)
+    node[new] = pos.shape[0] + np.arange(int(new.sum()))
+    abil = ABILITY_CLIMB | abilities[i] | abilities[j]
+    rows = []
+    for k in range(a.shape[0]):  # few: one or two edges per corner
+        for u, v in ((a[k], node[k]), (node[k], b[k])):
+            if u != v:
+                rows.append((u, v, CLIMB_EDGE_CORNER, -1, abil[k], 1))
+    return c[new], np.array(rows, np.int64).reshape(-1, 6), cand
+
+
+def _node_elements(base, node_of, n_nodes) -> np.ndarray:
+    """(N,) the first element owning each node."""
     owner = np.repeat(np.arange(base.shape[0] - 1), np.diff(base))
     nodes, first = np.unique(node_of, return_index=True)
     node_el = np.full(n_nodes, -1, np.int64)
     node_el[nodes] = owner[first]
-    need = np.unique(node_el[np.unique(used)])
+    return node_el
+
+
+def _element_fronts(elements, grid, params, fronts, need) -> np.ndarray:
+    """(E, 3) hanging side of the elements ``need`` (climb_body.py), zero rows elsewhere."""
+    need = np.unique(need)
     known = None if fronts is None else np.asarray(fronts, np.float64).reshape(-1, 3)[need]
-    el_front = np.zeros((base.shape[0] - 1, 3))
+    el_front = np.zeros((elements.kind.shape[0], 3))
     el_front[need] = hang_fronts(np.asarray(elements.kind)[need],
                                  np.asarray(elements.ends).reshape(-1, 2, 3)[need], grid,
                                  float(params.body_radius), known)
-    return el_front[node_el]
+    return el_front
 
 
 def _first_of_each_pair(rows, n_nodes) -> np.ndarray:
@@ -745,11 +920,13 @@ def build_climb_graph(elements: ClimbElements, params: ClimbParams | None = None
     along = along[_first_of_each_pair(along, pos.shape[0])]
 
     # 3. implicit links between test nodes (ends and centre) of different elements:
-    #    end-end and centre-centre pairs, as in Fuse
+    #    end-end and centre-centre pairs, as in Fuse; and corners between ledges
     implicit = np.zeros((0, 6), np.int64)
+    corner_cand = np.zeros((0, 11))
     if n_el > 1:
         reach = float(params.max_link_distance)
-        pairs = _near_pairs(ends, reach, max(reach, float(params.max_drop_height)))
+        near = max(reach, 2.0 * float(params.corner_gap))  # a corner's ends, too
+        pairs = _near_pairs(ends, near, max(near, float(params.max_drop_height)))
         axes = ends[:, 1] - ends[:, 0]
         axes = np.ascontiguousarray(axes / np.maximum(lengths, 1e-12)[:, None])
         implicit = _implicit_links(
@@ -757,26 +934,46 @@ def build_climb_graph(elements: ClimbElements, params: ClimbParams | None = None
             float(params.merge_distance), reach, math.radians(params.max_link_angle),
             float(params.max_drop_height), math.cos(math.radians(BACK_JUMP_PARALLEL_DEG)),
             moves, abilities & ~np.int64(ALONG_ONLY_ABILITIES))
+        corner_cand = _corner_candidates(
+            np.asarray(elements.kind, np.int64), ends, lengths, base, node_of, pairs, moves,
+            float(params.merge_distance), float(params.corner_gap), CORNER_HEIGHT_TOL,
+            math.cos(math.radians(CORNER_MIN_TURN_DEG)))
     rows = np.concatenate([along, implicit])
     keep = _first_of_each_pair(rows, pos.shape[0])
     keep = keep[keep >= along.shape[0]]  # an implicit link only where no edge is yet
     implicit = rows[keep]
-    if implicit.shape[0] and vertices is not None and triangles is not None \
-            and len(triangles):
+    corner = np.zeros((0, 6), np.int64)
+    scene = vertices is not None and triangles is not None and len(triangles)
+    if scene and (implicit.shape[0] or corner_cand.shape[0]):
         g = grid if grid is not None else triangle_grid(vertices, triangles)
+        node_el = _node_elements(base, node_of, pos.shape[0])
+        need = np.concatenate([node_el[implicit[:, :2].ravel()],
+                               corner_cand[:, :2].ravel().astype(np.int64)])
+        el_front = _element_fronts(elements, g, params, fronts, need)
+        if corner_cand.shape[0]:
+            new_pos, corner, outside = _corner_rows(corner_cand, pos, abilities, el_front, g,
+                                                    params)
+            # the ends of an outside corner get the corner move, not a jump across it
+            n = max(pos.shape[0], 1)
+            ca, cb = outside[:, 2].astype(np.int64), outside[:, 3].astype(np.int64)
+            taken = np.minimum(ca, cb) * n + np.maximum(ca, cb)
+            key = np.minimum(implicit[:, 0], implicit[:, 1]) * n \
+                + np.maximum(implicit[:, 0], implicit[:, 1])
+            implicit = implicit[~np.isin(key, taken)]
+            pos = np.concatenate([pos, new_pos])
         a, b = implicit[:, 0], implicit[:, 1]
-        front = _node_fronts(elements, g, params, fronts, base, node_of, pos.shape[0],
-                             implicit[:, :2])
+        front = el_front[node_el[implicit[:, :2]]] if implicit.shape[0] \
+            else np.zeros((0, 2, 3))
         # the hands hold the element from its hanging side: the hand line is moved
         # PROBE_OUT that way, off the plane of the wall under a ledge
-        blocked = probe_blocked(pos[a] + PROBE_OUT * front[a], pos[b] + PROBE_OUT * front[b],
-                                vertices, triangles, g)
+        blocked = probe_blocked(pos[a] + PROBE_OUT * front[:, 0],
+                                pos[b] + PROBE_OUT * front[:, 1], vertices, triangles, g)
         rest = np.nonzero(~blocked)[0]
-        blocked[rest] = body_blocked(pos[a[rest]], pos[b[rest]], front[a[rest]],
-                                     front[b[rest]], g, float(params.body_radius),
+        blocked[rest] = body_blocked(pos[a[rest]], pos[b[rest]], front[rest, 0],
+                                     front[rest, 1], g, float(params.body_radius),
                                      float(params.hang_height))
         implicit = implicit[~blocked]
-    rows = np.concatenate([along, implicit])
+    rows = np.concatenate([along, implicit, corner])
     en = rows[:, :2].astype(np.int32)
     length = np.linalg.norm(pos[en[:, 1]] - pos[en[:, 0]], axis=1) if rows.shape[0] \
         else np.zeros(0)
@@ -788,11 +985,14 @@ def build_climb_graph(elements: ClimbElements, params: ClimbParams | None = None
 # ------------------------------------------------------------------------ navmesh join
 @njit(cache=True)
 def _nearest_ground(nodes, zlo, zhi, reach, tris, start, items, origin, cell, nx, ny):
-    """For each node, the nearest (in XY) surface point within ``reach`` whose height lies in
-    [zlo, zhi]: (triangle index or -1, point). Ties go to the lowest triangle index."""
-    n = nodes.shape[0]
-    best_t = np.full(n, -1, np.int64)
-    best_p = np.zeros((n, 3))
+    """For each node k and band b: the nearest (in XY) surface point within ``reach`` whose
+    height lies in [zlo[k, b], zhi[k, b]]: (triangle index or -1, point), (n, B) and (n, B,
+    3). Ties go to the lowest triangle index. The bands of a node share one walk of the
+    grid (each band's answer is that of a walk of its own)."""
+    n, n_band = zlo.shape
+    best_t = np.full((n, n_band), -1, np.int64)
+    best_p = np.zeros((n, n_band, 3))
+    best = np.empty(n_band)
     n_tri = tris.shape[0]
     stamp = np.full(n_tri, -1, np.int64)
     tri_zlo = np.empty(n_tri)
@@ -807,7 +1007,8 @@ def _nearest_ground(nodes, zlo, zhi, reach, tris, start, items, origin, cell, nx
         tri_xy[t, 3] = max(tris[t, 0, 1], tris[t, 1, 1], tris[t, 2, 1])
     for k in range(n):
         px, py = nodes[k, 0], nodes[k, 1]
-        best = reach
+        for b in range(n_band):
+            best[b] = reach
         i0, i1, j0, j1 = _cell_range(px - reach, px + reach, py - reach, py + reach, origin,
                                      cell, nx, ny)
         for i in range(i0, i1 + 1):
@@ -818,26 +1019,38 @@ def _nearest_ground(nodes, zlo, zhi, reach, tris, start, items, origin, cell, nx
                     if stamp[t] == k:
                         continue
                     stamp[t] = k
-                    if tri_zlo[t] > zhi[k] or tri_zhi[t] < zlo[k] or tri_xy[t, 0] > px + best \
-                            or tri_xy[t, 1] < px - best or tri_xy[t, 2] > py + best \
-                            or tri_xy[t, 3] < py - best:
+                    reach_now = 0.0
+                    in_band = False
+                    for b in range(n_band):
+                        if tri_zlo[t] <= zhi[k, b] and tri_zhi[t] >= zlo[k, b]:
+                            in_band = True
+                            reach_now = max(reach_now, best[b])
+                    if not in_band or tri_xy[t, 0] > px + reach_now \
+                            or tri_xy[t, 1] < px - reach_now or tri_xy[t, 2] > py + reach_now \
+                            or tri_xy[t, 3] < py - reach_now:
                         continue
                     x, y, z, d = _closest_on_triangle_xy(px, py, tris[t])
-                    if d <= best and zlo[k] <= z <= zhi[k]:
-                        if d < best or best_t[k] < 0 or t < best_t[k]:
-                            best = d
-                            best_t[k] = t
-                            best_p[k, 0] = x
-                            best_p[k, 1] = y
-                            best_p[k, 2] = z
+                    for b in range(n_band):
+                        if d <= best[b] and zlo[k, b] <= z <= zhi[k, b]:
+                            if d < best[b] or best_t[k, b] < 0 or t < best_t[k, b]:
+                                best[b] = d
+                                best_t[k, b] = t
+                                best_p[k, b, 0] = x
+                                best_p[k, b, 1] = y
+                                best_p[k, b, 2] = z
     return best_t, best_p
 
 
 def _ground_points(tris, nodes, zlo, zhi, reach):
-    """:func:`_nearest_ground` over query/spatial.py's uniform XY grid of the triangles."""
+    """:func:`_nearest_ground` over query/spatial.py's uniform XY grid of the triangles;
+    ``zlo``/``zhi`` (n, B) bands per node."""
+    zlo = np.ascontiguousarray(zlo, np.float64)
+    zhi = np.ascontiguousarray(zhi, np.float64)
+    if zlo.ndim == 1:  # one band
+        zlo, zhi = zlo[:, None], zhi[:, None]
     if tris.shape[0] == 0 or nodes.shape[0] == 0:
-        return np.full(nodes.shape[0], -1, np.int64), np.zeros((nodes.shape[0], 3))
-    origin, cell, nx, ny, start, items = build_grid(tris.min(axis=1), tris.max(axis=1))
+        return np.full(zlo.shape, -1, np.int64), np.zeros((*zlo.shape, 3))
+    origin, cell, nx, ny, start, items = build_grid(*triangle_bounds(tris))
     return _nearest_ground(np.ascontiguousarray(nodes), zlo, zhi, float(reach), tris, start,
                            items, origin, float(cell), int(nx), int(ny))
 
@@ -876,16 +1089,32 @@ def join_navmesh(navmesh, elements: ClimbElements, graph: ClimbGraph,
     n_l, n_v = int(ledge.sum()), int((~ledge & top).sum())
     q_kind = np.repeat(np.array([CLIMB_LINK_MOUNT, CLIMB_LINK_HANG, CLIMB_LINK_LADDER_FOOT,
                                  CLIMB_LINK_MOUNT], np.int64), [n_l, n_l, n_v, n_v])
-    q_order = np.repeat(np.arange(4), [n_l, n_l, n_v, n_v]) % 2  # mount before hang
-    q_rank = np.concatenate([rank[ledge], rank[ledge], np.zeros(2 * n_v, np.int64)])
-    order = np.lexsort((q_rank, q_order, q_el))
+    # sorted by element, then mount before hang (foot before top), then rank: each row's
+    # place computed directly (no sort)
+    el_ledge = np.asarray(elements.kind) == CLIMB_LEDGE
+    q_start = np.zeros(n_el + 1, np.int64)
+    np.cumsum(np.where(el_ledge, 2 * counts, 2), out=q_start[1:])
+    bottoms = el[~ledge & (rank == 0)]
+    place = np.concatenate([q_start[el[ledge]] + rank[ledge],
+                            q_start[el[ledge]] + counts[el[ledge]] + rank[ledge],
+                            q_start[bottoms], q_start[el[~ledge & top]] + 1])
+    order = np.empty(place.shape[0], np.int64)
+    order[place] = np.arange(place.shape[0])
+    # one walk per node: a ledge node's mount and hang bands together (band 1 empty for
+    # the others), the answers laid out as the queries above
+    walk = np.concatenate([flat[ledge], flat[~ledge & (rank == 0)], flat[~ledge & top]])
+    z = pos[walk, 2] if walk.size else np.zeros(0)
+    level_lo, level_hi = z - params.step_height, z + params.step_height
+    is_ledge = np.arange(walk.shape[0]) < n_l
+    zlo = np.stack([level_lo, np.where(is_ledge, z - params.max_drop_height, np.inf)], axis=1)
+    zhi = np.stack([level_hi, np.where(is_ledge, z - params.step_height - 1e-6, -np.inf)],
+                   axis=1)
+    walk_t, walk_p = _ground_points(np.ascontiguousarray(tris), pos[walk].reshape(-1, 3), zlo,
+                                    zhi, float(params.reach))
+    found_t = np.concatenate([walk_t[:n_l, 0], walk_t[:n_l, 1], walk_t[n_l:, 0]])[order]
+    found_p = np.concatenate([walk_p[:n_l, 0], walk_p[:n_l, 1], walk_p[n_l:, 0]])[order]
     q_el, q_node, q_kind = q_el[order], q_node[order], q_kind[order]
     z = pos[q_node, 2] if q_node.size else np.zeros(0)
-    hang = q_kind == CLIMB_LINK_HANG
-    zlo = np.where(hang, z - params.max_drop_height, z - params.step_height)
-    zhi = np.where(hang, z - params.step_height - 1e-6, z + params.step_height)
-    found_t, found_p = _ground_points(np.ascontiguousarray(tris), pos[q_node].reshape(-1, 3),
-                                      zlo, zhi, float(params.reach))
     got = found_t >= 0
     linked = np.zeros(n_el, np.bool_)
     linked[q_el[got]] = True  # (the warning is about the ground, not the element's links)
@@ -902,7 +1131,9 @@ def join_navmesh(navmesh, elements: ClimbElements, graph: ClimbGraph,
     return ClimbLinks(kind.astype(np.int8), node, point,
                       tri_poly[found_t[got]].astype(np.int32), bidir.astype(np.bool_),
                       np.linalg.norm(point - pos[node], axis=1) if node.size
-                      else np.zeros(0)), warnings
+                      else np.zeros(0),
+                      link_abilities(kind, np.asarray(elements.abilities)[q_el[got]])), \
+        warnings
 
 
 # ------------------------------------------------------------------------ on the NavMesh
@@ -926,13 +1157,29 @@ def climb_arrays(elements: ClimbElements, graph: ClimbGraph, links: ClimbLinks) 
         "climb_link_poly": np.asarray(links.poly, np.int32),
         "climb_link_bidirectional": np.asarray(links.bidirectional, np.bool_),
         "climb_link_length": np.asarray(links.length, np.float64),
+        "climb_link_abilities": np.asarray(links.abilities, np.uint16),
     }
 
 
-def link_abilities(kind) -> np.ndarray:
-    """Abilities each climb-to-navmesh link kind needs."""
-    table = np.array([ABILITY_MOUNT, ABILITY_LADDER, ABILITY_CLIMB], np.uint16)
-    return table[np.asarray(kind, np.int64)]
+def link_abilities(kind, element_abilities=None) -> np.ndarray:
+    """Abilities each climb-to-navmesh link needs: its kind's (``CLIMB_LINK_BASE_ABILITIES``:
+    a mount ``mount``, a hang ``climb``) and the holding abilities of its element
+    (``element_abilities``, the element's abilities without ``shimmy``: a ledge ``climb``, a
+    ladder ``ladder``, a pipe ``pipe``, or its custom ones). Without ``element_abilities``:
+    the abilities of the kinds alone (``CLIMB_LINK_KIND_ABILITIES``, what files written
+    before links had their own abilities mean)."""
+    kind = np.asarray(kind, np.int64)
+    if element_abilities is None:
+        return np.array(CLIMB_LINK_KIND_ABILITIES, np.uint16)[kind]
+    hold = np.asarray(element_abilities, np.int64) & ~np.int64(ALONG_ONLY_ABILITIES)
+    return (np.array(CLIMB_LINK_BASE_ABILITIES, np.int64)[kind] | hold).astype(np.uint16)
+
+
+def link_ability_masks(nm) -> np.ndarray:
+    """(C,) the abilities each climb link of a NavMesh needs (``climb_link_abilities``; a
+    NavMesh without them: its links' kinds alone)."""
+    return climb_link_ability_masks(nm.climb_link_kind,
+                                    getattr(nm, "climb_link_abilities", np.zeros(0)))
 
 
 def _drop_buried(elements: ClimbElements, grid: TriangleGrid):
@@ -1004,8 +1251,8 @@ def add_climbing(navmesh, items, vertices, triangles, settings,
 
     params = params or ClimbParams.from_settings(settings)
     v = np.asarray(vertices, np.float64).reshape(-1, 3)
-    used = v[np.unique(np.asarray(triangles, np.int64))] if len(triangles) else v[:0]
-    bounds = (used.min(axis=0), used.max(axis=0)) if used.shape[0] else None
+    used = v[np.asarray(triangles, np.int64).ravel()] if len(triangles) else v[:0]
+    bounds = point_bounds(used) if used.shape[0] else None
     elements, warnings = make_elements(items, bounds)
     grid = triangle_grid(v, triangles) if len(triangles) else None
     if grid is not None and elements.kind.shape[0]:

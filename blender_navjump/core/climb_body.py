@@ -14,7 +14,8 @@
      horizontal segment across the ledge's middle (from ``n`` to ``-n``, as long) meets
      decides: the body hangs on the side its normal faces (the wall's outside). The front
      is the side that loses fewer; a tie still (a bar with nothing around) gives ``n``.
-   * Only elements with an implicit link to test get a front (``climb._node_fronts``).
+   * Only elements with an implicit link or a corner to test get a front
+     (``climb._element_fronts``).
    * A ladder or pipe: of ``VERTICAL_RAYS`` horizontal rays from the middle of its axis,
      ``2 radius + BODY_GAP`` long, the one that meets a triangle first gives the wall; the
      front is that triangle's horizontal normal turned to point at the axis. No wall
@@ -40,8 +41,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from numba import njit
 
-from .climb_geom import TriangleGrid, segment_first_hits, segment_hits
+from .climb_geom import TriangleGrid, _walk_one, segment_first_hits, segment_hits
 from .kinds import CLIMB_LEDGE
 
 # The body's top lies this far below the hands (metres; the arms are above it, and the
@@ -177,29 +179,123 @@ def body_blocked(a, b, front_a, front_b, grid: TriangleGrid | None, radius: floa
     u = np.where((size > 1e-9)[:, None], u, fallback)
     across = np.stack([-u[:, 1], u[:, 0], np.zeros(n)], axis=1)
     levels = max(2, int(math.ceil((hang_height - BODY_TOP) / BODY_STEP)) + 1)
-    f = np.linspace(0.0, 1.0, levels)
-    za = za_top[:, None] + f[None] * (za_bot - za_top)[:, None]  # (n, L)
-    zb = zb_top[:, None] + f[None] * (zb_bot - zb_top)[:, None]
-    lines_a, lines_b = [], []
-    for side in (0.0, 1.0, -1.0):
-        o = across * (side * radius)
-        pa = np.repeat((ca + o)[:, None, :], levels, axis=1)
-        pb = np.repeat((cb + o)[:, None, :], levels, axis=1)
-        pa[:, :, 2] = za
-        pb[:, :, 2] = zb
-        lines_a.append(pa)
-        lines_b.append(pb)
-    pa = np.concatenate(lines_a, axis=1)  # (n, 3 levels, 3)
-    pb = np.concatenate(lines_b, axis=1)
-    # test the middle level's lines first, then the others only for the moves still open
-    order = np.argsort(np.abs(np.arange(pa.shape[1]) % levels - (levels - 1) / 2.0),
-                       kind="stable")
-    first, rest = order[:3], order[3:]
-    blocked = segment_hits(pa[:, first].reshape(-1, 3), pb[:, first].reshape(-1, 3),
-                           grid).reshape(n, -1).any(axis=1)
-    open_ = np.nonzero(~blocked)[0]
-    if open_.size and rest.size:
-        sa = pa[open_][:, rest].reshape(-1, 3)
-        sb = pb[open_][:, rest].reshape(-1, 3)
-        blocked[open_] = segment_hits(sa, sb, grid).reshape(open_.size, -1).any(axis=1)
-    return blocked
+    # the middle level's lines first: an obstacle is met soonest there
+    order = np.argsort(np.abs(np.arange(levels) - (levels - 1) / 2.0), kind="stable")
+    frac = np.linspace(0.0, 1.0, levels)[order]
+    return _sweep_blocked(ca, cb, za_top, za_bot, zb_top, zb_bot,
+                          np.ascontiguousarray(across), float(radius), frac, grid.tris,
+                          grid.lo, grid.hi, grid.origin, grid.cell, grid.nx, grid.ny,
+                          grid.start, grid.items)
+
+
+@njit(cache=True)
+def _sweep_blocked(ca, cb, za_top, za_bot, zb_top, zb_bot, across, radius, frac, tris,
+                   tri_lo, tri_hi, origin, cell, nx, ny, grid_start, grid_items):
+    """For each move k: whether a line of its swept body crosses a triangle. The lines run
+    from box a (centre ``ca[k]``, heights ``za_top[k]``..``za_bot[k]``) to box b, at the
+    centre and ``+-radius`` along ``across[k]``, at the levels ``frac`` (0: top, 1:
+    bottom; in the order tested); the first crossing ends the move's test."""
+    n = ca.shape[0]
+    out = np.zeros(n, np.bool_)
+    stamp = np.full(tris.shape[0], -1, np.int64)
+    mark = 0
+    for k in range(n):
+        for f in frac:
+            az = za_top[k] + f * (za_bot[k] - za_top[k])
+            bz = zb_top[k] + f * (zb_bot[k] - zb_top[k])
+            for side in (0.0, 1.0, -1.0):
+                ox = across[k, 0] * (side * radius)
+                oy = across[k, 1] * (side * radius)
+                w, t = _walk_one(ca[k, 0] + ox, ca[k, 1] + oy, az, cb[k, 0] + ox,
+                                 cb[k, 1] + oy, bz, tris, tri_lo, tri_hi, origin, cell, nx,
+                                 ny, grid_start, grid_items, True, stamp, mark)
+                mark += 1
+                if t >= 0:
+                    out[k] = True
+                    break
+            if out[k]:
+                break
+    return out
+
+
+def chain_blocked(hold, front, start, grid: TriangleGrid | None, radius: float,
+                  hang_height: float) -> np.ndarray:
+    """Whether the hanging body crosses a triangle along each chain of holds: chain k is
+    the holds ``hold[start[k]:start[k+1]]`` (hands, (S, 3)) with their fronts, and its body
+    is swept from each hold to the next exactly as :func:`body_blocked` sweeps one move
+    (so a chain of two holds is one move). One numba call; a chain's test ends at its
+    first crossing."""
+    start = np.asarray(start, np.int64)
+    n = start.shape[0] - 1
+    if n <= 0 or grid is None or grid.tris.shape[0] == 0 or hang_height <= BODY_TOP:
+        return np.zeros(max(n, 0), np.bool_)
+    levels = max(2, int(math.ceil((hang_height - BODY_TOP) / BODY_STEP)) + 1)
+    order = np.argsort(np.abs(np.arange(levels) - (levels - 1) / 2.0), kind="stable")
+    frac = np.linspace(0.0, 1.0, levels)[order]
+    return _chain_sweep(np.ascontiguousarray(hold, np.float64).reshape(-1, 3),
+                        np.ascontiguousarray(front, np.float64).reshape(-1, 3), start,
+                        float(radius), float(hang_height), frac, grid.tris, grid.lo, grid.hi,
+                        grid.origin, grid.cell, grid.nx, grid.ny, grid.start, grid.items)
+
+
+@njit(cache=True)
+def _chain_sweep(hold, front, start, radius, hang_height, frac, tris, tri_lo, tri_hi, origin,
+                 cell, nx, ny, grid_start, grid_items):
+    """:func:`chain_blocked`'s kernel: per hold, the body's centre and its top and bottom
+    heights (the bottom cut ``BODY_FLOOR`` above the first triangle under it, as
+    ``_floors``), then per pair of consecutive holds the lines of ``_sweep_blocked``."""
+    n = start.shape[0] - 1
+    out = np.zeros(n, np.bool_)
+    stamp = np.full(tris.shape[0], -1, np.int64)
+    mark = 0
+    off = radius + BODY_GAP
+    n_hold = hold.shape[0]
+    centre = np.empty((n_hold, 3))
+    z_top = np.empty(n_hold)
+    z_bot = np.empty(n_hold)
+    for k in range(n):
+        for s in range(start[k], start[k + 1]):
+            for a in range(3):
+                centre[s, a] = hold[s, a] + front[s, a] * off
+            top = centre[s, 2] - BODY_TOP
+            low = centre[s, 2] - hang_height
+            w, t = _walk_one(centre[s, 0], centre[s, 1], top, centre[s, 0], centre[s, 1], low,
+                             tris, tri_lo, tri_hi, origin, cell, nx, ny, grid_start,
+                             grid_items, False, stamp, mark)
+            mark += 1
+            z_top[s] = top
+            z_bot[s] = min(top + w * (low - top) + BODY_FLOOR, top) if t >= 0 else low
+        for s in range(start[k], start[k + 1] - 1):
+            dx = centre[s + 1, 0] - centre[s, 0]
+            dy = centre[s + 1, 1] - centre[s, 1]
+            size = math.sqrt(dx * dx + dy * dy)
+            if size > 1e-9:
+                ux, uy = dx / size, dy / size
+            else:  # a vertical move: across the fronts, else x
+                fx = front[s, 0] + front[s + 1, 0]
+                fy = front[s, 1] + front[s + 1, 1]
+                fsize = math.sqrt(fx * fx + fy * fy)
+                if fsize > 1e-9:
+                    ux, uy = fx / fsize, fy / fsize
+                else:
+                    ux, uy = 1.0, 0.0
+            across_x, across_y = -uy, ux
+            for f in frac:
+                az = z_top[s] + f * (z_bot[s] - z_top[s])
+                bz = z_top[s + 1] + f * (z_bot[s + 1] - z_top[s + 1])
+                for side in (0.0, 1.0, -1.0):
+                    ox = across_x * (side * radius)
+                    oy = across_y * (side * radius)
+                    w, t = _walk_one(centre[s, 0] + ox, centre[s, 1] + oy, az,
+                                     centre[s + 1, 0] + ox, centre[s + 1, 1] + oy, bz, tris,
+                                     tri_lo, tri_hi, origin, cell, nx, ny, grid_start,
+                                     grid_items, True, stamp, mark)
+                    mark += 1
+                    if t >= 0:
+                        out[k] = True
+                        break
+                if out[k]:
+                    break
+            if out[k]:
+                break
+    return out

@@ -21,15 +21,6 @@ def _dot(a, b):
 
 
 @njit(cache=True)
-def _cross(a, b):
-    out = np.empty(3)
-    out[0] = a[1] * b[2] - a[2] * b[1]
-    out[1] = a[2] * b[0] - a[0] * b[2]
-    out[2] = a[0] * b[1] - a[1] * b[0]
-    return out
-
-
-@njit(cache=True)
 def _segment_hits(a, b, tris, tri_lo, tri_hi, origin, cell, nx, ny, grid_start, grid_items):
     """True for each probe segment a[k]-b[k] that crosses a triangle (Moller-Trumbore),
     testing only the triangles binned (query/spatial.py's grid) in the cells it spans."""
@@ -58,55 +49,72 @@ def _segment_walk(a, b, tris, tri_lo, tri_hi, origin, cell, nx, ny, grid_start, 
     which = np.full(n, -1, np.int64)
     stamp = np.full(tris.shape[0], -1, np.int64)
     for k in range(n):
-        lo = np.minimum(a[k], b[k])
-        hi = np.maximum(a[k], b[k])
-        d = b[k] - a[k]
-        x0, x1, y0, y1 = _cell_range(lo[0], hi[0], lo[1], hi[1], origin, cell, nx, ny)
-        for iy in range(y0, y1 + 1):
-            for ix in range(x0, x1 + 1):
-                c = iy * nx + ix
-                for m in range(grid_start[c], grid_start[c + 1]):
-                    t = grid_items[m]
-                    if stamp[t] == k:
-                        continue
-                    stamp[t] = k
-                    if tri_lo[t, 0] > hi[0] or tri_lo[t, 1] > hi[1] or tri_lo[t, 2] > hi[2] \
-                            or tri_hi[t, 0] < lo[0] or tri_hi[t, 1] < lo[1] \
-                            or tri_hi[t, 2] < lo[2]:
-                        continue
-                    w = _segment_param(a[k], d, tris[t])
-                    if w < first[k] or (w == first[k] and w < np.inf and t < which[k]):
-                        first[k] = w
-                        which[k] = t
-                        if any_hit:
-                            break
-                if any_hit and which[k] >= 0:
-                    break
-            if any_hit and which[k] >= 0:
-                break
+        w, t = _walk_one(a[k, 0], a[k, 1], a[k, 2], b[k, 0], b[k, 1], b[k, 2], tris, tri_lo,
+                         tri_hi, origin, cell, nx, ny, grid_start, grid_items, any_hit, stamp,
+                         k)
+        first[k] = w
+        which[k] = t
     return first, which
 
 
 @njit(cache=True)
-def _segment_param(a, d, tri):
-    """Where (param along d) the segment a -> a + d crosses ``tri``; inf when it does not."""
-    v0 = tri[0]
-    e1 = tri[1] - v0
-    e2 = tri[2] - v0
-    pv = _cross(d, e2)
-    det = _dot(e1, pv)
+def _walk_one(ax, ay, az, bx, by, bz, tris, tri_lo, tri_hi, origin, cell, nx, ny, grid_start,
+              grid_items, any_hit, stamp, mark):
+    """(param, triangle) of segment a-b's first crossing (any crossing with ``any_hit``), or
+    (inf, -1); ``stamp`` (one slot per triangle) marks the triangles seen with ``mark``,
+    which must differ from every earlier call's on that stamp array."""
+    lo0, hi0 = min(ax, bx), max(ax, bx)
+    lo1, hi1 = min(ay, by), max(ay, by)
+    lo2, hi2 = min(az, bz), max(az, bz)
+    dx, dy, dz = bx - ax, by - ay, bz - az
+    best = np.inf
+    which = -1
+    x0, x1, y0, y1 = _cell_range(lo0, hi0, lo1, hi1, origin, cell, nx, ny)
+    for iy in range(y0, y1 + 1):
+        for ix in range(x0, x1 + 1):
+            c = iy * nx + ix
+            for m in range(grid_start[c], grid_start[c + 1]):
+                t = grid_items[m]
+                if stamp[t] == mark:
+                    continue
+                stamp[t] = mark
+                if tri_lo[t, 0] > hi0 or tri_lo[t, 1] > hi1 or tri_lo[t, 2] > hi2 \
+                        or tri_hi[t, 0] < lo0 or tri_hi[t, 1] < lo1 or tri_hi[t, 2] < lo2:
+                    continue
+                w = _crossing(ax, ay, az, dx, dy, dz, tris, t)
+                if w < best or (w == best and w < np.inf and t < which):
+                    best = w
+                    which = t
+                    if any_hit:
+                        return best, which
+    return best, which
+
+
+@njit(cache=True)
+def _crossing(ax, ay, az, dx, dy, dz, tris, t):
+    """Where (param along d) the segment a -> a + d crosses triangle ``tris[t]``
+    (Moller-Trumbore, on scalars); inf when it does not."""
+    v0x, v0y, v0z = tris[t, 0, 0], tris[t, 0, 1], tris[t, 0, 2]
+    e1x, e1y, e1z = tris[t, 1, 0] - v0x, tris[t, 1, 1] - v0y, tris[t, 1, 2] - v0z
+    e2x, e2y, e2z = tris[t, 2, 0] - v0x, tris[t, 2, 1] - v0y, tris[t, 2, 2] - v0z
+    px = dy * e2z - dz * e2y  # d x e2
+    py = dz * e2x - dx * e2z
+    pz = dx * e2y - dy * e2x
+    det = e1x * px + e1y * py + e1z * pz
     if abs(det) < 1e-12:
         return np.inf
     inv = 1.0 / det
-    tv = a - v0
-    u = _dot(tv, pv) * inv
+    tx, ty, tz = ax - v0x, ay - v0y, az - v0z
+    u = (tx * px + ty * py + tz * pz) * inv
     if u < 0.0 or u > 1.0:
         return np.inf
-    qv = _cross(tv, e1)
-    v = _dot(d, qv) * inv
+    qx = ty * e1z - tz * e1y  # t x e1
+    qy = tz * e1x - tx * e1z
+    qz = tx * e1y - ty * e1x
+    v = (dx * qx + dy * qy + dz * qz) * inv
     if v < 0.0 or u + v > 1.0:
         return np.inf
-    w = _dot(e2, qv) * inv
+    w = (e2x * qx + e2y * qy + e2z * qz) * inv
     if 0.0 <= w <= 1.0:
         return w
     return np.inf
@@ -126,10 +134,24 @@ class TriangleGrid(NamedTuple):
     items: np.ndarray
 
 
+def triangle_bounds(tris) -> tuple[np.ndarray, np.ndarray]:
+    """(T, 3) lower and upper bounds of triangles (T, 3, 3) (elementwise over the corners:
+    several times faster than numpy's reduction along the short axis)."""
+    a, b, c = tris[:, 0], tris[:, 1], tris[:, 2]
+    return np.minimum(np.minimum(a, b), c), np.maximum(np.maximum(a, b), c)
+
+
+def point_bounds(points) -> tuple[np.ndarray, np.ndarray]:
+    """(3,) lower and upper bounds of points (N, 3), N > 0 (per column)."""
+    p = np.asarray(points, np.float64).reshape(-1, 3)
+    return (np.array([p[:, k].min() for k in range(3)]),
+            np.array([p[:, k].max() for k in range(3)]))
+
+
 def triangle_grid(vertices, triangles) -> TriangleGrid:
     tris = np.asarray(vertices, np.float64).reshape(-1, 3)[
         np.asarray(triangles, np.int64).reshape(-1, 3)]
-    lo, hi = tris.min(axis=1), tris.max(axis=1)
+    lo, hi = triangle_bounds(tris)
     origin, cell, nx, ny, start, items = build_grid(lo, hi)
     return TriangleGrid(np.ascontiguousarray(tris), lo, hi, origin, float(cell), int(nx),
                         int(ny), start, items)

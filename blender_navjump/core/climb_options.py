@@ -7,11 +7,12 @@ from __future__ import annotations
 from numbers import Integral
 from typing import NamedTuple
 
-from .kinds import CLIMB_ABILITIES, CLIMB_EDGE_KINDS, CLIMB_LINK_KINDS
+from .kinds import CLIMB_ABILITIES, CLIMB_LINK_KINDS, CLIMB_MOVE_KINDS
 
-# Moves (bit i: edges of CLIMB_EDGE_KINDS[i] may touch an element) and navmesh links (bit i:
-# links of CLIMB_LINK_KINDS[i] at its nodes) an element allows by default: all.
-ALL_MOVES = (1 << len(CLIMB_EDGE_KINDS)) - 1
+# Moves (bit i: edges of CLIMB_MOVE_KINDS[i] may touch an element; a corner is an along
+# move) and navmesh links (bit i: links of CLIMB_LINK_KINDS[i] at its nodes) an element
+# allows by default: all.
+ALL_MOVES = (1 << len(CLIMB_MOVE_KINDS)) - 1
 ALL_LINKS = (1 << len(CLIMB_LINK_KINDS)) - 1
 ALL_ABILITIES = (1 << len(CLIMB_ABILITIES)) - 1
 
@@ -21,7 +22,7 @@ class ElementOptions(NamedTuple):
     climbing settings). See docs/climbing.md, "Per-element abilities, moves and links"."""
 
     abilities: int | None = None  # bit mask of CLIMB_ABILITIES it needs; None: its kind's
-    moves: int = ALL_MOVES  # bit i: edges of CLIMB_EDGE_KINDS[i] may touch it
+    moves: int = ALL_MOVES  # bit i: edges of CLIMB_MOVE_KINDS[i] may touch it
     links: int = ALL_LINKS  # bit i: links of CLIMB_LINK_KINDS[i] may start at its nodes
 
     def check(self, name) -> None:

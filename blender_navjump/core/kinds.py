@@ -45,13 +45,25 @@ CLIMB_LEDGE, CLIMB_LADDER, CLIMB_PIPE = 0, 1, 2
 # Object-name suffixes (OBJ objects and groups, Blender objects) that make a climb element;
 # such objects are not walkable geometry.
 CLIMB_SUFFIXES = {"-ledge": CLIMB_LEDGE, "-ladder": CLIMB_LADDER, "-pipe": CLIMB_PIPE}
-CLIMB_EDGE_KINDS = ("along", "jump", "drop", "back_jump")
-CLIMB_EDGE_ALONG, CLIMB_EDGE_JUMP, CLIMB_EDGE_DROP, CLIMB_EDGE_BACK_JUMP = 0, 1, 2, 3
+# OBJ objects and groups whose name ends in this are walkable geometry as usual, but the top
+# edges of their walls never become found ledges (the per-object switch of auto_ledges).
+NOLEDGES_SUFFIX = "-noledges"
+CLIMB_EDGE_KINDS = ("along", "jump", "drop", "back_jump", "corner")
+CLIMB_EDGE_ALONG, CLIMB_EDGE_JUMP, CLIMB_EDGE_DROP, CLIMB_EDGE_BACK_JUMP, \
+    CLIMB_EDGE_CORNER = 0, 1, 2, 3, 4
+# The edge kinds an element's moves switch (core/climb_options.py): a corner (shimmying
+# round an outside corner from one ledge to the next) is an "along" move of both ledges.
+CLIMB_MOVE_KINDS = CLIMB_EDGE_KINDS[:4]
 CLIMB_LINK_KINDS = ("mount", "ladder_foot", "hang")
 CLIMB_LINK_MOUNT, CLIMB_LINK_LADDER_FOOT, CLIMB_LINK_HANG = 0, 1, 2
 CLIMB_ABILITIES = ("climb", "ladder", "pipe", "shimmy", "mount", "back_jump")
 ABILITY_CLIMB, ABILITY_LADDER, ABILITY_PIPE, ABILITY_SHIMMY, ABILITY_MOUNT, \
     ABILITY_BACK_JUMP = (1 << i for i in range(6))
+# Abilities a link of each CLIMB_LINK_KINDS kind needs besides the holding abilities of its
+# element (core/climb.py, join_navmesh): mount `mount`, a foot nothing more, hang `climb`.
+CLIMB_LINK_BASE_ABILITIES = (ABILITY_MOUNT, 0, ABILITY_CLIMB)
+# ... and what files without per-link abilities mean (the links' kinds alone).
+CLIMB_LINK_KIND_ABILITIES = (ABILITY_MOUNT, ABILITY_LADDER, ABILITY_CLIMB)
 
 # ------------------------------------------------------------------ path points
 # What happens at a point of a path (PathResult.flags).
@@ -62,7 +74,7 @@ FLAG_NAMES = ("walk", "jump_start", "jump_end", "drop_start", "drop_end", "stanc
               "area_change",
               "hang_jump_up", "ladder_on", "climb_down_from_mount",
               "shimmy", "ladder_climb", "pipe_climb", "climb_jump", "climb_drop",
-              "climb_back_jump", "mount", "ladder_off", "climb_let_go")
+              "climb_back_jump", "mount", "ladder_off", "climb_let_go", "climb_corner")
 FLAG_WALK, FLAG_JUMP_START, FLAG_JUMP_END, FLAG_DROP_START, FLAG_DROP_END, \
     FLAG_STANCE_CHANGE, FLAG_AREA_CHANGE = range(7)
 
@@ -94,6 +106,7 @@ CLIMB_EDGE_COLORS = {
     "jump": (1.0, 1.0, 0.55, 1.0),      # pale yellow
     "drop": (0.55, 0.85, 1.0, 1.0),     # sky
     "back_jump": (1.0, 0.55, 0.55, 1.0),  # salmon
+    "corner": (0.8, 0.6, 1.0, 1.0),     # lavender
 }
 CLIMB_LINK_COLORS = {
     "mount": (1.0, 0.8, 0.55, 1.0),     # peach

@@ -190,6 +190,7 @@ class NavMesh:
     climb_link_poly: np.ndarray = _climb_field()["climb_link_poly"]
     climb_link_bidirectional: np.ndarray = _climb_field()["climb_link_bidirectional"]
     climb_link_length: np.ndarray = _climb_field()["climb_link_length"]
+    climb_link_abilities: np.ndarray = _climb_field()["climb_link_abilities"]
 
     # ----------------------------------------------------------------- basics
     @property

@@ -35,6 +35,7 @@ CLIMB_ARRAYS = {  # name: (dtype, shape after the first axis)
     "climb_link_poly": (np.int32, ()),
     "climb_link_bidirectional": (np.bool_, ()),
     "climb_link_length": (np.float64, ()),
+    "climb_link_abilities": (np.uint16, ()),
 }
 
 
@@ -407,6 +408,20 @@ def _check_areas(nm, c: _Check, polygon_area: np.ndarray, link_area: np.ndarray)
     return {"area_names": names, "area_cost": cost}
 
 
+def climb_link_ability_masks(kind, stored) -> np.ndarray:
+    """(C,) abilities each climb link needs: ``stored`` (``climb_link_abilities``) when it
+    has a row per link (``kind``, ``climb_link_kind``), else (a file written before links
+    had their own abilities) those of the links' kinds, ``CLIMB_LINK_KIND_ABILITIES``."""
+    from .kinds import CLIMB_LINK_KIND_ABILITIES
+
+    kind = np.asarray(kind, np.int64).reshape(-1)
+    stored = np.asarray(stored).reshape(-1)
+    if stored.shape[0] == kind.shape[0]:
+        return stored.astype(np.uint16)
+    table = np.array(CLIMB_LINK_KIND_ABILITIES, np.uint16)
+    return table[np.clip(kind, 0, table.shape[0] - 1)]
+
+
 def _check_climb(nm, c: _Check, n_polys: int) -> dict:
     """The ``climb_*`` arrays (core/climb.py): shapes, counts, kinds and indices."""
     from .kinds import CLIMB_EDGE_KINDS, CLIMB_ELEMENT_KINDS, CLIMB_LINK_KINDS
@@ -426,6 +441,10 @@ def _check_climb(nm, c: _Check, n_polys: int) -> dict:
         out[name] = c.array(name, value, (dtype, tail, None))
     if not out:
         return out
+    if out["climb_link_abilities"].shape[0] == 0 and out["climb_link_kind"].shape[0]:
+        # written before links had their own abilities: the abilities of their kinds
+        out["climb_link_abilities"] = climb_link_ability_masks(
+            out["climb_link_kind"], out["climb_link_abilities"])
     groups = {"climb_element_": "climb_element_kind", "climb_edge_": "climb_edge_kind",
               "climb_link_": "climb_link_kind"}
     for prefix, key in groups.items():

@@ -31,6 +31,9 @@ class ObjScene(NamedTuple):
     # hand-placed links (name ending -link or -link-oneway; NAME-area-AREA-link: with the
     # area AREA): core.custom_links.CustomLink
     links: tuple = ()
+    # (M,) bool per triangle, False on those of objects whose name ends in -noledges (their
+    # walls never give found ledges: climb.add_climbing's ledge_mask); None: no such object
+    ledge_mask: np.ndarray | None = None
 
 
 def open_obj_file(path):
@@ -91,10 +94,12 @@ def read_obj_scene(path, up: str = "z") -> ObjScene:
     """:func:`read_obj`, plus warnings a front end should show (see :func:`up_axis_warning`)."""
     if up not in UP_AXES:
         raise ValueError(f"up: must be 'y' or 'z', got {up!r}")
-    from .kinds import CLIMB_SUFFIXES
+    from .kinds import CLIMB_SUFFIXES, NOLEDGES_SUFFIX
 
     verts: list[list[float]] = []
     tris: list[tuple[int, int, int]] = []
+    no_ledges: list[int] = []  # triangle count before and after each -noledges face run
+    no_ledges_now = False
     climb: dict[str, tuple[int, list[int]]] = {}  # name: (kind, vertex indices)
     climb_now: tuple[int, list[int]] | None = None
     # hand-made scene parts: name: (what, faces (triangles) or lines (vertex pairs))
@@ -110,6 +115,7 @@ def read_obj_scene(path, up: str = "z") -> ObjScene:
                 climb_now = None if kind is None else climb.setdefault(name, (kind, []))
                 what = _special_kind(name)
                 special_now = None if what is None else special.setdefault(name, (what, []))
+                no_ledges_now = name.endswith(NOLEDGES_SUFFIX)
             elif key == "l" and special_now is not None:
                 idx = [_obj_index(tok, len(verts), path, lineno, "line") for tok in tokens[1:]]
                 special_now[1].append(idx)
@@ -162,6 +168,8 @@ def read_obj_scene(path, up: str = "z") -> ObjScene:
                     special_now[1].extend((idx[0], idx[k - 1], idx[k])
                                           for k in range(2, len(idx)))
                     continue
+                if no_ledges_now:
+                    no_ledges += [len(tris), len(tris) + len(idx) - 2]
                 for k in range(2, len(idx)):
                     tris.append((idx[0], idx[k - 1], idx[k]))
     v = np.array(verts, dtype=np.float64).reshape(-1, 3)
@@ -184,7 +192,13 @@ def read_obj_scene(path, up: str = "z") -> ObjScene:
             remap = np.cumsum(keep) - 1
             v, t = v[keep], remap[t].astype(np.int32).reshape(-1, 3)
     warning = up_axis_warning(v, t, up)
-    return ObjScene(v, t, [f"{path}: {warning}"] if warning else [], items, volumes, links)
+    ledge_mask = None
+    if no_ledges:
+        ledge_mask = np.ones(t.shape[0], np.bool_)
+        for a, b in zip(no_ledges[::2], no_ledges[1::2], strict=True):
+            ledge_mask[a:b] = False
+    return ObjScene(v, t, [f"{path}: {warning}"] if warning else [], items, volumes, links,
+                    ledge_mask)
 
 
 def _special_kind(name: str) -> str | None:

@@ -40,8 +40,10 @@ def warmup_scene() -> tuple[np.ndarray, np.ndarray]:
 
 def warmup_climb_items() -> list:
     """Climb items ``(name, kind, points)`` on the scene's 3 m block (x 8..12, y 0..3): a
-    ladder on its west face, and on its north face a pipe and a ledge along the top edge
-    (kinds as in ``core.kinds``: 0 ledge, 1 ladder, 2 pipe)."""
+    ladder on its west face, on its north face a pipe and a ledge along the top edge, and a
+    ledge along the west face's top edge (a corner with the north one) (kinds as in
+    ``core.kinds``: 0 ledge, 1 ladder, 2 pipe)."""
     return [("warmup-ladder", 1, np.array([[7.7, 1.0, 0.0], [7.95, 1.5, 3.0]])),
             ("warmup-pipe", 2, np.array([[9.5, 3.05, 0.2], [9.65, 3.2, 2.9]])),
-            ("warmup-ledge", 0, np.array([[8.5, 3.0, 3.0], [11.5, 3.0, 3.0]]))]
+            ("warmup-ledge", 0, np.array([[8.5, 3.0, 3.0], [11.5, 3.0, 3.0]])),
+            ("warmup-west-ledge", 0, np.array([[8.0, 1.8, 3.0], [8.0, 2.6, 3.0]]))]

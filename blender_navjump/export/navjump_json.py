@@ -28,7 +28,7 @@ from ..core.navmesh import (
     empty_navmesh,
     kind_link_areas,
 )
-from ..core.navmesh_check import MAX_POLYGON_VERTICES, check_navmesh
+from ..core.navmesh_check import MAX_POLYGON_VERTICES, check_navmesh, climb_link_ability_masks
 from ._common import atomic_write, polygon_rows
 
 FORMAT = "navjump"
@@ -229,11 +229,13 @@ def _climb_doc(nm: NavMesh, frame) -> dict:
                       nm.climb_edge_length, nm.climb_edge_abilities,
                       nm.climb_edge_bidirectional, strict=True)],
         "links": [{"kind": CLIMB_LINK_KINDS[int(k)], "node": int(n), "point": p.tolist(),
-                   "polygon": int(poly), "bidirectional": bool(b), "length": float(ln)}
-                  for k, n, p, poly, b, ln in zip(
+                   "polygon": int(poly), "bidirectional": bool(b), "length": float(ln),
+                   "abilities": _ability_names(a)}
+                  for k, n, p, poly, b, ln, a in zip(
                       nm.climb_link_kind, nm.climb_link_node, frame(nm.climb_link_point),
                       nm.climb_link_poly, nm.climb_link_bidirectional, nm.climb_link_length,
-                      strict=True)],
+                      climb_link_ability_masks(nm.climb_link_kind,
+                                               nm.climb_link_abilities), strict=True)],
     }
 
 
@@ -294,6 +296,11 @@ def _climb_from_json(r, doc) -> dict:
         "climb_link_bidirectional": r.array("climb.links[].bidirectional",
                                             li["bidirectional"], np.bool_, ()),
         "climb_link_length": r.array("climb.links[].length", li["length"], np.float64, ()),
+        # optional (files written before links had their own abilities: their kinds')
+        **({"climb_link_abilities": masks("climb.links[].abilities",
+                                          [item["abilities"] for item in climb["links"]])}
+           if climb["links"] and all("abilities" in item for item in climb["links"])
+           else {}),
     }
 
 

@@ -502,7 +502,7 @@ def joined_graph(query, agent, penalty):
     penalty) and climb links. Returns (positions, {node: [(to, cost)]}, the polygon of
     each node or -1, nodes of each polygon, the stance cost of walking a polygon or None,
     the getting-on and getting-off nodes)."""
-    from blender_navjump.core.climb import link_abilities
+    from blender_navjump.core.climb import link_ability_masks
 
     nm, d = query.navmesh, query.data
     stances = ("stand", "crouch", "prone")
@@ -553,7 +553,7 @@ def joined_graph(query, agent, penalty):
         adj[n_port + int(a)].append((n_port + int(b), c))
         if nm.climb_edge_bidirectional[k]:
             adj[n_port + int(b)].append((n_port + int(a), c))
-    for c, abil in enumerate(link_abilities(nm.climb_link_kind)):
+    for c, abil in enumerate(link_ability_masks(nm)):
         if int(abil) & ~mask:
             continue
         node = n_port + int(nm.climb_link_node[c])
@@ -608,7 +608,7 @@ def dijkstra_joined_cost(query, agent, penalty, start, goal):
     climb node) to a point (the goal, or the ground point of a link onto the graph) also
     has the straight walk between the two when it stays on usable polygons; an end on a
     climb node climbs (climb edges only) to or from those links."""
-    from blender_navjump.core.climb import link_abilities
+    from blender_navjump.core.climb import link_ability_masks
 
     nm = query.navmesh
     pos, adj, node_poly, poly_nodes, walk_mult, get_on, get_off = joined_graph(
@@ -619,7 +619,7 @@ def dijkstra_joined_cost(query, agent, penalty, start, goal):
     def on_graph(v):
         return n_port <= v < n_port + n_climb
 
-    ok = ~(link_abilities(nm.climb_link_kind).astype(np.int64) & ~agent.ability_mask()
+    ok = ~(link_ability_masks(nm).astype(np.int64) & ~agent.ability_mask()
            ).astype(bool) & np.array([walk_mult(int(p)) is not None
                                       for p in nm.climb_link_poly], bool)
     length = nm.climb_link_length

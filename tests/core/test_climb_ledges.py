@@ -221,3 +221,53 @@ def test_found_ledges_5_km_from_the_origin():
         assert any(on_edge(e[0], a, b) and on_edge(e[1], a, b) for _, a, b in want), e
     for _, a, b in want:
         assert covered(a, b, ledges) >= SIZE - 2 * 0.6, (a, b)
+
+
+def test_obj_objects_ending_in_noledges_give_no_found_ledges(tmp_path):
+    """OBJ input's per-object switch: an object named ``...-noledges`` is walkable (the
+    navmesh is the same) but its walls give no found ledges; the CLI bake honours it."""
+    import json
+    import pathlib
+    import subprocess
+    import sys
+
+    from blender_navjump.core.objio import read_obj_scene
+
+    def obj(names):
+        lines, base = [], 1
+        for name, x in zip(names, (0.0, PITCH), strict=True):
+            s = Scene()
+            rotated_box(s, x, 2.0, SIZE, 2.6, 0.0)
+            lines.append(f"o {name}")
+            lines += [f"v {a!r} {b!r} {c!r}" for a, b, c in s.verts]
+            lines += [f"f {a + base} {b + base} {c + base}" for a, b, c in s.tris]
+            base += len(s.verts)
+        floor = Scene().floor(-8, -8, PITCH + 6, 10)
+        lines.append("o ground")
+        lines += [f"v {a!r} {b!r} {c!r}" for a, b, c in floor.verts]
+        lines += [f"f {a + base} {b + base} {c + base}" for a, b, c in floor.tris]
+        path = tmp_path / f"{names[0]}.obj"
+        path.write_text("\n".join(lines) + "\n")
+        return path
+
+    both = read_obj_scene(obj(["Block", "Crate"]))
+    assert both.ledge_mask is None
+    path = obj(["Block-noledges", "Crate"])
+    scene = read_obj_scene(path)
+    assert np.array_equal(scene.triangles, both.triangles)  # walkable all the same
+    assert scene.ledge_mask.tolist() == [False] * 12 + [True] * 14  # 12 box, 14 more
+    nm = bake(scene.vertices, scene.triangles, SETTINGS)
+    out, _ = C.add_climbing(nm, [], scene.vertices, scene.triangles, SETTINGS,
+                            ledge_mask=scene.ledge_mask)
+    ends = np.asarray(out.climb_element_ends).reshape(-1, 3)
+    assert ends.shape[0] and np.all(ends[:, 0] > PITCH - SIZE)  # the crate's only
+    every, _ = C.add_climbing(nm, [], both.vertices, both.triangles, SETTINGS)
+    assert every.climb_element_kind.shape[0] > out.climb_element_kind.shape[0]
+    root = pathlib.Path(__file__).resolve().parents[2]
+    r = subprocess.run([sys.executable, "-m", "blender_navjump", "bake", str(path), "--out",
+                        str(tmp_path / "nav.json"), "--set", "climbing_enabled=true"],
+                       cwd=root, capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr
+    doc = json.loads((tmp_path / "nav.json").read_text())
+    got = np.array([e["ends"] for e in doc["climb"]["elements"]]).reshape(-1, 3)
+    assert got.shape == ends.shape and np.all(got[:, 0] > PITCH - SIZE)

@@ -147,7 +147,7 @@ def _csr(key, n):
 
 def build_climb_arrays(nm) -> ClimbArrays:
     """The :class:`ClimbArrays` of a NavMesh with a climb graph."""
-    from ..climb import link_abilities
+    from ..climb import link_ability_masks
 
     pos = np.ascontiguousarray(nm.climb_node_position, np.float64).reshape(-1, 3)
     m = pos.shape[0]
@@ -179,7 +179,7 @@ def build_climb_arrays(nm) -> ClimbArrays:
         np.asarray(nm.climb_link_bidirectional, np.bool_),
         np.asarray(nm.climb_link_length, np.float64), np.asarray(nm.climb_link_poly, np.int64),
         np.ascontiguousarray(nm.climb_link_point, np.float64).reshape(-1, 3),
-        link_abilities(lk).astype(np.int64), on[lk], off[lk], build_grid(pos, pos))
+        link_ability_masks(nm).astype(np.int64), on[lk], off[lk], build_grid(pos, pos))
 
 
 def climb_arrays_for(query) -> ClimbArrays:

@@ -40,9 +40,11 @@ import numpy as np
 
 from ..kinds import FLAG_NAMES
 
-# Moves whose segment the curve keeps straight (the hands stay on the element).
+# Moves whose segment the curve keeps straight (the hands stay on the element, or on the
+# wall's edge round an outside corner).
 ALONG_ELEMENT_FLAGS = frozenset(FLAG_NAMES.index(n)
-                                for n in ("shimmy", "ladder_climb", "pipe_climb"))
+                                for n in ("shimmy", "ladder_climb", "pipe_climb",
+                                          "climb_corner"))
 # Two segments whose directions differ by less than this (degrees) continue straight.
 COLLINEAR_DEG = 1.0
 DEFAULT_TENSION = 1.0
