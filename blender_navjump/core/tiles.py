@@ -957,9 +957,10 @@ def tile_parallel_mode(n_tiles: int) -> str:
 
     The rule, from paired runs on the 2-core machine (docs/tiles.md): since the contour,
     polygon, detail and rasterise kernels release the GIL, two threads bake the
-    1 M-triangle dungeon (540 tiles of 128) in 0.90x the serial wall time and nav_test.obj
-    (18 tiles of 64) in 0.69x, at the same CPU time; under a full machine (load 4 on 2
-    cores) they were even (1.0-1.1x). Forked processes are never the default: forking
+    1 M-triangle dungeon (540 tiles of 128) in 0.58x the serial wall time and nav_test.obj
+    (18 tiles of 64) in 0.71x, at the same CPU time (nearly idle machine,
+    ``scripts/bench_tile_threads.py``); under a full machine (load 4 on 2 cores) they were
+    even (1.0-1.1x). Forked processes are never the default: forking
     a process that runs Blender, or holds other threads, is not safe."""
     import os
 
