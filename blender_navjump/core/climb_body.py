@@ -200,22 +200,34 @@ def _sweep_blocked(ca, cb, za_top, za_bot, zb_top, zb_bot, across, radius, frac,
     stamp = np.full(tris.shape[0], -1, np.int64)
     mark = 0
     for k in range(n):
-        for f in frac:
-            az = za_top[k] + f * (za_bot[k] - za_top[k])
-            bz = zb_top[k] + f * (zb_bot[k] - zb_top[k])
-            for side in (0.0, 1.0, -1.0):
-                ox = across[k, 0] * (side * radius)
-                oy = across[k, 1] * (side * radius)
-                w, t = _walk_one(ca[k, 0] + ox, ca[k, 1] + oy, az, cb[k, 0] + ox,
-                                 cb[k, 1] + oy, bz, tris, tri_lo, tri_hi, origin, cell, nx,
-                                 ny, grid_start, grid_items, True, stamp, mark)
-                mark += 1
-                if t >= 0:
-                    out[k] = True
-                    break
-            if out[k]:
-                break
+        out[k], mark = _box_lines_hit(ca[k, 0], ca[k, 1], za_top[k], za_bot[k], cb[k, 0],
+                                      cb[k, 1], zb_top[k], zb_bot[k], across[k, 0],
+                                      across[k, 1], radius, frac, tris, tri_lo, tri_hi, origin,
+                                      cell, nx, ny, grid_start, grid_items, stamp, mark)
     return out
+
+
+@njit(cache=True)
+def _box_lines_hit(ax, ay, az_top, az_bot, bx, by, bz_top, bz_bot, across_x, across_y,
+                   radius, frac, tris, tri_lo, tri_hi, origin, cell, nx, ny, grid_start,
+                   grid_items, stamp, mark):
+    """Whether a line of the body swept from box a (centre (ax, ay), heights az_top..az_bot)
+    to box b crosses a triangle: lines at the centre and ``+-radius`` along ``across``, at
+    the levels ``frac`` (0: top, 1: bottom; in the order tested), stopping at the first
+    crossing. Returns (hit, the next walk mark)."""
+    for f in frac:
+        az = az_top + f * (az_bot - az_top)
+        bz = bz_top + f * (bz_bot - bz_top)
+        for side in (0.0, 1.0, -1.0):
+            ox = across_x * (side * radius)
+            oy = across_y * (side * radius)
+            _w, t = _walk_one(ax + ox, ay + oy, az, bx + ox, by + oy, bz, tris, tri_lo,
+                              tri_hi, origin, cell, nx, ny, grid_start, grid_items, True,
+                              stamp, mark)
+            mark += 1
+            if t >= 0:
+                return True, mark
+    return False, mark
 
 
 def chain_blocked(hold, front, start, grid: TriangleGrid | None, radius: float,
@@ -279,23 +291,12 @@ def _chain_sweep(hold, front, start, radius, hang_height, frac, tris, tri_lo, tr
                     ux, uy = fx / fsize, fy / fsize
                 else:
                     ux, uy = 1.0, 0.0
-            across_x, across_y = -uy, ux
-            for f in frac:
-                az = z_top[s] + f * (z_bot[s] - z_top[s])
-                bz = z_top[s + 1] + f * (z_bot[s + 1] - z_top[s + 1])
-                for side in (0.0, 1.0, -1.0):
-                    ox = across_x * (side * radius)
-                    oy = across_y * (side * radius)
-                    w, t = _walk_one(centre[s, 0] + ox, centre[s, 1] + oy, az,
-                                     centre[s + 1, 0] + ox, centre[s + 1, 1] + oy, bz, tris,
-                                     tri_lo, tri_hi, origin, cell, nx, ny, grid_start,
-                                     grid_items, True, stamp, mark)
-                    mark += 1
-                    if t >= 0:
-                        out[k] = True
-                        break
-                if out[k]:
-                    break
-            if out[k]:
+            hit, mark = _box_lines_hit(centre[s, 0], centre[s, 1], z_top[s], z_bot[s],
+                                       centre[s + 1, 0], centre[s + 1, 1], z_top[s + 1],
+                                       z_bot[s + 1], -uy, ux, radius, frac, tris, tri_lo,
+                                       tri_hi, origin, cell, nx, ny, grid_start, grid_items,
+                                       stamp, mark)
+            if hit:
+                out[k] = True
                 break
     return out

@@ -3,8 +3,28 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from numba import njit
+
+
+@njit(cache=True, nogil=True)
+def faces_up(vertices, ia, ib, ic, slope_cos):
+    """Whether triangle (ia, ib, ic) faces up steeply enough to stand on: its normal's z
+    over the normal's length above ``slope_cos`` (the one slope test of the rasteriser
+    and the link generator)."""
+    e0x = vertices[ib, 0] - vertices[ia, 0]
+    e0y = vertices[ib, 1] - vertices[ia, 1]
+    e0z = vertices[ib, 2] - vertices[ia, 2]
+    e1x = vertices[ic, 0] - vertices[ia, 0]
+    e1y = vertices[ic, 1] - vertices[ia, 1]
+    e1z = vertices[ic, 2] - vertices[ia, 2]
+    nx = e0y * e1z - e0z * e1y
+    ny = e0z * e1x - e0x * e1z
+    nz = e0x * e1y - e0y * e1x
+    ln = math.sqrt(nx * nx + ny * ny + nz * nz)
+    return ln > 0.0 and nz / ln > slope_cos
 
 
 @njit(cache=True, nogil=True)

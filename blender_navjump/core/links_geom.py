@@ -18,6 +18,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from .geometry import faces_up
 from .query.jit import hot_kernel
 from .query.spatial import fill_grid, point_in_polygon_xy, surface_height
 
@@ -134,17 +135,7 @@ def triangle_bounds(vertices, triangles, slope_cos):
             c = vertices[ic, k]
             box[t, k] = min(a, min(b, c))
             box[t, 3 + k] = max(a, max(b, c))
-        e0x = vertices[ib, 0] - vertices[ia, 0]
-        e0y = vertices[ib, 1] - vertices[ia, 1]
-        e0z = vertices[ib, 2] - vertices[ia, 2]
-        e1x = vertices[ic, 0] - vertices[ia, 0]
-        e1y = vertices[ic, 1] - vertices[ia, 1]
-        e1z = vertices[ic, 2] - vertices[ia, 2]
-        nx = e0y * e1z - e0z * e1y
-        ny = e0z * e1x - e0x * e1z
-        nz = e0x * e1y - e0y * e1x
-        ln = math.sqrt(nx * nx + ny * ny + nz * nz)
-        up[t] = ln > 0.0 and nz > slope_cos * ln
+        up[t] = faces_up(vertices, ia, ib, ic, slope_cos)
     return box, up
 
 

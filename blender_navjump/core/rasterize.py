@@ -14,6 +14,7 @@ import math
 import numpy as np
 from numba import njit
 
+from .geometry import faces_up
 from .parallel import map_banded, worker_count
 from .stage_data import Heightfield
 
@@ -37,18 +38,8 @@ def mark_walkable_triangles(vertices, triangles, slope_cos, walkable_mask):
     m = triangles.shape[0]
     out = np.zeros(m, np.uint8)
     for t in range(m):
-        if not walkable_mask[t]:
-            continue
-        a = vertices[triangles[t, 0]]
-        b = vertices[triangles[t, 1]]
-        c = vertices[triangles[t, 2]]
-        e0x, e0y, e0z = b[0] - a[0], b[1] - a[1], b[2] - a[2]
-        e1x, e1y, e1z = c[0] - a[0], c[1] - a[1], c[2] - a[2]
-        nx = e0y * e1z - e0z * e1y
-        ny = e0z * e1x - e0x * e1z
-        nz = e0x * e1y - e0y * e1x
-        ln = math.sqrt(nx * nx + ny * ny + nz * nz)
-        if ln > 0.0 and nz / ln > slope_cos:
+        if walkable_mask[t] and faces_up(vertices, triangles[t, 0], triangles[t, 1],
+                                         triangles[t, 2], slope_cos):
             out[t] = WALKABLE
     return out
 
