@@ -140,7 +140,8 @@ def bake_agents(vertices, triangles, agents: Sequence[Agent], progress=None, *,
         nm = bake(vertices, triangles, agent.settings, sub, walkable=walkable,
                   volumes=volumes, shared=shared)
         nm = add_custom_links(nm, custom_links, agent.settings, agent.area_cost)
-        # an area only hand-placed links use is not in the polygons' table
+        # an area only hand-placed links use is in the table once one of them is placed;
+        # one whose links are all left out (not walkable for this agent) is not
         table = {str(n) for n in nm.area_names}
         apply_area_costs(nm, {a: c for a, c in agent.area_cost.items()
                               if a in table or a not in link_areas},

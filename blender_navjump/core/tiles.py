@@ -24,8 +24,9 @@ rasterises a window reaching ``max_jump_distance`` (and the agent radius) past i
 the collision tests, generates links over the polygons that touch the window, and keeps
 those whose start segment's middle lies in the tile.
 
-Tiles bake one after the other; progress is reported per tile (``"tile 3/100"``) and a
-``BakeCancelled`` raised by the progress callback stops the bake between stages and tiles.
+Tiles bake on threads when there are two workers or more (``tile_parallel_mode``), else
+one after the other; progress is reported per tile (``"tile 3/100"``) and a
+``BakeCancelled`` raised by the progress callback stops the bake between tiles.
 """
 
 from __future__ import annotations
