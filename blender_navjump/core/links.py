@@ -43,7 +43,7 @@ from .links_geom import (
     swept_body_hits_triangles,
     triangle_index,
 )
-from .links_model import MODE_JUMP
+from .links_model import LANDING, LINK, MODE_JUMP, SAMPLE, sample_frame
 from .links_search import (
     C_FLIGHTS,
     C_LOOKUPS,
@@ -53,33 +53,8 @@ from .links_search import (
     G_I0,
     G_I1,
     G_KIND,
-    L_END,
-    L_END_POLY,
-    L_I0,
-    L_KIND,
-    L_LENGTH,
-    L_MODE,
-    L_START,
-    L_START_POLY,
     N_COUNTS,
-    N_LINK,
-    N_RES,
-    N_SAMPLE,
     N_VCOUNT,
-    R_X,
-    R_Y,
-    R_Z,
-    S_CHAIN,
-    S_EDGE,
-    S_EX,
-    S_EY,
-    S_NX,
-    S_NY,
-    S_POLY,
-    S_STEP,
-    S_X,
-    S_Y,
-    S_Z,
     V_FULL,
     V_FULL_FAILS,
     V_GROW,
@@ -224,7 +199,7 @@ def border_chains(pverts, polys, pnv, border_p, border_e):
 @njit(cache=True)
 def _sample_edges(pverts, polys, pnv, border_p, border_e, chain, step, dtris, dstart):
     """Samples every ``step`` (centred, at most step apart) along each border edge, in the
-    edges' order (``border_chains``); rows as the ``S_*`` columns."""
+    edges' order (``border_chains``): ``SAMPLE`` rows."""
     ne = border_p.shape[0]
     total = 0
     for k in range(ne):
@@ -234,7 +209,7 @@ def _sample_edges(pverts, polys, pnv, border_p, border_e, chain, step, dtris, ds
         b = pverts[polys[p, (e + 1) % pnv[p]]]
         ln = math.sqrt((b[0] - a[0]) ** 2 + (b[1] - a[1]) ** 2)
         total += max(1, int(math.ceil(ln / step - 1e-9)))
-    out = np.empty((total, N_SAMPLE), np.float64)
+    out = np.empty(total, SAMPLE)
     m = 0
     for k in range(ne):
         p = border_p[k]
@@ -254,17 +229,10 @@ def _sample_edges(pverts, polys, pnv, border_p, border_e, chain, step, dtris, ds
             # height of the polygon surface just inside the edge
             z = surface_height(dtris, dstart[p], dstart[p + 1], x - 0.01 * ey, y + 0.01 * ex)
             row = out[m]
-            row[S_X] = x
-            row[S_Y] = y
-            row[S_Z] = z
-            row[S_EX] = ex
-            row[S_EY] = ey
-            row[S_NX] = ey  # outward normal: right of a->b for a CCW polygon
-            row[S_NY] = -ex
-            row[S_POLY] = p
-            row[S_EDGE] = k
-            row[S_STEP] = ln / n  # spacing
-            row[S_CHAIN] = chain[k]
+            row.x, row.y, row.z = x, y, z
+            # outward normal: right of a->b for a CCW polygon
+            row.ex, row.ey, row.nx, row.ny = ex, ey, ey, -ex
+            row.poly, row.edge, row.step, row.chain = p, k, ln / n, chain[k]
             m += 1
     return out
 
@@ -274,9 +242,10 @@ def _snap_heights(samples, tol, tri):
     """Replace each sample's navmesh height by the closest support-triangle height within
     ``tol`` (kept where there is none)."""
     for i in range(samples.shape[0]):
-        z = ground_height(samples[i, S_X], samples[i, S_Y], samples[i, S_Z], tol, tri)
+        s = samples[i]
+        z = ground_height(s.x, s.y, s.z, tol, tri)
         if z == z:
-            samples[i, S_Z] = z
+            s.z = z
 
 
 @njit(cache=True)
@@ -308,14 +277,8 @@ def _settle_samples(samples, which, max_move, prm, tri):
     quad = np.empty((4, 3))
     moved = 0
     for q in range(which.shape[0]):
-        i = which[q]
-        x0 = samples[i, S_X]
-        y0 = samples[i, S_Y]
-        z0 = samples[i, S_Z]
-        ex = samples[i, S_EX]
-        ey = samples[i, S_EY]
-        nx = samples[i, S_NX]
-        ny = samples[i, S_NY]
+        s = samples[which[q]]
+        x0, y0, z0, ex, ey, nx, ny = sample_frame(s)
         if _stands_clear(x0, y0, z0, ex, ey, prm, tri, scratch, quad):
             continue
         for k in range(1, n_steps + 1):
@@ -325,9 +288,9 @@ def _settle_samples(samples, which, max_move, prm, tri):
             if z != z:
                 break  # the ground under the sample ends: no take-off further in
             if _stands_clear(x, y, z, ex, ey, prm, tri, scratch, quad):
-                samples[i, S_X] = x
-                samples[i, S_Y] = y
-                samples[i, S_Z] = z
+                s.x = x
+                s.y = y
+                s.z = z
                 moved += 1
                 break
     return moved
@@ -352,13 +315,13 @@ def _rejected_candidates(samples, res, found_at, rej, narrow_groups, narrow_star
     gk = narrow_groups[:, G_KIND]
     n1, n2, n3 = si.size, mid.size, narrow_kinds.shape[0]
     out = np.zeros(n1 + n2 + n3, LINK_REJECT)
-    for name, col in (("x", S_X), ("y", S_Y), ("z", S_Z)):
-        out[name][:n1] = samples[si, col]
-        out[name][n1:n1 + n2] = samples[mid, col]
+    for name in ("x", "y", "z"):
+        out[name][:n1] = samples[name][si]
+        out[name][n1:n1 + n2] = samples[name][mid]
     for name, col in (("tx", J_X), ("ty", J_Y), ("tz", J_Z)):
         out[name][:n1] = rej[si, sk, col]
-    for name, col in (("tx", R_X), ("ty", R_Y), ("tz", R_Z)):
-        out[name][n1:n1 + n2] = res[mid, gk, col]
+    for name, field in (("tx", "x"), ("ty", "y"), ("tz", "z")):
+        out[name][n1:n1 + n2] = res[field][mid, gk]
     for name, col in (("bx", J_BX), ("by", J_BY), ("bz", J_BZ)):
         out[name][:n1] = rej[si, sk, col]
         out[name][n1:] = nan
@@ -458,7 +421,7 @@ def build_links(nm, hf, chf, cfg, settings, vertices, triangles, debug=None) -> 
     angles = search_directions(float(settings.link_search_angle))
     n_samples = samples.shape[0]
     n_kinds = len(GENERATED_LINK_KINDS)
-    res = np.zeros((n_samples, n_kinds, N_RES), np.float64)
+    res = np.zeros((n_samples, n_kinds), LANDING)
     found_at = np.zeros((n_samples, n_kinds), np.bool_)
     # refused candidates, only for debug data (an empty array records nothing)
     rej = np.zeros((n_samples if debug is not None else 0, n_kinds, N_REJECT), np.float64)
@@ -510,14 +473,14 @@ def build_links(nm, hf, chf, cfg, settings, vertices, triangles, debug=None) -> 
     tol_start = (1.0 + float(settings.edge_max_error)) * cfg.cs
     groups = group_runs(samples, res, found_at, tol_start, tol_start + 0.5 * cfg.cs)
     # a group can grow to half a sample beyond its ends, no more: skip hopeless ones
-    reach = (groups[:, G_I1] - groups[:, G_I0] + 1) * samples[groups[:, G_I0], S_STEP]
+    reach = (groups[:, G_I1] - groups[:, G_I0] + 1) * samples["step"][groups[:, G_I0]]
     hopeless = reach < min_width - 1e-9
     narrow_groups = groups[hopeless]
     groups = np.ascontiguousarray(groups[~hopeless])
     sizes = groups[:, G_I1] - groups[:, G_I0] + 1
     offsets = np.zeros(sizes.size + 1, np.int64)
     np.cumsum(sizes, out=offsets[1:])
-    out = np.empty((int(offsets[-1]), N_LINK), np.float64)
+    out = np.empty(int(offsets[-1]), LINK)
     out_n = np.zeros(sizes.size, np.int64)
     vc = np.zeros((sizes.size, N_VCOUNT), np.int64)
     run_banded(validate_groups, int(sizes.size), samples, res, groups, offsets, prm, tri, vox,
@@ -533,30 +496,30 @@ def build_links(nm, hf, chf, cfg, settings, vertices, triangles, debug=None) -> 
     rows = np.repeat(offsets[:-1], out_n) + np.arange(int(out_n.sum())) - np.repeat(first, out_n)
     links = out[rows]
     # join the pieces of a border that was split where it strayed (kept in sample order)
-    order_l = np.lexsort((links[:, L_I0], links[:, L_KIND])).astype(np.int64)
+    order_l = np.lexsort((links["i0"], links["kind"])).astype(np.int64)
     links = np.ascontiguousarray(links[order_l])
-    merged = merge_links(links, samples[links[:, L_I0].astype(np.int64), S_CHAIN].copy(),
+    merged = merge_links(links, samples["chain"][links["i0"]],
                          tol_start, 2.0 * tol_start, prm, tri, vox, pidx)
     links = links[merged]
     timings["merge"] = (time.perf_counter() - t_merge) * 1000.0
     timings["group"] = (time.perf_counter() - t0) * 1000.0
 
     t0 = time.perf_counter()
-    i0 = links[:, L_I0].astype(np.int64)
-    kind = links[:, L_KIND].astype(np.int64)
-    mode = links[:, L_MODE].astype(np.int64)
-    starts = links[:, L_START:L_START + 6].reshape(-1, 2, 3).copy()
-    ends = links[:, L_END:L_END + 6].reshape(-1, 2, 3).copy()
+    i0 = links["i0"]
+    kind = links["kind"]
+    mode = links["mode"]
+    starts = links["start"].copy()
+    ends = links["end"].copy()
     width = np.linalg.norm(starts[:, 1] - starts[:, 0], axis=1)
     wide = width >= min_width - 1e-9
     narrow_links = (starts[~wide], ends[~wide], kind[~wide])  # for the debug data
     sel = np.nonzero(wide)[0]
     i0, kind, mode = i0[sel], kind[sel], mode[sel]
     starts, ends, width = starts[sel], ends[sel], width[sel]
-    end_poly = links[sel, L_END_POLY].astype(np.int32)
-    start_poly = links[sel, L_START_POLY].astype(np.int32)
-    length = links[sel, L_LENGTH].copy()
-    edge_of = samples[i0, S_EDGE].astype(np.int64)
+    end_poly = links["end_poly"][sel].astype(np.int32)
+    start_poly = links["start_poly"][sel].astype(np.int32)
+    length = links["length"][sel]
+    edge_of = samples["edge"][i0]
 
     sd = starts[:, 1, :2] - starts[:, 0, :2]
     edge_dirs = np.ascontiguousarray(sd / np.maximum(np.linalg.norm(sd, axis=1), 1e-12)[:, None])

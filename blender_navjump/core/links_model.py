@@ -48,6 +48,34 @@ from .links_geom import (
 )
 from .query.jit import hot_kernel
 
+# The link stage's rows, as structured arrays (numba reads and writes their fields by name).
+# A border sample (``links._sample_edges``): point on a border edge (its height measured on
+# the triangles), the edge's unit direction, outward normal, polygon, border edge (index in
+# the chained order), the sample spacing on its edge, border chain.
+SAMPLE = np.dtype([("x", np.float64), ("y", np.float64), ("z", np.float64),
+                   ("ex", np.float64), ("ey", np.float64), ("nx", np.float64),
+                   ("ny", np.float64), ("poly", np.int64), ("edge", np.int64),
+                   ("step", np.float64), ("chain", np.int64)])
+# A sample's landing for one link kind (``links_search.search_landings``; whether it has
+# one is ``found_at``): search direction and march step, landing point and polygon, mode,
+# take-off and touch-down distances s_T and s_L, path length.
+LANDING = np.dtype([("dir", np.int64), ("step", np.int64), ("x", np.float64),
+                    ("y", np.float64), ("z", np.float64), ("poly", np.int64),
+                    ("mode", np.int64), ("s_t", np.float64), ("s_l", np.float64),
+                    ("length", np.float64)])
+# A fitted link (``links_search.validate_groups``): first and last sample, kind, mode, start
+# and end polygons, mean path length, start and end segments (two xyz points each).
+LINK = np.dtype([("i0", np.int64), ("i1", np.int64), ("kind", np.int64), ("mode", np.int64),
+                 ("start_poly", np.int64), ("end_poly", np.int64), ("length", np.float64),
+                 ("start", np.float64, (2, 3)), ("end", np.float64, (2, 3))])
+
+
+@hot_kernel
+def sample_frame(s):
+    """A sample row's take-off frame: (x, y, z, ex, ey, nx, ny), its point, edge direction
+    and outward normal."""
+    return s.x, s.y, s.z, s.ex, s.ey, s.nx, s.ny
+
 # Bisection steps that refine a ground edge between two profile samples: one cell / 64
 # (5 mm at 0.3 m cells), far below the voxel and the collision tolerance; the kept side is
 # the supported one, so a measured gap is never shorter than the real one.

@@ -1,8 +1,8 @@
 """Jump-link search kernels: landing search per border sample, grouping of neighbouring
 samples into wide links, re-validation of the grouped links, reverse test, de-duplication.
 
-Sample rows (float64): x, y, z (on a border edge), edge direction ex, ey, outward normal
-nx, ny, polygon, edge id. Result rows per sample and link kind: see the ``R_*`` columns.
+Rows are structured arrays defined in ``links_model``: ``SAMPLE`` (border samples),
+``LANDING`` (a sample's landing per link kind) and ``LINK`` (fitted links).
 """
 
 from __future__ import annotations
@@ -17,12 +17,14 @@ from .kinds import AREA_STAND, LINK_DROP, LINK_JUMP_ACROSS, LINK_JUMP_UP
 from .links_debug import J_REASON, explain_flight, record_reject
 from .links_geom import ground_height, locate
 from .links_model import (
+    LANDING,
     MODE_JUMP,
     MODE_WALK_OFF,
     body_walk_blocked,
     check_flight,
     check_path,
     kind_of,
+    sample_frame,
     spans_overlap,
     support,
     takeoff_distance,
@@ -34,13 +36,6 @@ from .parallel import run_banded
 from .query.jit import hot_kernel
 from .settings import LINK_COLLISION_TOLERANCE
 
-# columns of a sample row (``links._sample_edges``): point on a border edge, the edge's
-# direction, outward normal, polygon, border edge, sample spacing, border chain
-(S_X, S_Y, S_Z, S_EX, S_EY, S_NX, S_NY, S_POLY, S_EDGE, S_STEP, S_CHAIN) = range(11)
-N_SAMPLE = 11
-# a sample's result for one kind (whether it has one is ``found_at``)
-(R_DIR, R_STEP, R_X, R_Y, R_Z, R_POLY, R_MODE, R_ST, R_SL, R_LEN) = range(10)
-N_RES = 10
 # operation counters per sample (``search_landings``' ``counts`` columns): landing look-ups,
 # run-ups, touch-down searches, flights tried per kind (C_FLIGHTS + kind), march steps
 (C_LOOKUPS, C_RUN_UPS, C_TOUCHDOWNS, C_FLIGHTS) = range(4)
@@ -136,20 +131,18 @@ def _run_up(x0, y0, z0, ux, uy, ex, ey, start_clear, prm, tri, vox):
     return 1, s_t
 
 
+@hot_kernel
+def _set_landing(r, di, j, x, y, z1, poly, mode, s_t, s_l, length):
+    """Fill a ``LANDING`` row."""
+    r.dir, r.step, r.poly, r.mode = di, j, poly, mode
+    r.x, r.y, r.z = x, y, z1
+    r.s_t, r.s_l, r.length = s_t, s_l, length
+
+
 @njit(cache=True)
 def _record(res, found_at, i, kind, di, j, x, y, z1, poly, mode, s_t, s_l, length):
     found_at[i, kind] = True
-    r = res[i, kind]
-    r[R_DIR] = di
-    r[R_STEP] = j
-    r[R_X] = x
-    r[R_Y] = y
-    r[R_Z] = z1
-    r[R_POLY] = poly
-    r[R_MODE] = mode
-    r[R_ST] = s_t
-    r[R_SL] = s_l
-    r[R_LEN] = length
+    _set_landing(res[i, kind], di, j, x, y, z1, poly, mode, s_t, s_l, length)
 
 
 @njit(cache=True, nogil=True)
@@ -157,7 +150,7 @@ def search_landings(samples, dir_cos, dir_sin, enabled, prm, tri, vox, chf, pidx
                     found_at, counts, rej, which, allow, lo, hi):
     """For samples which[lo..hi-1] and each link kind, the first valid landing along the edge
     normal (then the diagonal directions for kinds the normal did not find), written to
-    ``res`` (N, 3, N_RES) and flagged in ``found_at`` (N, 3); operation counts per sample
+    ``res`` (N, 3; ``LANDING`` rows) and flagged in ``found_at`` (N, 3); operation counts per sample
     to ``counts`` (N, N_COUNTS; the C_* columns). Bands of samples are independent (they
     run on threads; the lazily filled column tops they share are written with the same
     value by whoever comes first).
@@ -170,7 +163,7 @@ def search_landings(samples, dir_cos, dir_sin, enabled, prm, tri, vox, chf, pidx
     ``links_debug``), or an empty array: then nothing is recorded. ``allow`` (N, 3): the
     kinds searched per sample (besides ``enabled``)."""
     debug_on = rej.shape[0] > 0
-    fallback = np.zeros(N_RES, np.float64)
+    fallback = np.zeros(1, LANDING)[0]
     out_poly = np.empty(MAX_LAYERS, np.int32)
     out_z = np.empty(MAX_LAYERS, np.float64)
     found = np.zeros(3, np.bool_)
@@ -203,14 +196,8 @@ def search_landings(samples, dir_cos, dir_sin, enabled, prm, tri, vox, chf, pidx
     for q in range(lo, hi):
         i = which[q]
         counters = counts[i]
-        x0 = samples[i, S_X]
-        y0 = samples[i, S_Y]
-        z0 = samples[i, S_Z]
-        ex = samples[i, S_EX]
-        ey = samples[i, S_EY]
-        nx = samples[i, S_NX]
-        ny = samples[i, S_NY]
-        sp = int(samples[i, S_POLY])
+        x0, y0, z0, ex, ey, nx, ny = sample_frame(samples[i])
+        sp = samples[i].poly
         for k in range(3):
             found[k] = not (enabled[k] and allow[i, k])
         if found[LINK_DROP] and found[LINK_JUMP_ACROSS] and found[LINK_JUMP_UP]:
@@ -370,24 +357,17 @@ def search_landings(samples, dir_cos, dir_sin, enabled, prm, tri, vox, chf, pidx
                         continue
                     if kind == LINK_DROP:
                         have_fallback = True
-                        fallback[R_DIR] = di
-                        fallback[R_STEP] = j
-                        fallback[R_X] = x
-                        fallback[R_Y] = y
-                        fallback[R_Z] = z1
-                        fallback[R_POLY] = out_poly[c]
-                        fallback[R_ST] = s_t
-                        fallback[R_SL] = s_l
-                        fallback[R_LEN] = s_t + rest
+                        _set_landing(fallback, di, j, x, y, z1, out_poly[c], MODE_JUMP, s_t,
+                                     s_l, s_t + rest)
                         continue
                     _record(res, found_at, i, kind, di, j, x, y, z1, out_poly[c], MODE_JUMP,
                             s_t, s_l, s_t + rest)
                     found[kind] = True
                     dead[kind] = True
             if not found[LINK_DROP] and have_fallback:
-                _record(res, found_at, i, LINK_DROP, di, fallback[R_STEP], fallback[R_X],
-                        fallback[R_Y], fallback[R_Z], fallback[R_POLY], MODE_JUMP, fallback[R_ST],
-                        fallback[R_SL], fallback[R_LEN])
+                _record(res, found_at, i, LINK_DROP, di, fallback.step, fallback.x,
+                        fallback.y, fallback.z, fallback.poly, MODE_JUMP, fallback.s_t,
+                        fallback.s_l, fallback.length)
                 found[LINK_DROP] = True
         if debug_on and not wall:
             # a sample with no landing at all and no refused candidate: nothing to land on
@@ -435,10 +415,10 @@ def group_runs(samples, res, found_at, tol_start, tol_end):
             j = i
             arc[i] = 0.0
             while j + 1 < n and found_at[j + 1, kind] \
-                    and samples[j + 1, S_CHAIN] == samples[i, S_CHAIN] \
-                    and res[j + 1, kind, R_MODE] == res[i, kind, R_MODE]:
-                arc[j + 1] = arc[j] + math.sqrt((samples[j + 1, S_X] - samples[j, S_X]) ** 2
-                                                + (samples[j + 1, S_Y] - samples[j, S_Y]) ** 2)
+                    and samples[j + 1].chain == samples[i].chain \
+                    and res[j + 1, kind].mode == res[i, kind].mode:
+                arc[j + 1] = arc[j] + math.sqrt((samples[j + 1].x - samples[j].x) ** 2
+                                                + (samples[j + 1].y - samples[j].y) ** 2)
                 j += 1
             # split the run where it strays furthest from its chords, recursively (as
             # Douglas-Peucker), so that a bend splits it and a straight stretch stays whole
@@ -455,13 +435,15 @@ def group_runs(samples, res, found_at, tol_start, tol_end):
                 span = arc[g1] - arc[g0]
                 for q in range(g0 + 1, g1):
                     f = (arc[q] - arc[g0]) / span if span > 0.0 else 0.0
-                    d = _off_chord(samples[g0, S_X], samples[g0, S_Y], 0.0, samples[g1, S_X],
-                                   samples[g1, S_Y], 0.0, samples[q, S_X], samples[q, S_Y],
-                                   0.0, f) / ts2
-                    d = max(d, _off_chord(
-                        res[g0, kind, R_X], res[g0, kind, R_Y], res[g0, kind, R_Z],
-                        res[g1, kind, R_X], res[g1, kind, R_Y], res[g1, kind, R_Z],
-                        res[q, kind, R_X], res[q, kind, R_Y], res[q, kind, R_Z], f) / te2)
+                    sa = samples[g0]
+                    sb = samples[g1]
+                    sq = samples[q]
+                    d = _off_chord(sa.x, sa.y, 0.0, sb.x, sb.y, 0.0, sq.x, sq.y, 0.0, f) / ts2
+                    la = res[g0, kind]
+                    lb = res[g1, kind]
+                    lq = res[q, kind]
+                    d = max(d, _off_chord(la.x, la.y, la.z, lb.x, lb.y, lb.z, lq.x, lq.y,
+                                          lq.z, f) / te2)
                     if d > worst:
                         worst = d
                         split = q
@@ -493,27 +475,27 @@ def fit_group(samples, res, i0, i1, kind, ext_lo, ext_hi, fit, march_step):
     mx = 0.0
     my = 0.0
     for i in range(i0, i1 + 1):
-        mx += samples[i, S_X]
-        my += samples[i, S_Y]
+        mx += samples[i].x
+        my += samples[i].y
     mx /= cnt
     my /= cnt
     sxx = 0.0
     sxy = 0.0
     syy = 0.0
     for i in range(i0, i1 + 1):
-        dx = samples[i, S_X] - mx
-        dy = samples[i, S_Y] - my
+        dx = samples[i].x - mx
+        dy = samples[i].y - my
         sxx += dx * dx
         sxy += dx * dy
         syy += dy * dy
     # principal direction of the start points; one sample: its edge
-    dx = samples[i0, S_EX]
-    dy = samples[i0, S_EY]
+    dx = samples[i0].ex
+    dy = samples[i0].ey
     if cnt > 1 and sxx + syy > 1e-12:
         ang = 0.5 * math.atan2(2.0 * sxy, sxx - syy)
         dx = math.cos(ang)
         dy = math.sin(ang)
-        if dx * samples[i0, S_EX] + dy * samples[i0, S_EY] < 0.0:
+        if dx * samples[i0].ex + dy * samples[i0].ey < 0.0:
             dx = -dx
             dy = -dy
     t_lo = 1e300
@@ -530,20 +512,20 @@ def fit_group(samples, res, i0, i1, kind, ext_lo, ext_hi, fit, march_step):
     sez = 0.0
     stez = 0.0
     for i in range(i0, i1 + 1):
-        t = (samples[i, S_X] - mx) * dx + (samples[i, S_Y] - my) * dy
-        half = 0.5 * samples[i, S_STEP]
+        t = (samples[i].x - mx) * dx + (samples[i].y - my) * dy
+        half = 0.5 * samples[i].step
         t_lo = min(t_lo, t - half if (i == i0 and ext_lo) else t)
         t_hi = max(t_hi, t + half if (i == i1 and ext_hi) else t)
         st += t
         stt += t * t
-        sz += samples[i, S_Z]
-        stz += t * samples[i, S_Z]
-        sex += res[i, kind, R_X]
-        stex += t * res[i, kind, R_X]
-        sey += res[i, kind, R_Y]
-        stey += t * res[i, kind, R_Y]
-        sez += res[i, kind, R_Z]
-        stez += t * res[i, kind, R_Z]
+        sz += samples[i].z
+        stz += t * samples[i].z
+        sex += res[i, kind].x
+        stex += t * res[i, kind].x
+        sey += res[i, kind].y
+        stey += t * res[i, kind].y
+        sez += res[i, kind].z
+        stez += t * res[i, kind].z
     den = cnt * stt - st * st
     fit[F_OX] = mx
     fit[F_OY] = my
@@ -586,16 +568,16 @@ def _landing_envelope(fit, samples, res, i0, i1, kind, limit):
     side = 0.0
     worst = 0.0
     for i in range(i0, i1 + 1):
-        side += (res[i, kind, R_X] - samples[i, S_X]) * nx + (res[i, kind, R_Y]
-                                                               - samples[i, S_Y]) * ny
+        side += (res[i, kind].x - samples[i].x) * nx + (res[i, kind].y
+                                                               - samples[i].y) * ny
     if side < 0.0:
         nx = -nx
         ny = -ny
     for i in range(i0, i1 + 1):
-        t = (samples[i, S_X] - fit[F_OX]) * fit[F_DX] + (samples[i, S_Y] - fit[F_OY]) \
+        t = (samples[i].x - fit[F_OX]) * fit[F_DX] + (samples[i].y - fit[F_OY]) \
             * fit[F_DY]
-        r = (res[i, kind, R_X] - fit[F_EX] - t * fit[F_EXS]) * nx \
-            + (res[i, kind, R_Y] - fit[F_EY] - t * fit[F_EYS]) * ny
+        r = (res[i, kind].x - fit[F_EX] - t * fit[F_EXS]) * nx \
+            + (res[i, kind].y - fit[F_EY] - t * fit[F_EYS]) * ny
         worst = max(worst, r)
     worst = min(worst, limit)
     fit[F_EX] += worst * nx
@@ -636,10 +618,16 @@ def _end_poly(x, y, z, exclude, prm, pidx, out_poly, out_z):
 (V_PARTS, V_GROW, V_FULL, V_FULL_FAILS) = range(4)
 N_VCOUNT = 4
 
-# columns of a link row from ``validate_groups``
-(L_I0, L_I1, L_KIND, L_MODE, L_END_POLY, L_LENGTH, L_START, L_END, L_START_POLY) = (
-    0, 1, 2, 3, 4, 5, 6, 12, 18)
-N_LINK = 19
+
+
+@hot_kernel
+def _set_segments(row, a, b):
+    """A ``LINK`` row's start and end segments from ``link_point`` at its two ends."""
+    for k in range(3):
+        row.start[0, k] = a[k]
+        row.start[1, k] = b[k]
+        row.end[0, k] = a[3 + k]
+        row.end[1, k] = b[3 + k]
 
 
 @hot_kernel
@@ -662,7 +650,7 @@ def validate_groups(samples, res, groups, offsets, prm, tri, vox, pidx, out, out
     sample pulls that end back to the sample; a failure inside splits the group around it
     (and each part gets its own fit).
 
-    Group g writes its links (N_LINK columns each; at most one per sample) to
+    Group g writes its links (``LINK`` rows; at most one per sample) to
     ``out[offsets[g]:]`` and their number to ``out_n[g]``; bands of groups are independent.
     """
     out_poly = np.empty(MAX_LAYERS, np.int32)
@@ -837,7 +825,7 @@ def _validate_stack(samples, res, prm, tri, vox, pidx, out, m, stack, top, fit, 
         vc[V_PARTS] += 1
         i0, i1, kind = stack[top, P_I0], stack[top, P_I1], stack[top, P_KIND]
         ext_lo, ext_hi = stack[top, P_EXT_LO], stack[top, P_EXT_HI]
-        mode = int(res[i0, kind, R_MODE])
+        mode = res[i0, kind].mode
         fit_group(samples, res, i0, i1, kind, ext_lo == 1, ext_hi == 1, fit, prm.march_step)
         ex = fit[F_DX]
         ey = fit[F_DY]
@@ -893,18 +881,9 @@ def _validate_stack(samples, res, prm, tri, vox, pidx, out, m, stack, top, fit, 
         b = link_point(fit, 1.0)
         if fail < 0.0:
             row = out[m]
-            row[L_I0] = i0
-            row[L_I1] = i1
-            row[L_KIND] = kind
-            row[L_MODE] = mode
-            row[L_END_POLY] = ep
-            row[L_START_POLY] = sp
-            row[L_LENGTH] = mean_len
-            for k in range(3):
-                row[L_START + k] = a[k]
-                row[L_START + 3 + k] = b[k]
-                row[L_END + k] = a[3 + k]
-                row[L_END + 3 + k] = b[3 + k]
+            row.i0, row.i1, row.kind, row.mode = i0, i1, kind, mode
+            row.start_poly, row.end_poly, row.length = sp, ep, mean_len
+            _set_segments(row, a, b)
             m += 1
             continue
         # where the failure lies among the samples (their positions along the fit);
@@ -912,7 +891,7 @@ def _validate_stack(samples, res, prm, tri, vox, pidx, out, m, stack, top, fit, 
         t_fail = fit[F_TLO] + fail * (fit[F_THI] - fit[F_TLO])
         q_first = i1 + 1  # first sample at or after the failure
         for q in range(i0, i1 + 1):
-            t = (samples[q, S_X] - fit[F_OX]) * fit[F_DX] + (samples[q, S_Y] - fit[F_OY]) \
+            t = (samples[q].x - fit[F_OX]) * fit[F_DX] + (samples[q].y - fit[F_OY]) \
                 * fit[F_DY]
             if t >= t_fail - 1e-9:
                 q_first = q
@@ -929,8 +908,8 @@ def _validate_stack(samples, res, prm, tri, vox, pidx, out, m, stack, top, fit, 
             elif i0 <= i1 - 1:
                 top = _push(stack, top, i0, i1 - 1, kind, ext_lo, 0)
             continue
-        t = (samples[q_first, S_X] - fit[F_OX]) * fit[F_DX] \
-            + (samples[q_first, S_Y] - fit[F_OY]) * fit[F_DY]
+        t = (samples[q_first].x - fit[F_OX]) * fit[F_DX] \
+            + (samples[q_first].y - fit[F_OY]) * fit[F_DY]
         r0 = q_first if t > t_fail + 1e-9 else q_first + 1  # a failing sample is left out
         if r0 <= i1:
             top = _push(stack, top, r0, i1, kind, 0, ext_hi)
@@ -1077,14 +1056,14 @@ def dedupe(order, starts, ends, boxes, bidir, tol):
 
 
 @hot_kernel
-def _segments_on_line(a, b, col, x0, y0, dx, dy, tol):
-    """Do both points of the segment at column ``col`` of link rows ``a`` and ``b`` lie
-    within ``tol`` (XY) of the line through (x0, y0) along the unit vector (dx, dy)?"""
+def _segments_on_line(sa, sb, x0, y0, dx, dy, tol):
+    """Do the points of segments ``sa`` and ``sb`` (2 x 3 each) lie within ``tol`` (XY)
+    of the line through (x0, y0) along the unit vector (dx, dy)?"""
     for k in range(2):
-        row = a if k == 0 else b
+        seg = sa if k == 0 else sb
         for e in range(2):
-            px = row[col + 3 * e] - x0
-            py = row[col + 3 * e + 1] - y0
+            px = seg[e, 0] - x0
+            py = seg[e, 1] - y0
             if abs(px * dy - py * dx) > tol:
                 return False
     return True
@@ -1136,29 +1115,28 @@ def _join(links, cur, nxt, chain_of, tol, tol_end, prm, tri, vox, pidx, fit, out
     another and the joined link is valid; returns whether it did."""
     a = links[cur]
     b = links[nxt]
-    if chain_of[cur] != chain_of[nxt] or a[L_KIND] != b[L_KIND] \
-            or a[L_MODE] != b[L_MODE]:
+    if chain_of[cur] != chain_of[nxt] or a.kind != b.kind or a.mode != b.mode:
         return False
     # the joined segments run from a's first to b's last points (or the reverse order)
-    sx0, sy0, sz0 = a[L_START], a[L_START + 1], a[L_START + 2]
-    sx1, sy1, sz1 = b[L_START + 3], b[L_START + 4], b[L_START + 5]
+    sx0, sy0, sz0 = a.start[0, 0], a.start[0, 1], a.start[0, 2]
+    sx1, sy1, sz1 = b.start[1, 0], b.start[1, 1], b.start[1, 2]
     ln = math.sqrt((sx1 - sx0) ** 2 + (sy1 - sy0) ** 2)
     if ln < 1e-9:
         return False
     dx = (sx1 - sx0) / ln
     dy = (sy1 - sy0) / ln
     # every start and end point near the joined lines
-    ok = _segments_on_line(a, b, L_START, sx0, sy0, dx, dy, tol)
-    ex0, ey0, ez0 = a[L_END], a[L_END + 1], a[L_END + 2]
-    ex1, ey1, ez1 = b[L_END + 3], b[L_END + 4], b[L_END + 5]
+    ok = _segments_on_line(a.start, b.start, sx0, sy0, dx, dy, tol)
+    ex0, ey0, ez0 = a.end[0, 0], a.end[0, 1], a.end[0, 2]
+    ex1, ey1, ez1 = b.end[1, 0], b.end[1, 1], b.end[1, 2]
     eln = math.sqrt((ex1 - ex0) ** 2 + (ey1 - ey0) ** 2)
     if ok and eln > 1e-9:
-        ok = _segments_on_line(a, b, L_END, ex0, ey0, (ex1 - ex0) / eln,
+        ok = _segments_on_line(a.end, b.end, ex0, ey0, (ex1 - ex0) / eln,
                                (ey1 - ey0) / eln, tol_end)
     # they meet: b's first start point not beyond a's last by more than a cell
-    gap = (b[L_START] - a[L_START + 3]) * dx + (b[L_START + 1] - a[L_START + 4]) * dy
-    if not ok or gap > prm.cs or dx * (a[L_START + 3] - sx0) + dy * (
-            a[L_START + 4] - sy0) <= 0.0:
+    gap = (b.start[0, 0] - a.start[1, 0]) * dx + (b.start[0, 1] - a.start[1, 1]) * dy
+    if not ok or gap > prm.cs or dx * (a.start[1, 0] - sx0) + dy * (
+            a.start[1, 1] - sy0) <= 0.0:
         return False
     fit[F_OX] = sx0
     fit[F_OY] = sy0
@@ -1182,7 +1160,7 @@ def _join(links, cur, nxt, chain_of, tol, tol_end, prm, tri, vox, pidx, fit, out
         q = link_point(fit, 1.0)
         width = math.sqrt((q[0] - p[0]) ** 2 + (q[1] - p[1]) ** 2 + (q[2] - p[2]) ** 2)
         n = check_positions(width, prm)
-        fail, sp, ep, mean_len = _test_fit(fit, n, int(a[L_KIND]), int(a[L_MODE]), prm,
+        fail, sp, ep, mean_len = _test_fit(fit, n, a.kind, a.mode, prm,
                                            tri, vox, pidx, out_poly, out_z)
         if fail < 0.0:
             break
@@ -1196,12 +1174,8 @@ def _join(links, cur, nxt, chain_of, tol, tol_end, prm, tri, vox, pidx, fit, out
         return False
     p = link_point(fit, 0.0)
     q = link_point(fit, 1.0)
-    for k in range(3):
-        a[L_START + k] = p[k]
-        a[L_END + k] = p[3 + k]
-        a[L_START + 3 + k] = q[k]
-        a[L_END + 3 + k] = q[3 + k]
-    a[L_START_POLY] = sp
-    a[L_END_POLY] = ep
-    a[L_LENGTH] = mean_len
+    _set_segments(a, p, q)
+    a.start_poly = sp
+    a.end_poly = ep
+    a.length = mean_len
     return True
