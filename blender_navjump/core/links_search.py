@@ -818,8 +818,75 @@ def _push(stack, top, i0, i1, kind, ext_lo, ext_hi):
 
 
 @njit(cache=True)
+def _grow(fit, fit2, doubled, sp, kind, mode, prm, tri, vox, pidx, out_poly, out_z, vc):
+    """``fit2``: the fitted link ``fit`` with its ends grown along its line, EXTEND_STEP
+    cells at a time, up to EXTEND_STEPS, while single positions stay valid
+    (``_position_ok``), two steps at a time (the one between tested only when the second
+    fails): where validity along the line has no gaps, the same ends in half the tests.
+    ``doubled`` (2,): steps each end took two at a time (the odd ones among them were not
+    tested, ``_fill_gaps``). Returns whether an end grew."""
+    for k in range(N_FIT):
+        fit2[k] = fit[k]
+    grown = False
+    for side in range(2):
+        step = EXTEND_STEP * prm.cs if side == 1 else -EXTEND_STEP * prm.cs
+        t_end = fit2[F_THI] if side == 1 else fit2[F_TLO]
+        k = 0
+        doubled[side] = 0
+        while k < EXTEND_STEPS:
+            t1 = t_end + step
+            if k + 2 <= EXTEND_STEPS:
+                vc[V_GROW] += 1
+                if _position_ok(fit2, t1 + step, sp, kind, mode, fit[F_DX], fit[F_DY], prm,
+                                tri, vox, pidx, out_poly, out_z)[0]:
+                    t_end = t1 + step
+                    k += 2
+                    doubled[side] = k
+                    continue
+            vc[V_GROW] += 1
+            if _position_ok(fit2, t1, sp, kind, mode, fit[F_DX], fit[F_DY], prm, tri, vox,
+                            pidx, out_poly, out_z)[0]:
+                t_end = t1
+                k += 1
+            break
+        if k > 0:
+            grown = True
+            if side == 1:
+                fit2[F_THI] = t_end
+            else:
+                fit2[F_TLO] = t_end
+    return grown
+
+
+@njit(cache=True)
+def _fill_gaps(fit, fit2, doubled, sp, kind, mode, prm, tri, vox, pidx, out_poly, out_z, vc):
+    """The steps ``_grow`` skipped (the odd ones of each end's ``doubled`` steps), tested in
+    order: an end is pulled back to before the first that fails, as growing one step at
+    a time would have stopped there. Returns whether an end moved."""
+    moved = False
+    for side in range(2):
+        step = EXTEND_STEP * prm.cs if side == 1 else -EXTEND_STEP * prm.cs
+        t = fit[F_THI] if side == 1 else fit[F_TLO]
+        for _ in range(doubled[side] // 2):  # the odd steps 1, 3, ... below doubled
+            t_before = t
+            t = t + step
+            vc[V_GROW] += 1
+            if not _position_ok(fit2, t, sp, kind, mode, fit[F_DX], fit[F_DY], prm, tri, vox,
+                                pidx, out_poly, out_z)[0]:
+                if side == 1:
+                    fit2[F_THI] = t_before
+                else:
+                    fit2[F_TLO] = t_before
+                moved = True
+                break
+            t = t + step
+    return moved
+
+
+@njit(cache=True)
 def _validate_stack(samples, res, prm, tri, vox, pidx, out, m, stack, top, fit, fit2,
                     out_poly, out_z, vc):
+    doubled = np.zeros(2, np.int64)
     while top > 0:
         top -= 1
         vc[V_PARTS] += 1
@@ -827,8 +894,6 @@ def _validate_stack(samples, res, prm, tri, vox, pidx, out, m, stack, top, fit, 
         ext_lo, ext_hi = stack[top, P_EXT_LO], stack[top, P_EXT_HI]
         mode = res[i0, kind].mode
         fit_group(samples, res, i0, i1, kind, ext_lo == 1, ext_hi == 1, fit, prm.march_step)
-        ex = fit[F_DX]
-        ey = fit[F_DY]
         fail = 0.5
         mean_len = 0.0
         sp, ep = _fit_polys(fit, prm, pidx, out_poly, out_z)
@@ -839,23 +904,11 @@ def _validate_stack(samples, res, prm, tri, vox, pidx, out, m, stack, top, fit, 
             # as a whole at its own evenly spaced positions (the ones the oracle checks);
             # only when that fails is the link as fitted tested (one full test in the
             # usual case, not two)
-            for k in range(N_FIT):
-                fit2[k] = fit[k]
-            for side in range(2):
-                for _ in range(EXTEND_STEPS):
-                    t = fit2[F_THI] + EXTEND_STEP * prm.cs if side == 1 else \
-                        fit2[F_TLO] - EXTEND_STEP * prm.cs
-                    vc[V_GROW] += 1
-                    ok, _length = _position_ok(fit2, t, sp, kind, mode, ex, ey, prm, tri, vox,
-                                               pidx, out_poly, out_z)
-                    if not ok:
-                        break
-                    if side == 1:
-                        fit2[F_THI] = t
-                    else:
-                        fit2[F_TLO] = t
-                    grown = True
-        if grown:
+            grown = _grow(fit, fit2, doubled, sp, kind, mode, prm, tri, vox, pidx, out_poly,
+                          out_z, vc)
+        for attempt in range(2):
+            if not grown:
+                break
             a2 = link_point(fit2, 0.0)
             b2 = link_point(fit2, 1.0)
             w2 = math.sqrt((b2[0] - a2[0]) ** 2 + (b2[1] - a2[1]) ** 2 + (b2[2] - a2[2]) ** 2)
@@ -868,6 +921,13 @@ def _validate_stack(samples, res, prm, tri, vox, pidx, out, m, stack, top, fit, 
                 for k in range(N_FIT):
                     fit[k] = fit2[k]
                 fail, sp, ep, mean_len = f2, sp2, ep2, len2
+                break
+            # the grown link fails: grown one step at a time, an end may stop earlier (a
+            # single step failing between two that pass), and the link pass
+            if attempt == 1 or not _fill_gaps(fit, fit2, doubled, sp, kind, mode, prm, tri,
+                                              vox, pidx, out_poly, out_z, vc):
+                break
+            grown = fit2[F_TLO] != fit[F_TLO] or fit2[F_THI] != fit[F_THI]
         if fail >= 0.0 and sp >= 0 and ep >= 0:
             a = link_point(fit, 0.0)
             b = link_point(fit, 1.0)
