@@ -10,7 +10,9 @@ as well): only erosion (``agent_radius``), regions, polygons, detail and links r
 from __future__ import annotations
 
 import math
+import queue
 import re
+import threading
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
@@ -100,13 +102,21 @@ def apply_area_costs(nm, costs: Mapping[str, float], who: str = "") -> None:
 
 
 def bake_agents(vertices, triangles, agents: Sequence[Agent], progress=None, *,
-                walkable=None, volumes=(), custom_links=()) -> dict:
+                walkable=None, volumes=(), custom_links=(), overlap: bool | None = None) -> dict:
     """Bake every agent: ``{name: NavMesh}``, in the order given (see module doc).
 
     Agent names must differ. Every agent is checked (settings, fit, area names) before the
     first bake; a failure raises ValueError naming the agent.
+
+    ``overlap`` (default: when the pool has two or more threads and no agent is tiled):
+    bake two agents at a time, on the calling thread and one helper thread; each agent
+    starts once the one before it has passed its shared stages. The results are the same
+    as one after the other; ``progress`` is called on the calling thread only (a
+    ``BakeCancelled`` it raises stops both), with the agents' fractions added up. A
+    failing agent's error is raised as the first failure in agent order would be.
     """
     from .custom_links import add_custom_links
+    from .parallel import worker_count
     from .pipeline import bake
     from .stages import shared_keys
 
@@ -132,11 +142,9 @@ def bake_agents(vertices, triangles, agents: Sequence[Agent], progress=None, *,
         uses[rkey] = uses.get(rkey, -1) + 1
     shared: dict = {"uses": uses}
     link_areas = {k.area for k in custom_links if getattr(k, "area", "")}
-    out = {}
-    for i, agent in enumerate(agents):
-        def sub(stage, f, i=i):
-            if progress is not None:
-                progress(f"{agents[i].name}: {stage}", (i + f) / len(agents))
+
+    def bake_one(i: int, sub) -> Any:
+        agent = agents[i]
         nm = bake(vertices, triangles, agent.settings, sub, walkable=walkable,
                   volumes=volumes, shared=shared)
         nm = add_custom_links(nm, custom_links, agent.settings, agent.area_cost)
@@ -148,5 +156,149 @@ def bake_agents(vertices, triangles, agents: Sequence[Agent], progress=None, *,
                          f"agent {agent.name!r}: ")
         if agent.name:
             nm.stats["agent"] = agent.name
-        out[agent.name] = nm
-    return out
+        return nm
+
+    if overlap is None:
+        overlap = worker_count() >= 2 and not any(a.settings.tile_size for a in agents)
+    if overlap and len(agents) > 1:
+        results = _OverlappedBakes(len(agents), [a.name for a in agents], progress).run(
+            bake_one)
+    else:
+        fractions = [0.0] * len(agents)
+
+        def report(i, stage, f):
+            fractions[i] = f
+            if progress is not None:
+                progress(f"{agents[i].name}: {stage}", sum(fractions) / len(agents))
+
+        results = [bake_one(i, lambda stage, f, i=i: report(i, stage, f))
+                   for i in range(len(agents))]
+    return {agent.name: nm for agent, nm in zip(agents, results, strict=True)}
+
+
+class _Abandoned(Exception):
+    """Stops a helper-thread bake whose result is no longer wanted (cancelled, or an
+    earlier agent failed)."""
+
+
+# stages after the ones agents share (``stages.shared_keys``): a bake reporting one of
+# these has stored or taken its shared heightfields
+_AFTER_SHARED = frozenset(("stances", "erode", "regions", "contours", "polygons", "detail",
+                           "links", "done"))
+_WAIT_S = 0.02  # how often the calling thread passes on the helper's progress while waiting
+
+
+class _OverlappedBakes:
+    """Bakes agents 0..n-1 on two threads, the calling one and a helper, each taking the
+    next agent in order; agent i starts once agent i-1 has passed its shared stages (or
+    ended), so the first agent of each group has computed and stored them before a later
+    one asks (``stages.shared_stage``). Progress goes through a queue to the calling
+    thread, which alone calls ``progress``."""
+
+    def __init__(self, n: int, names: list[str], progress):
+        self.n = n
+        self.names = names
+        self.progress = progress
+        self.lock = threading.Lock()
+        self.passed = [threading.Event() for _ in range(n)]
+        self.stop = threading.Event()  # cancelled, or the caller's progress failed
+        self.messages: queue.SimpleQueue = queue.SimpleQueue()
+        self.fractions = [0.0] * n
+        self.results: list = [None] * n
+        self.errors: dict[int, BaseException] = {}
+        self.abort: BaseException | None = None  # what the caller's progress raised
+        self.next = 0
+        self.caller = threading.get_ident()
+
+    # -- progress, on the calling thread
+    def forward(self, i: int, stage: str, f: float) -> None:
+        self.fractions[i] = f
+        if self.progress is None or self.abort is not None:
+            return
+        try:
+            self.progress(f"{self.names[i]}: {stage}", sum(self.fractions) / self.n)
+        except BaseException as exc:
+            self.abort = exc
+            self.stop.set()
+            raise
+
+    def drain(self) -> None:
+        while True:
+            try:
+                msg = self.messages.get_nowait()
+            except queue.Empty:
+                return
+            self.forward(*msg)
+
+    def unwanted(self, i: int) -> bool:
+        with self.lock:
+            return self.stop.is_set() or any(j < i for j in self.errors)
+
+    def report(self, i: int, stage: str, f: float) -> None:
+        if stage in _AFTER_SHARED:
+            self.passed[i].set()
+        if threading.get_ident() == self.caller:
+            self.drain()
+            self.forward(i, stage, f)
+        else:
+            self.messages.put((i, stage, f))
+        if self.unwanted(i):
+            raise _Abandoned
+
+    # -- the two runners
+    def take(self) -> int | None:
+        with self.lock:
+            if self.stop.is_set() or self.errors or self.next >= self.n:
+                return None
+            self.next += 1
+            return self.next - 1
+
+    def runner(self, first: int | None = None) -> None:
+        on_caller = threading.get_ident() == self.caller
+        i = self.take() if first is None else first
+        while i is not None:
+            try:
+                if i:
+                    while not self.passed[i - 1].wait(_WAIT_S):
+                        if on_caller:
+                            self.drain()
+                if self.unwanted(i):
+                    break
+                self.results[i] = self.bake_one(i, lambda stage, f, i=i: self.report(
+                    i, stage, f))
+            except _Abandoned:
+                pass
+            except BaseException as exc:
+                with self.lock:
+                    self.errors[i] = exc
+                if exc is self.abort:
+                    break
+            finally:
+                self.passed[i].set()
+            i = self.take()
+
+    def run(self, bake_one) -> list:
+        self.bake_one = bake_one
+        first = self.take()  # the first agent on the calling thread
+        helper = threading.Thread(target=self.runner, name="navjump-agent", daemon=True)
+        helper.start()
+        try:
+            self.runner(first)
+        finally:
+            # the helper's bake stops at its next stage when unwanted; its progress is
+            # passed on until it ends (nothing more once the caller's progress failed)
+            while helper.is_alive():
+                helper.join(_WAIT_S)
+                try:
+                    self.drain()
+                except BaseException:
+                    pass  # kept in self.abort
+        try:
+            self.drain()
+        except BaseException:
+            pass
+        if self.abort is not None:
+            raise self.abort
+        if self.errors:
+            raise self.errors[min(self.errors)]
+        return self.results

@@ -15,7 +15,14 @@ from .kinds import GENERATED_LINK_KINDS
 from .navmesh import NavMesh, empty_navmesh
 from .navmesh_check import MAX_COORDINATE
 from .settings import BakeSettings, memory_limit, voxel_config
-from .stages import STAGES, GridResult, run_stages, shared_keys, shared_stage  # noqa: F401
+from .stages import (  # noqa: F401
+    STAGES,
+    GridResult,
+    run_stages,
+    shared_job,
+    shared_keys,
+    shared_stage,
+)
 
 ProgressCallback = Callable[[str, float], None]
 
@@ -202,7 +209,12 @@ def bake(vertices: ArrayLike, triangles: ArrayLike, settings: BakeSettings | Non
         else:
             from . import links as links_mod
 
-            info = links_mod.build_links(nm, hf, chf, cfg, settings, v, t, debug=debug)
+            # agents with the same grid and slope share the input-triangle index
+            tri_job = None if shared is None else shared_job(
+                shared, links_mod.triangle_index_key(cfg),
+                lambda: links_mod.start_triangle_index(cfg, v, t))
+            info = links_mod.build_links(nm, hf, chf, cfg, settings, v, t, debug=debug,
+                                         tri_job=tri_job)
         stats["links"] = {k: int((nm.link_kind == i).sum())
                           for i, k in enumerate(GENERATED_LINK_KINDS)}
         # keep the generator's summary (border-edge share, messages for the user)
