@@ -108,7 +108,8 @@ def bake_agents(vertices, triangles, agents: Sequence[Agent], progress=None, *,
     Agent names must differ. Every agent is checked (settings, fit, area names) before the
     first bake; a failure raises ValueError naming the agent.
 
-    ``overlap`` (default: when the pool has two or more threads and no agent is tiled):
+    ``overlap`` (default: when the pool has two or more threads, no agent is tiled and two
+    bakes fit in memory at once, ``_two_fit``):
     bake two agents at a time, on the calling thread and one helper thread; each agent
     starts once the one before it has passed its shared stages. The results are the same
     as one after the other; ``progress`` is called on the calling thread only (a
@@ -159,7 +160,8 @@ def bake_agents(vertices, triangles, agents: Sequence[Agent], progress=None, *,
         return nm
 
     if overlap is None:
-        overlap = worker_count() >= 2 and not any(a.settings.tile_size for a in agents)
+        overlap = (worker_count() >= 2 and not any(a.settings.tile_size for a in agents)
+                   and _two_fit(vertices, triangles, agents))
     if overlap and len(agents) > 1:
         results = _OverlappedBakes(len(agents), [a.name for a in agents], progress).run(
             bake_one)
@@ -174,6 +176,32 @@ def bake_agents(vertices, triangles, agents: Sequence[Agent], progress=None, *,
         results = [bake_one(i, lambda stage, f, i=i: report(i, stage, f))
                    for i in range(len(agents))]
     return {agent.name: nm for agent, nm in zip(agents, results, strict=True)}
+
+
+# spans per cell assumed by the memory check of overlapped bakes (a few floors per column)
+OVERLAP_SPANS_PER_CELL = 4
+
+
+def _two_fit(vertices, triangles, agents: Sequence[Agent]) -> bool:
+    """Two bakes at once fit in memory: twice the largest agent's estimated peak
+    (``settings.estimate_bake_bytes`` for its grid over every vertex, with
+    ``OVERLAP_SPANS_PER_CELL`` spans per cell) within the first agent's memory limit. Else
+    the agents bake one after the other (each bake still checks its own estimate)."""
+    from .settings import estimate_bake_bytes, memory_limit
+
+    v = np.asarray(vertices, np.float64).reshape(-1, 3)
+    n_tris = int(np.asarray(triangles).reshape(-1, 3).shape[0]) if np.size(triangles) else 0
+    if v.shape[0] == 0 or not np.isfinite(v[:, :2]).all():
+        return False  # the bake refuses it with a clear message
+    span = v[:, :2].max(axis=0) - v[:, :2].min(axis=0)
+    peak = 0
+    for agent in agents:
+        cs = agent.settings.cell_size
+        cells = [int(x / cs + 0.5) + 1 for x in span]
+        peak = max(peak, estimate_bake_bytes(
+            cells[0], cells[1], n_tris, OVERLAP_SPANS_PER_CELL * cells[0] * cells[1],
+            agent.settings.links_enabled))
+    return 2 * peak <= memory_limit(agents[0].settings).available
 
 
 class _Abandoned(Exception):

@@ -178,18 +178,41 @@ def test_overlap_is_the_default_with_two_threads():
     v, t = level()
     agents = [Agent("wide", BASE.with_values(agent_radius=0.6)),
               Agent("slim", BASE.with_values(agent_radius=0.3))]
+    threads, _ = link_threads(v, t, agents)
+    assert threads[0.6] == threading.current_thread().name
+    assert threads[0.3] == "navjump-agent"
+
+
+def link_threads(v, t, agents, **kwargs):
+    """{agent_radius: name of the thread its link stage ran on} for one bake_agents."""
     threads = {}
     real = links_mod.build_links
 
-    def spy(nm, *args, **kwargs):
+    def spy(nm, *args, **kw):
         threads[nm.settings["agent_radius"]] = threading.current_thread().name
-        return real(nm, *args, **kwargs)
+        return real(nm, *args, **kw)
 
     mp = pytest.MonkeyPatch()
     mp.setattr(links_mod, "build_links", spy)
     try:
-        bake_agents(v, t, agents)
+        out = bake_agents(v, t, agents, **kwargs)
     finally:
         mp.undo()
-    assert threads[0.6] == threading.current_thread().name
-    assert threads[0.3] == "navjump-agent"
+    return threads, out
+
+
+def test_agents_that_would_not_fit_in_memory_twice_bake_one_after_the_other():
+    """level(): a 121 x 41 cell grid, estimated at 4 spans a cell about 6.5 MB a bake:
+    under a 10 MB limit one bake fits (its own check passes), two at once do not."""
+    v, t = level()
+    tight = BASE.with_values(memory_limit_gb=0.01)
+    agents = [Agent("wide", tight.with_values(agent_radius=0.6)),
+              Agent("slim", tight.with_values(agent_radius=0.3))]
+    threads, out = link_threads(v, t, agents)
+    assert set(threads.values()) == {threading.current_thread().name}
+    for a in agents:
+        assert out[a.name].equals(bake(v, t, a.settings))
+    roomy = [a._replace(settings=a.settings.with_values(memory_limit_gb=1.0)) for a in agents]
+    threads, _ = link_threads(v, t, roomy)
+    if worker_count() >= 2:
+        assert threads[0.3] == "navjump-agent"
