@@ -4,7 +4,10 @@ An :class:`Agent` is a name, its :class:`BakeSettings` and its area costs. :func
 bakes every agent into its own NavMesh; agents with the same voxel settings share the
 rasterisation (same ``cell_size``, ``cell_height``, ``agent_max_slope``, ``agent_max_climb``)
 and also the filtered and compact heightfields (same ``walkable`` height and filter switches
-as well): only erosion (``agent_radius``), regions, polygons, detail and links run per agent.
+as well): only erosion (``agent_radius``), regions, polygons, detail and links run per agent;
+agents with the same grid and slope share the link stage's input-triangle index. Two agents
+bake at a time, on the calling thread and a helper thread (``_OverlappedBakes``), with the
+same results as one after the other.
 """
 
 from __future__ import annotations
@@ -160,7 +163,8 @@ def bake_agents(vertices, triangles, agents: Sequence[Agent], progress=None, *,
         return nm
 
     if overlap is None:
-        overlap = (worker_count() >= 2 and not any(a.settings.tile_size for a in agents)
+        overlap = (len(agents) > 1 and worker_count() >= 2
+                   and not any(a.settings.tile_size for a in agents)
                    and _two_fit(vertices, triangles, agents))
     if overlap and len(agents) > 1:
         results = _OverlappedBakes(len(agents), [a.name for a in agents], progress).run(
@@ -189,10 +193,13 @@ def _two_fit(vertices, triangles, agents: Sequence[Agent]) -> bool:
     the agents bake one after the other (each bake still checks its own estimate)."""
     from .settings import estimate_bake_bytes, memory_limit
 
-    v = np.asarray(vertices, np.float64).reshape(-1, 3)
-    n_tris = int(np.asarray(triangles).reshape(-1, 3).shape[0]) if np.size(triangles) else 0
-    if v.shape[0] == 0 or not np.isfinite(v[:, :2]).all():
+    try:
+        v = np.asarray(vertices, np.float64).reshape(-1, 3)
+        n_tris = int(np.asarray(triangles).reshape(-1, 3).shape[0])
+    except (TypeError, ValueError):
         return False  # the bake refuses it with a clear message
+    if v.shape[0] == 0 or not np.isfinite(v[:, :2]).all():
+        return False
     span = v[:, :2].max(axis=0) - v[:, :2].min(axis=0)
     peak = 0
     for agent in agents:
