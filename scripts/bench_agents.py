@@ -5,7 +5,8 @@
 
 Agent A alone (``bake``) against A and B (B: another radius, the same voxel settings)
 with ``core.agents.bake_agents`` as it runs by default (shared rasterisation, compact
-heightfield and link triangle index; two agents at a time on two threads), and for
+heightfield and link triangle index; two agents at a time on two threads when the first
+agent's thread gets most of a core, ``two_overlapped_rounds`` counts the rounds it did), and for
 comparison the same one agent after the other (``overlap=False``) and as two separate
 bakes. The variants are measured paired and interleaved: every round runs each once, in
 an order that rotates from round to round, so a busy moment of the shared machine hits
@@ -70,17 +71,21 @@ def bench_mesh(mesh: str, links: bool, repeat: int) -> dict:
     wall: dict[str, list[float]] = {k: [] for k in names}
     cpu: dict[str, list[float]] = {k: [] for k in names}
     part_rows: dict[str, list[dict]] = {}
+    overlapped = 0  # rounds in which "two" baked its agents at once (not one after the other)
     for r in range(repeat):
         order = names[r % len(names):] + names[:r % len(names)]
         for k in order:
             out, w, c = timed(variants[k])
             wall[k].append(w)
             cpu[k].append(c)
+            if k == "two":
+                overlapped += bool(out["a"].stats.get("agents_overlapped"))
             if k in ("one", "two", "two_serial"):
                 for agent, nm in out.items():
                     part_rows.setdefault(f"{k}.{agent}", []).append(parts(nm))
     med = statistics.median
-    result: dict = {"mesh": Path(mesh).name, "links": links, "repeat": repeat}
+    result: dict = {"mesh": Path(mesh).name, "links": links, "repeat": repeat,
+                    "two_overlapped_rounds": overlapped}
     for k in names:
         result[f"{k}_wall_ms"] = round(med(wall[k]) * 1000.0, 1)
         result[f"{k}_cpu_ms"] = round(med(cpu[k]) * 1000.0, 1)

@@ -16,6 +16,7 @@ import math
 import queue
 import re
 import threading
+import time
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
@@ -111,10 +112,12 @@ def bake_agents(vertices, triangles, agents: Sequence[Agent], progress=None, *,
     Agent names must differ. Every agent is checked (settings, fit, area names) before the
     first bake; a failure raises ValueError naming the agent.
 
-    ``overlap`` (default: when the pool has two or more threads, no agent is tiled and two
-    bakes fit in memory at once, ``_two_fit``):
-    bake two agents at a time, on the calling thread and one helper thread; each agent
-    starts once the one before it has passed its shared stages. The results are the same
+    ``overlap`` (default: when the pool has two or more threads, no agent is tiled, two
+    bakes fit in memory at once, ``_two_fit``, and the first agent's thread gets most of a
+    core, ``_OverlappedBakes``; True: always, False: never): bake two agents at a time, on
+    the calling thread and one helper thread; each agent starts once the one before it
+    has passed its shared stages. ``stats["agents_overlapped"]`` of every NavMesh says
+    whether they did. The results are the same
     as one after the other; ``progress`` is called on the calling thread only (a
     ``BakeCancelled`` it raises stops both), with the agents' fractions added up. A
     failing agent's error is raised as the first failure in agent order would be.
@@ -162,13 +165,16 @@ def bake_agents(vertices, triangles, agents: Sequence[Agent], progress=None, *,
             nm.stats["agent"] = agent.name
         return nm
 
+    adaptive = overlap is None
     if overlap is None:
         overlap = (len(agents) > 1 and worker_count() >= 2
                    and not any(a.settings.tile_size for a in agents)
                    and _two_fit(vertices, triangles, agents))
+    overlapped = False
     if overlap and len(agents) > 1:
-        results = _OverlappedBakes(len(agents), [a.name for a in agents], progress).run(
-            bake_one)
+        runs = _OverlappedBakes(len(agents), [a.name for a in agents], progress, adaptive)
+        results = runs.run(bake_one)
+        overlapped = not runs.one_at_a_time
     else:
         fractions = [0.0] * len(agents)
 
@@ -179,6 +185,8 @@ def bake_agents(vertices, triangles, agents: Sequence[Agent], progress=None, *,
 
         results = [bake_one(i, lambda stage, f, i=i: report(i, stage, f))
                    for i in range(len(agents))]
+    for nm in results:
+        nm.stats["agents_overlapped"] = overlapped
     return {agent.name: nm for agent, nm in zip(agents, results, strict=True)}
 
 
@@ -221,6 +229,10 @@ class _Abandoned(Exception):
 _AFTER_SHARED = frozenset(("stances", "erode", "regions", "contours", "polygons", "detail",
                            "links", "done"))
 _WAIT_S = 0.02  # how often the calling thread passes on the helper's progress while waiting
+# the share of a core the first agent's thread must get through the shared stages for a
+# second bake to start beside it (default overlap), measured over at least BUSY_MIN_S
+BUSY_SHARE = 0.75
+BUSY_MIN_S = 0.002
 
 
 class _OverlappedBakes:
@@ -228,14 +240,23 @@ class _OverlappedBakes:
     next agent in order; agent i starts once agent i-1 has passed its shared stages (or
     ended), so the first agent of each group has computed and stored them before a later
     one asks (``stages.shared_stage``). Progress goes through a queue to the calling
-    thread, which alone calls ``progress``."""
+    thread, which alone calls ``progress``.
 
-    def __init__(self, n: int, names: list[str], progress):
+    ``adaptive``: when the first agent's thread got less than ``BUSY_SHARE`` of a core
+    (its CPU time against the wall time) through the shared stages, the machine's cores
+    are busy with other work and a second bake beside it would only share them: every
+    agent then starts once the one before it has ended (one after the other)."""
+
+    def __init__(self, n: int, names: list[str], progress, adaptive: bool = False):
         self.n = n
         self.names = names
         self.progress = progress
+        self.adaptive = adaptive
+        self.one_at_a_time = False
+        self.started: list = [None] * n  # (wall, thread CPU) when each agent started
         self.lock = threading.Lock()
         self.passed = [threading.Event() for _ in range(n)]
+        self.ended = [threading.Event() for _ in range(n)]
         self.stop = threading.Event()  # cancelled, or the caller's progress failed
         self.messages: queue.SimpleQueue = queue.SimpleQueue()
         self.fractions = [0.0] * n
@@ -270,7 +291,12 @@ class _OverlappedBakes:
             return self.stop.is_set() or any(j < i for j in self.errors)
 
     def report(self, i: int, stage: str, f: float) -> None:
-        if stage in _AFTER_SHARED:
+        if stage in _AFTER_SHARED and not self.passed[i].is_set():
+            if i == 0 and self.adaptive:
+                wall0, cpu0 = self.started[0]
+                wall = time.perf_counter() - wall0
+                if wall >= BUSY_MIN_S and time.thread_time() - cpu0 < BUSY_SHARE * wall:
+                    self.one_at_a_time = True
             self.passed[i].set()
         if threading.get_ident() == self.caller:
             self.drain()
@@ -294,11 +320,15 @@ class _OverlappedBakes:
         while i is not None:
             try:
                 if i:
-                    while not self.passed[i - 1].wait(_WAIT_S):
-                        if on_caller:
-                            self.drain()
+                    for events in (self.passed, self.ended):
+                        while not events[i - 1].wait(_WAIT_S):
+                            if on_caller:
+                                self.drain()
+                        if not self.one_at_a_time:
+                            break
                 if self.unwanted(i):
                     break
+                self.started[i] = (time.perf_counter(), time.thread_time())
                 self.results[i] = self.bake_one(i, lambda stage, f, i=i: self.report(
                     i, stage, f))
             except _Abandoned:
@@ -310,6 +340,7 @@ class _OverlappedBakes:
                     break
             finally:
                 self.passed[i].set()
+                self.ended[i].set()
             i = self.take()
 
     def run(self, bake_one) -> list:

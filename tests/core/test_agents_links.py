@@ -6,6 +6,7 @@ stay on the calling thread, in agent order. Small real bakes, no bpy."""
 from __future__ import annotations
 
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -169,28 +170,66 @@ def test_a_failing_agent_raises_as_in_agent_order():
     assert all(nm.link_count == 1 for nm in out.values())
 
 
-def test_overlap_is_the_default_with_two_threads():
-    """bake_agents overlaps by default where the pool has two threads: the second
-    agent's bake runs on the helper thread (its links stage reports from there, passed on
-    by the calling thread)."""
+def test_overlap_is_the_default_with_two_threads_and_a_free_core():
+    """bake_agents overlaps by default where the pool has two threads and the first
+    agent's thread got most of a core through the shared stages: the second agent's bake
+    then runs on the helper thread; ``stats["agents_overlapped"]`` says which happened.
+    Forced (overlap=True) it always does."""
     if worker_count() < 2:
         pytest.skip("NAVJUMP_THREADS / the CPU count leave one thread: no overlap")
     v, t = level()
     agents = [Agent("wide", BASE.with_values(agent_radius=0.6)),
               Agent("slim", BASE.with_values(agent_radius=0.3))]
-    threads, _ = link_threads(v, t, agents)
+    threads, out = link_threads(v, t, agents)
     assert threads[0.6] == threading.current_thread().name
-    assert threads[0.3] == "navjump-agent"
+    overlapped = out["wide"].stats["agents_overlapped"]
+    assert out["slim"].stats["agents_overlapped"] == overlapped
+    assert (threads[0.3] == "navjump-agent") == overlapped
+    threads, out = link_threads(v, t, agents, overlap=True)
+    assert threads[0.3] == "navjump-agent" and out["slim"].stats["agents_overlapped"]
+    threads, out = link_threads(v, t, agents, overlap=False)
+    assert set(threads.values()) == {threading.current_thread().name}
+    assert not out["slim"].stats["agents_overlapped"]
+
+
+def test_busy_first_agent_thread_means_one_after_the_other():
+    """A first agent whose thread got little CPU through the shared stages (here: a
+    progress callback that sleeps, as a thread does whose core other work takes) makes
+    the default bake the agents one after the other: no two link stages at once."""
+    v, t = level()
+    agents = [Agent("wide", BASE.with_values(agent_radius=0.6)),
+              Agent("slim", BASE.with_values(agent_radius=0.3)),
+              Agent("coarse", BASE.with_values(cell_size=0.25))]
+
+    def slow(stage, fraction):
+        if stage == "wide: filter":
+            time.sleep(0.05)
+
+    _threads, out = link_threads(v, t, agents, progress=slow)
+    spans = sorted(LINK_SPANS)
+    assert len(spans) == 3
+    assert all(a[1] <= b[0] for a, b in zip(spans, spans[1:], strict=False))
+    assert not any(nm.stats["agents_overlapped"] for nm in out.values())
+    for a in agents:
+        assert out[a.name].equals(bake(v, t, a.settings))
+
+
+LINK_SPANS: list = []  # (start, end) of every link stage link_threads saw
 
 
 def link_threads(v, t, agents, **kwargs):
     """{agent_radius: name of the thread its link stage ran on} for one bake_agents."""
+    LINK_SPANS.clear()
     threads = {}
     real = links_mod.build_links
 
     def spy(nm, *args, **kw):
         threads[nm.settings["agent_radius"]] = threading.current_thread().name
-        return real(nm, *args, **kw)
+        t0 = time.perf_counter()
+        try:
+            return real(nm, *args, **kw)
+        finally:
+            LINK_SPANS.append((t0, time.perf_counter()))
 
     mp = pytest.MonkeyPatch()
     mp.setattr(links_mod, "build_links", spy)
