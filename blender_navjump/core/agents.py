@@ -13,6 +13,7 @@ same results as one after the other.
 from __future__ import annotations
 
 import math
+import os
 import queue
 import re
 import threading
@@ -112,9 +113,10 @@ def bake_agents(vertices, triangles, agents: Sequence[Agent], progress=None, *,
     Agent names must differ. Every agent is checked (settings, fit, area names) before the
     first bake; a failure raises ValueError naming the agent.
 
-    ``overlap`` (default: when the pool has two or more threads, no agent is tiled, two
-    bakes fit in memory at once, ``_two_fit``, and the first agent's thread gets most of a
-    core, ``_OverlappedBakes``; True: always, False: never): bake two agents at a time, on
+    ``overlap`` (default: when the pool has two or more threads, no agent is tiled, the
+    load average leaves a core free, ``_core_free``, two bakes fit in memory at once,
+    ``_two_fit``, and the first agent's thread gets most of a core, ``_OverlappedBakes``;
+    True: always, False: never): bake two agents at a time, on
     the calling thread and one helper thread; each agent starts once the one before it
     has passed its shared stages. ``stats["agents_overlapped"]`` of every NavMesh says
     whether they did. The results are the same
@@ -169,7 +171,7 @@ def bake_agents(vertices, triangles, agents: Sequence[Agent], progress=None, *,
     if overlap is None:
         overlap = (len(agents) > 1 and worker_count() >= 2
                    and not any(a.settings.tile_size for a in agents)
-                   and _two_fit(vertices, triangles, agents))
+                   and _core_free() and _two_fit(vertices, triangles, agents))
     overlapped = False
     if overlap and len(agents) > 1:
         runs = _OverlappedBakes(len(agents), [a.name for a in agents], progress, adaptive)
@@ -188,6 +190,26 @@ def bake_agents(vertices, triangles, agents: Sequence[Agent], progress=None, *,
     for nm in results:
         nm.stats["agents_overlapped"] = overlapped
     return {agent.name: nm for agent, nm in zip(agents, results, strict=True)}
+
+
+# a second bake starts beside the first only while the load average (runnable threads,
+# this process's included) leaves at least this much of a core free
+FREE_CORE = 0.5
+
+
+def load_average() -> float | None:
+    """The system's one-minute load average, or None where there is none (Windows)."""
+    try:
+        return float(os.getloadavg()[0])
+    except (AttributeError, OSError):
+        return None
+
+
+def _core_free() -> bool:
+    """The machine has a core to spare for a second bake: the load average is at least
+    ``FREE_CORE`` below the CPU count (or unknown)."""
+    load = load_average()
+    return load is None or load <= (os.cpu_count() or 1) - FREE_CORE
 
 
 # spans per cell assumed by the memory check of overlapped bakes (a few floors per column)

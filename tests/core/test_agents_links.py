@@ -5,6 +5,7 @@ stay on the calling thread, in agent order. Small real bakes, no bpy."""
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 
@@ -251,7 +252,27 @@ def test_agents_that_would_not_fit_in_memory_twice_bake_one_after_the_other():
     assert set(threads.values()) == {threading.current_thread().name}
     for a in agents:
         assert out[a.name].equals(bake(v, t, a.settings))
+    assert not out["slim"].stats["agents_overlapped"]
+    from blender_navjump.core.agents import _two_fit
+
+    assert not _two_fit(v, t, agents)
     roomy = [a._replace(settings=a.settings.with_values(memory_limit_gb=1.0)) for a in agents]
-    threads, _ = link_threads(v, t, roomy)
+    assert _two_fit(v, t, roomy)
+
+
+def test_no_free_core_means_one_after_the_other(monkeypatch):
+    """A load average that leaves no core free (another job on every core) makes the
+    default bake one agent after the other: no helper thread."""
+    from blender_navjump.core import agents as agents_mod
+
+    v, t = level()
+    agents = [Agent("wide", BASE.with_values(agent_radius=0.6)),
+              Agent("slim", BASE.with_values(agent_radius=0.3))]
+    monkeypatch.setattr(agents_mod, "load_average", lambda: float(os.cpu_count() or 1))
+    threads, out = link_threads(v, t, agents)
+    assert set(threads.values()) == {threading.current_thread().name}
+    assert not out["slim"].stats["agents_overlapped"]
+    monkeypatch.setattr(agents_mod, "load_average", lambda: None)  # unknown: as free
+    threads, out = link_threads(v, t, agents, overlap=None)
     if worker_count() >= 2:
-        assert threads[0.3] == "navjump-agent"
+        assert (threads[0.3] == "navjump-agent") == out["slim"].stats["agents_overlapped"]
