@@ -442,8 +442,8 @@ def build_links(nm, hf, chf, cfg, settings, vertices, triangles, debug=None,
                                 "standing ground): nothing to link")
         return info
 
-    # the triangle index is built on the pool while this thread samples the edges and
-    # indexes the polygons (the two are independent)
+    # the triangle index is built on the pool (a bake starts it before its stages:
+    # tri_job) while this thread samples the edges and indexes the polygons
     bmax = cfg.bmin + np.array([cfg.width * cfg.cs, cfg.height * cfg.cs, 0.0])
     if tri_job is None:
         tri_job = start_triangle_index(cfg, vertices, triangles)
