@@ -116,12 +116,12 @@ def bake_agents(vertices, triangles, agents: Sequence[Agent], progress=None, *,
     ``overlap`` (default: when the pool has two or more threads, no agent is tiled, the
     load average leaves a core free, ``_core_free``, two bakes fit in memory at once,
     ``_two_fit``, and the first agent's thread gets most of a core, ``_OverlappedBakes``;
-    True: always, whatever the load, memory or tiles; False: never): bake two agents at a time, on
-    the calling thread and one helper thread; each agent starts once the one before it
-    has passed its shared stages. ``stats["agents_overlapped"]`` of every NavMesh says
-    whether they did. The results are the same
-    as one after the other; ``progress`` is called on the calling thread only (a
-    ``BakeCancelled`` it raises stops both), with the agents' fractions added up. A
+    True: always, whatever the load, memory or tiles; False: never): bake two agents at a
+    time, on the calling thread and one helper thread; each agent starts once the one
+    before it has passed its shared stages. ``stats["agents_overlapped"]`` of every
+    NavMesh says whether they did. The results are the same as one after the other;
+    ``progress`` is called on the calling thread only (a ``BakeCancelled`` it raises stops
+    both), with the agents' fractions added up. A
     failing agent's error is raised as the first failure in agent order would be.
     """
     from .custom_links import add_custom_links
