@@ -340,11 +340,31 @@ def _rejected_candidates(samples, res, found_at, rej, narrow_groups, narrow_star
     return out
 
 
-def build_links(nm, hf, chf, cfg, settings, vertices, triangles, debug=None) -> dict:
+def triangle_index_key(cfg) -> tuple:
+    """What the link stage's input-triangle index depends on besides the triangles: the
+    grid (``cfg.bmin``, ``width``, ``height``, ``cs``) and the slope (``walkable_slope_cos``);
+    not the agent's radius, heights, climb or jump settings. Bakes of the same triangles
+    with equal keys can share one index (``core.agents``)."""
+    return ("link_triangles", float(cfg.cs), int(cfg.width), int(cfg.height),
+            *(float(x) for x in cfg.bmin[:2]), float(cfg.walkable_slope_cos))
+
+
+def start_triangle_index(cfg, vertices, triangles):
+    """Start building the input-triangle index of the link stage on the pool (see
+    ``triangle_index_key``); ``.result()`` waits for it. Read-only once built."""
+    bmax = cfg.bmin + np.array([cfg.width * cfg.cs, cfg.height * cfg.cs, 0.0])
+    return run_async(triangle_index, vertices, triangles, cfg.walkable_slope_cos,
+                     make_grid(cfg.bmin, bmax, TRIANGLE_BIN_CELLS * cfg.cs))
+
+
+def build_links(nm, hf, chf, cfg, settings, vertices, triangles, debug=None,
+                tri_job=None) -> dict:
     """Generate jump links for a baked navmesh (world units) in place; returns a summary:
     counts per kind, border edges, border edges with a link, samples, timings (ms) and
     ``messages`` for the user (empty when all went normally). ``debug``: a
-    ``core.debug.BakeDebug`` whose ``link_rejects`` get the refused candidates."""
+    ``core.debug.BakeDebug`` whose ``link_rejects`` get the refused candidates.
+    ``tri_job``: the input-triangle index from ``start_triangle_index`` for these
+    triangles and ``cfg`` (shared between agents), else built here."""
     t_start = time.perf_counter()
     timings: dict[str, float] = {}
     info: dict = {"messages": [], "border_edges": 0, "border_edges_linked": 0, "samples": 0,
@@ -385,11 +405,11 @@ def build_links(nm, hf, chf, cfg, settings, vertices, triangles, debug=None) -> 
                                 "standing ground): nothing to link")
         return info
 
-    # the triangle index is built on the pool while this thread samples the edges and
-    # indexes the polygons (the two are independent)
+    # the triangle index is built on the pool (a bake starts it before its stages:
+    # tri_job) while this thread samples the edges and indexes the polygons
     bmax = cfg.bmin + np.array([cfg.width * cfg.cs, cfg.height * cfg.cs, 0.0])
-    tri_job = run_async(triangle_index, vertices, triangles, cfg.walkable_slope_cos,
-                        make_grid(cfg.bmin, bmax, TRIANGLE_BIN_CELLS * cfg.cs))
+    if tri_job is None:
+        tri_job = start_triangle_index(cfg, vertices, triangles)
     t0 = time.perf_counter()
     dtris, dstart = _polygon_surfaces(nm)
     samples = _sample_edges(pverts, polys, pnv, border_p, border_e, chain, step, dtris,

@@ -8,10 +8,12 @@ from any thread.
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
 _POOL: ThreadPoolExecutor | None = None
+_POOL_LOCK = threading.Lock()
 
 
 def worker_count() -> int:
@@ -24,8 +26,9 @@ def worker_count() -> int:
 
 def _pool() -> ThreadPoolExecutor:
     global _POOL
-    if _POOL is None:
-        _POOL = ThreadPoolExecutor(max_workers=worker_count(), thread_name_prefix="navjump")
+    with _POOL_LOCK:  # bakes on several threads (core.agents) share the one pool
+        if _POOL is None:
+            _POOL = ThreadPoolExecutor(max_workers=worker_count(), thread_name_prefix="navjump")
     return _POOL
 
 

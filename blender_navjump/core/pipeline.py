@@ -15,7 +15,14 @@ from .kinds import GENERATED_LINK_KINDS
 from .navmesh import NavMesh, empty_navmesh
 from .navmesh_check import MAX_COORDINATE
 from .settings import BakeSettings, memory_limit, voxel_config
-from .stages import STAGES, GridResult, run_stages, shared_keys, shared_stage  # noqa: F401
+from .stages import (  # noqa: F401
+    STAGES,
+    GridResult,
+    run_stages,
+    shared_job,
+    shared_keys,
+    shared_stage,
+)
 
 ProgressCallback = Callable[[str, float], None]
 
@@ -121,7 +128,8 @@ def bake(vertices: ArrayLike, triangles: ArrayLike, settings: BakeSettings | Non
     progress(stage, fraction) is called before each stage and may raise BakeCancelled.
     volumes: modifier volumes (``core.areas.Volume``: areas, no-links). shared: a dict kept
     between bakes of the same geometry (several agents, ``core.agents``): the solid and
-    compact heightfields are reused by agents with the same voxel settings.
+    compact heightfields are reused by agents with the same voxel settings, the link
+    stage's input-triangle index by agents with the same grid and slope.
     debug: a :class:`core.debug.BakeDebug` to fill with the voxel tops, regions,
     contours and refused link candidates of this bake (for debug views; costs a copy of
     the spans; solo bakes only:
@@ -170,7 +178,7 @@ def bake(vertices: ArrayLike, triangles: ArrayLike, settings: BakeSettings | Non
     from . import areas as areas_mod
 
     area_names = areas_mod.area_table(volumes)
-    hf = chf = cfg = None
+    hf = chf = cfg = tri_job = None
     if settings.tile_size:
         from .tiles import bake_tiles
 
@@ -180,6 +188,14 @@ def bake(vertices: ArrayLike, triangles: ArrayLike, settings: BakeSettings | Non
     else:
         cfg = voxel_config(settings, bmin, bmax, t.shape[0], limit)
         stats["grid"] = [cfg.width, cfg.height]
+        if settings.links_enabled:
+            # the link stage's input-triangle index depends on the triangles, the grid
+            # and the slope only: built on the pool while the stages run, once for all
+            # agents with the same grid and slope (``shared``)
+            from . import links as links_mod
+
+            tri_job = shared_job(shared, links_mod.triangle_index_key(cfg),
+                                 lambda: links_mod.start_triangle_index(cfg, v, t))
         grid = run_stages(v, t, walk, cfg, settings, timings, stats, stage, limit=limit,
                           debug=debug, volumes=volumes, area_names=area_names, shared=shared)
         hf, chf = grid.hf, grid.chf
@@ -202,7 +218,8 @@ def bake(vertices: ArrayLike, triangles: ArrayLike, settings: BakeSettings | Non
         else:
             from . import links as links_mod
 
-            info = links_mod.build_links(nm, hf, chf, cfg, settings, v, t, debug=debug)
+            info = links_mod.build_links(nm, hf, chf, cfg, settings, v, t, debug=debug,
+                                         tri_job=tri_job)
         stats["links"] = {k: int((nm.link_kind == i).sum())
                           for i, k in enumerate(GENERATED_LINK_KINDS)}
         # keep the generator's summary (border-edge share, messages for the user)

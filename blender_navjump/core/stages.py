@@ -5,6 +5,7 @@ between agents (``shared_keys``, ``shared_stage``)."""
 from __future__ import annotations
 
 import copy
+import threading
 import time
 from collections.abc import Callable
 from typing import Any, NamedTuple
@@ -187,25 +188,46 @@ def shared_keys(settings: BakeSettings) -> tuple[tuple, tuple]:
     return rkey, ckey
 
 
+# guards the ``shared`` dicts: agents baked on two threads (``core.agents``) look up and
+# store their shared values under it (the computing itself runs outside)
+_SHARED_LOCK = threading.Lock()
+
+
 def shared_stage(shared: dict | None, key: tuple, compute: Callable[[], Any]) -> Any:
     """``compute()``, or the value an earlier bake stored under ``key`` in ``shared``.
 
     Later stages change the values in place, so each bake gets its own copy, except the
     last one the caller announced in ``shared["uses"][key]`` (how many more bakes will ask
-    for ``key``; without it every value is kept and copied)."""
+    for ``key``; without it every value is kept and copied). Bakes running at once must
+    not both compute one key: ``core.agents`` starts a bake only once the one before it
+    has passed its shared stages."""
     if shared is None:
         return compute()
-    uses = shared.get("uses")
-    if key in shared:
-        if uses is not None:
-            uses[key] -= 1
-            if uses[key] <= 0:
-                return shared.pop(key)
-        return copy.deepcopy(shared[key])
+    with _SHARED_LOCK:
+        uses = shared.get("uses")
+        if key in shared:
+            if uses is not None:
+                uses[key] -= 1
+                if uses[key] <= 0:
+                    return shared.pop(key)
+            return copy.deepcopy(shared[key])
     value = compute()
-    if uses is None or uses.get(key, 0) > 0:
-        shared[key] = copy.deepcopy(value)
+    with _SHARED_LOCK:
+        if uses is None or uses.get(key, 0) > 0:
+            shared[key] = copy.deepcopy(value)
     return value
+
+
+def shared_job(shared: dict | None, key: tuple, start: Callable[[], Any]) -> Any:
+    """A read-only value every bake with ``key`` uses as it is (no copy): ``start()`` by
+    the first bake that asks (e.g. a pending job, ``.result()`` waits), the same object
+    for the later ones."""
+    if shared is None:
+        return start()
+    with _SHARED_LOCK:
+        if key not in shared:
+            shared[key] = start()
+        return shared[key]
 
 
 def _run(stage: str, settings: BakeSettings, fn, *args):
