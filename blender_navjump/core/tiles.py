@@ -349,8 +349,32 @@ def _split_regions(span_reg, span_area, span_con, span_x, span_cy, x0, y0, x1, y
             key[s] = r
     out = np.zeros(n, np.int32)
     stack = np.empty(n, np.int64)
+    count = _flood_keys(key, span_area, span_con, out, stack)
+    # A strip part with no span in the tile's outermost columns or rows puts no vertex on
+    # a tile edge: it goes back to its own region. (It is one cell wide, the last cells
+    # before a wall or ledge: outlined alone, simplification cut its corner off.)
+    touches = np.zeros(count + 1, np.bool_)
+    for s in range(n):
+        if key[s] < 0 and (span_x[s] == x0 or span_x[s] == x1 - 1 or span_cy[s] == y0
+                           or span_cy[s] == y1 - 1):
+            touches[out[s]] = True
+    again = False
+    for s in range(n):
+        if key[s] < 0 and not touches[out[s]]:
+            key[s] = span_reg[s]
+            again = True
+    if again:
+        out[:] = 0
+        count = _flood_keys(key, span_area, span_con, out, stack)
+    return out, count
+
+
+@njit(cache=True)
+def _flood_keys(key, span_area, span_con, out, stack):
+    """Number the connected parts of spans with one key and area (key 0: none) into
+    ``out`` (zeros on entry), in the order of their first span; returns their count."""
     count = 0
-    for s0 in range(n):
+    for s0 in range(key.shape[0]):
         if key[s0] == 0 or out[s0] != 0:
             continue
         count += 1
@@ -368,7 +392,7 @@ def _split_regions(span_reg, span_area, span_con, span_x, span_cy, x0, y0, x1, y
                     out[nb] = count
                     stack[top] = nb
                     top += 1
-    return out, count
+    return count
 
 
 @njit(cache=True)
@@ -1203,6 +1227,7 @@ def build_tile_links(nm: NavMesh, settings: BakeSettings, v, t, walk, bmin, bmax
             found[name].append(arr)
     for name, empty in empty_links().items():
         setattr(nm, name, np.concatenate([empty, *found[name]]).astype(empty.dtype))
+    _dedupe_across_tiles(nm, settings)
     info: dict = {"messages": [], "border_edges": 0, "border_edges_linked": 0,
                   "samples": 0, "tiles": len(cache.link_info)}
     for k in sorted(cache.link_info):
@@ -1216,6 +1241,35 @@ def build_tile_links(nm: NavMesh, settings: BakeSettings, v, t, walk, bmin, bmax
               for i, kind in enumerate(GENERATED_LINK_KINDS)}
     info["counts"] = counts
     return info
+
+
+def _dedupe_across_tiles(nm: NavMesh, settings: BakeSettings) -> None:
+    """Drop the near-duplicates among the links the tiles kept (``links_search.dedupe``,
+    the generator's own rule and order: bidirectional first, then wider first). Each tile
+    de-duplicates its own window, but of a bidirectional link found from both sides two
+    tiles may keep either way: a link from a start on a tile edge in one, its way back in
+    the other."""
+    from .links_search import dedupe
+
+    n = nm.link_count
+    if n < 2:
+        return
+    starts = np.ascontiguousarray(nm.link_start, np.float64)
+    ends = np.ascontiguousarray(nm.link_end, np.float64)
+    width = np.linalg.norm(starts[:, 1] - starts[:, 0], axis=1)
+    bidir = np.ascontiguousarray(nm.link_bidirectional, np.bool_)
+    pts = np.concatenate([starts, ends], axis=1)
+    boxes = np.ascontiguousarray(np.stack([pts[:, :, 0].min(1), pts[:, :, 1].min(1),
+                                           pts[:, :, 0].max(1), pts[:, :, 1].max(1)], axis=1))
+    order = np.lexsort((np.arange(n), -width, ~bidir)).astype(np.int64)
+    tol = max(float(settings.agent_radius), float(settings.cell_size))
+    keep = dedupe(order, starts, ends, boxes, bidir, tol)
+    if keep.all():
+        return
+    from .navmesh import empty_links
+
+    for name in empty_links():
+        setattr(nm, name, getattr(nm, name)[keep])
 
 
 def _tiles_reaching(grid: TileGrid, border: int, rebaked) -> list[int]:
