@@ -489,6 +489,7 @@ class TileCore:
         self.edge_cells = int(edge_cells)
         self.raster = raster
         self.segments: tuple[np.ndarray, ...] = ()
+        self.strip_cells = STRIP_CELLS
 
     def rasterize(self, v, t, walk, cfg, span_capacity: int = 0):
         return self.raster.rasterize(v, t, walk, cfg)
