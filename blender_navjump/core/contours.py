@@ -220,16 +220,22 @@ def _mark_tile_edges(raw, raw_start, x0, y0, x1, y1):
                 raw[k, 3] = CONTOUR_REG_MASK - side
 
 
-# Largest error (cells) of the wall edges of a tile-edge strip region (``strip_cells``
-# of build_contours): below the ~0.7 cells a one-cell corner strays from any chord, so its
-# corners are kept.
+# Largest error (cells) of the wall edges of a region along a tile's sides (a tile-edge
+# strip region, core/tiles.py, or a piece of region one cell wide between a strip and a
+# wall): a one-cell corner strays from the chord of its two legs by 0.89 cells and more
+# when one leg is two cells long or more (kept, as the long outline of a solo bake keeps
+# it), by 0.71 cells when both are one cell (a voxel step of a slanted wall: dropped).
+# With the usual error (1.3 cells) the short wall runs of such narrow regions lost their
+# corners: the outline cut across a ledge's corner where a solo outline keeps it.
 STRIP_MAX_ERROR = 0.75
 
 
 @njit(cache=True, nogil=True)
 def _strip_loops_error(raw, raw_start, x0, y0, x1, y1, w, err, loop_error):
-    """``err`` for each loop lying wholly within ``w`` cells of the tile box's sides (the
-    outline of a tile-edge strip region, core/tiles.py)."""
+    """``err`` for each loop lying wholly within ``w`` + 1 cells of the tile box's sides
+    (the outline of a tile-edge strip region ``w`` cells wide, or of a region one cell
+    wide beside it)."""
+    w = w + 1
     for c in range(raw_start.shape[0] - 1):
         inside = True
         for k in range(raw_start[c], raw_start[c + 1]):
