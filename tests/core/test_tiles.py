@@ -205,12 +205,6 @@ def test_tiles_meet_at_any_size_and_offset(tile, dx, dy):
     assert (tiled.polygon_tile[p] != tiled.polygon_tile[tiled.neighbours[p, i]]).any()
 
 
-@pytest.mark.xfail(strict=True, reason="open (issue 17): tiled link counts differ by more "
-                   "than 5% per kind on the terraced level (jump_across 17 solo vs 16 tiled; "
-                   "drop 15/15 and jump_up 12/12 match since the apex and take-off fixes of "
-                   "issue 18): one-way jumps across onto a 0.5 m platform land on its lip, "
-                   "where the tiled mesh's step slopes (tile-edge vertices take the step's "
-                   "height) give another landing height; docs/tiles.md")
 def test_links_tiled_match_solo_per_kind():
     v, t = terraces(n=5, seed=3).arrays()
     s = BakeSettings(cell_size=0.2, cell_height=0.05, links_enabled=True)
