@@ -480,9 +480,7 @@ class Raster:
         self.width = grid.tiles_x * grid.size + 2 * pad
         self.height = grid.tiles_y * grid.size + 2 * pad
 
-    def rasterize(self, v, t, walk, cfg, span_capacity: int = 0, shrink: int = 0):
-        """The tile grid of ``cfg``; with ``shrink``, only its cells ``shrink`` cells or
-        more inside its edge get spans (the others' columns are empty)."""
+    def rasterize(self, v, t, walk, cfg, span_capacity: int = 0):
         from .rasterize import mark_walkable_triangles, rasterize_kernel
         from .stage_data import Heightfield
 
@@ -493,80 +491,10 @@ class Raster:
         bmax = self.grid.bmax.copy()
         head, smin, smax, sarea, snext, n = rasterize_kernel(
             v, t, tri_area, self.bmin, bmax, cfg.cs, cfg.ch, self.width, self.height,
-            cfg.walkable_climb, oy + shrink, oy + cfg.height - shrink, span_capacity,
-            ox + shrink, ox + cfg.width - shrink)
-        if shrink:
-            # the window's columns in the tile grid (spans stay in column order)
-            full = np.full((cfg.height, cfg.width), -1, np.int32)
-            full[shrink:cfg.height - shrink, shrink:cfg.width - shrink] = head.reshape(
-                cfg.height - 2 * shrink, cfg.width - 2 * shrink)
-            head = full.reshape(-1)
+            cfg.walkable_climb, oy, oy + cfg.height, span_capacity, ox, ox + cfg.width)
         return Heightfield(width=cfg.width, height=cfg.height, bmin=cfg.bmin, cs=cfg.cs,
                            ch=cfg.ch, column_head=head, span_min=smin[:n], span_max=smax[:n],
                            span_area=sarea[:n], span_next=snext[:n])
-
-
-# cells a tile's first try reaches beyond the radius + 3 that the filters and the erosion
-# need (``_bake_tile``): islands crossing out of the tile are judged on this much more
-NARROW_EXTRA = 3
-
-
-def narrow_border_cells(settings: BakeSettings) -> int:
-    """The border of a tile's first try: the agent radius in cells + 3 (Recast's border,
-    where the filters and the erosion are exact on the tile) + ``NARROW_EXTRA``."""
-    return tile_border_cells(settings) - int(settings.region_min_size) + NARROW_EXTRA
-
-
-class _NeedWholeGrid(Exception):
-    """A tile's first try on the narrow border cannot judge a small island: bake it on
-    its whole grid."""
-
-
-@njit(cache=True, nogil=True)
-def _islands_unsure(span_area, span_con, span_x, span_cy, ex0, ey0, ex1, ey1, x0, y0, x1,
-                    y1, min_area):
-    """Is there an island (walkable spans joined by connections) with a span in the tile
-    (x0..x1, y0..y1) that leaves the zone (ex0..ex1, ey0..ey1) and has fewer than
-    ``min_area`` spans? The zone and the cells next to it are exact (their spans and
-    connections those of the whole grid). Every other island is judged by
-    ``_drop_small_islands`` as on the whole grid: one inside the zone is whole there (its
-    neighbours outside are exact too); one leaving it with ``min_area`` spans is kept on
-    both grids (the narrow grid's walkable spans and connections are a part of the whole
-    grid's: cells near its edge lose neighbours, and the filters and the erosion only
-    ever take walkable spans away, so the island is at least as large there)."""
-    n = span_area.shape[0]
-    seen = np.zeros(n, np.bool_)
-    stack = np.empty(n, np.int64)
-    for s0 in range(n):
-        if span_area[s0] == 0 or seen[s0]:
-            continue
-        seen[s0] = True
-        top = 0
-        stack[top] = s0
-        top += 1
-        count = 0
-        leaves = False
-        in_tile = False
-        while top:
-            top -= 1
-            s = stack[top]
-            x = span_x[s]
-            y = span_cy[s]
-            count += 1
-            if ex0 <= x < ex1 and ey0 <= y < ey1:
-                if x0 <= x < x1 and y0 <= y < y1:
-                    in_tile = True
-            else:
-                leaves = True
-            for d in range(4):
-                nb = span_con[s, d]
-                if nb >= 0 and span_area[nb] != 0 and not seen[nb]:
-                    seen[nb] = True
-                    stack[top] = nb
-                    top += 1
-        if leaves and in_tile and count < min_area:
-            return True
-    return False
 
 
 class TileCore:
@@ -580,13 +508,8 @@ class TileCore:
     compute the same spans for the columns they share, to the last bit."""
 
     def __init__(self, border: int, size: int, min_area: int, raster: Raster,
-                 edge_cells: int, shrink: int = 0, exact: int = 0):
+                 edge_cells: int):
         self.box = (border, border, border + size, border + size)
-        # a first try on a narrower grid (``shrink`` cells less on every side, see
-        # ``_bake_tile``): the spans ``exact`` + 1 cells or less outside the tile are
-        # those of the whole grid
-        self.shrink = int(shrink)
-        self.exact = int(exact)
         self.min_area = int(min_area)
         # cells at the grid's edge that are never walkable (ledge filter + erosion) and one
         # more: an island within them may go on beyond the grid
@@ -596,18 +519,13 @@ class TileCore:
         self.strip_cells = STRIP_CELLS
 
     def rasterize(self, v, t, walk, cfg, span_capacity: int = 0):
-        return self.raster.rasterize(v, t, walk, cfg, shrink=self.shrink)
+        return self.raster.rasterize(v, t, walk, cfg)
 
     def before_regions(self, chf) -> None:
         x0, y0, x1, y1 = self.box
         self.segments = _tile_segments(  # left, bottom, right, top
             chf.cell_index, chf.cell_count, chf.span_area, chf.span_con, chf.width,
             chf.height, x0, y0, x1, y1, STRIP_CELLS)
-        if self.shrink and self.min_area > 0 and _islands_unsure(
-                chf.span_area, chf.span_con, chf.span_x, chf.span_cy, x0 - self.exact,
-                y0 - self.exact, x1 + self.exact, y1 + self.exact, x0, y0, x1, y1,
-                self.min_area):
-            raise _NeedWholeGrid
         if self.min_area > 0:
             _drop_small_islands(chf.span_area, chf.span_con, chf.span_x, chf.span_cy,
                                 chf.width, chf.height, self.edge_cells, self.min_area)
@@ -1063,45 +981,15 @@ def _bake_tile(job: _TileJob, k: int, stage):
         stage("empty", 0)
         return k, None, None, tile_ms
     cfg = tile_config(settings, grid, k, grid.border, int(ids.size), job.limit)
-    min_area = cfg.min_region_area
+    core = TileCore(grid.border, grid.size, cfg.min_region_area, job.raster,
+                    cfg.walkable_radius + 2)
     cfg = dataclasses.replace(cfg, min_region_area=0)
     tt = np.ascontiguousarray(job.t[ids])
-    tw = np.ascontiguousarray(job.walk[ids])
-    # First on the tile and a border of radius + 3 + NARROW_EXTRA cells only (the cells
-    # further out are left empty): the filters and the erosion are exact on the tile and
-    # NARROW_EXTRA cells around it. The wide border (region_min_size more) is there only
-    # to judge small islands whole; when an island leaving that exact zone has fewer
-    # than min_area spans in it (``_islands_unsure``), the tile is baked again on its
-    # whole grid. Both give the same arrays: the grid, its frame and its cells are the
-    # same, only the spans of cells that are cut away anyway are missing.
-    shrink = grid.border - narrow_border_cells(settings)
-    res = None
     tile_stats: dict = {}
-    if shrink > 0 and min_area > 0:
-        core = TileCore(grid.border, grid.size, min_area, job.raster,
-                        cfg.walkable_radius + 2, shrink=shrink, exact=NARROW_EXTRA - 1)
-        reported = [-1]
-
-        def first_stage(name, i):
-            reported[0] = max(reported[0], i)
-            return stage(name, i)
-
-        try:
-            res = run_stages(job.v, tt, tw, cfg, settings, tile_ms, tile_stats, first_stage,
-                             core, keep_hf=False, limit=job.limit, volumes=job.volumes,
-                             area_names=job.area_names)
-        except _NeedWholeGrid:
-            tile_stats = {"tiles_whole_grid": 1}
-            inner = stage
-
-            def stage(name, i):  # the stages reported already are not reported again
-                return time.perf_counter() if i <= reported[0] else inner(name, i)
-    if res is None:
-        core = TileCore(grid.border, grid.size, min_area, job.raster, cfg.walkable_radius + 2)
-        res = run_stages(job.v, tt, tw, cfg, settings, tile_ms, tile_stats, stage, core,
-                         keep_hf=False, limit=job.limit, volumes=job.volumes,
-                         area_names=job.area_names)
-    del tt, tw
+    res = run_stages(job.v, tt, np.ascontiguousarray(job.walk[ids]), cfg, settings, tile_ms,
+                     tile_stats, stage, core, keep_hf=False, limit=job.limit,
+                     volumes=job.volumes, area_names=job.area_names)
+    del tt
     if res.pmesh.polys.shape[0] == 0:
         return k, tile_stats, None, tile_ms
     ox, oy = grid.origin(k, grid.border)
