@@ -243,38 +243,6 @@ def test_links_tiled_match_solo_at_other_tile_sizes(terraces_links_solo, tile):
         == {k: solo.stats["links"][k] for k in ("drop", "jump_across", "jump_up")}
 
 
-def islands_across_tile_edges() -> Scene:
-    """A floor with box tops too small to keep (region_min_size) standing across the tile
-    edges of a 32-cell tiling, and larger ones that stay."""
-    s = Scene().floor(0.0, 0.0, 20.0, 20.0, FLOOR)
-    for i, x in enumerate((5.2, 11.6, 17.0)):
-        for j, y in enumerate((1.0, 5.4, 11.5, 15.0)):
-            w = 2.4 if (i + j) % 2 else 3.4  # 36 and 121 walkable cells on top
-            s.box(x, y, -0.5, x + w, y + w, 1.5 + FLOOR)
-    return s
-
-
-def test_a_tiles_narrow_first_try_gives_the_whole_grids_arrays(monkeypatch):
-    """A tile is baked first on a narrower border; a small island that may leave it sends
-    the tile to its whole grid. Either way the arrays are those of the whole grid."""
-    from blender_navjump.core import tiles
-
-    v, t = islands_across_tile_edges().arrays()
-    s = BakeSettings(cell_size=0.2, cell_height=0.05, tile_size=32)
-    first = bake(v, t, s)
-    assert 0 < first.stats["tiles_whole_grid"] < first.stats["tiles_baked"]
-    monkeypatch.setattr(tiles, "NARROW_EXTRA", 10**6)  # no first try: every tile whole
-    whole = bake(v, t, s)
-    assert "tiles_whole_grid" not in whole.stats
-    assert first.equals(whole)
-    # the small tops are gone as in a solo bake, the large ones kept
-    solo = bake(v, t, BakeSettings(cell_size=0.2, cell_height=0.05))
-    high = lambda nm: nm.stats["walkable_area_m2"] - float(  # noqa: E731
-        nm.polygon_surface_areas()[nm.vertices[nm.polygons[:, 0], 2] < 1.0].sum())
-    assert high(first) == pytest.approx(high(solo), rel=0.01)
-    assert high(solo) > 0
-
-
 # --------------------------------------------------------------- mesh, progress, cancel
 def test_tiled_navmesh_saves_and_loads(tmp_path):
     v, t = terraces(n=2).arrays()
