@@ -220,6 +220,34 @@ def _mark_tile_edges(raw, raw_start, x0, y0, x1, y1):
                 raw[k, 3] = CONTOUR_REG_MASK - side
 
 
+# Largest error (cells) of the wall edges of a region along a tile's sides (a tile-edge
+# strip region, core/tiles.py, or a piece of region one cell wide between a strip and a
+# wall): a one-cell corner strays from the chord of its two legs by 0.89 cells and more
+# when one leg is two cells long or more (kept, as the long outline of a solo bake keeps
+# it), by 0.71 cells when both are one cell (a voxel step of a slanted wall: dropped).
+# With the usual error (1.3 cells) the short wall runs of such narrow regions lost their
+# corners: the outline cut across a ledge's corner where a solo outline keeps it.
+STRIP_MAX_ERROR = 0.75
+
+
+@njit(cache=True, nogil=True)
+def _strip_loops_error(raw, raw_start, x0, y0, x1, y1, w, err, loop_error):
+    """``err`` for each loop lying wholly within ``w`` + 1 cells of the tile box's sides
+    (the outline of a tile-edge strip region ``w`` cells wide, or of a region one cell
+    wide beside it)."""
+    w = w + 1
+    for c in range(raw_start.shape[0] - 1):
+        inside = True
+        for k in range(raw_start[c], raw_start[c + 1]):
+            x = raw[k, 0]
+            y = raw[k, 1]
+            if x0 + w < x < x1 - w and y0 + w < y < y1 - w:
+                inside = False
+                break
+        if inside:
+            loop_error[c] = err
+
+
 # ---------------------------------------------------------------------- simplifying
 @njit(cache=True, nogil=True)
 def _insert(idx, m, pos, value):
@@ -358,12 +386,14 @@ def _simplify_loop(raw, max_error, max_edge_len):
 
 
 @njit(cache=True, nogil=True)
-def _simplify_all(raw, raw_start, max_error, max_edge_len):
+def _simplify_all(raw, raw_start, max_error, max_edge_len, loop_error):
+    """``loop_error``: per loop, a smaller max_error for it (below 0: max_error)."""
     n_loops = raw_start.shape[0] - 1
     parts = []
     total = 0
     for c in range(n_loops):
-        s = _simplify_loop(raw[raw_start[c]:raw_start[c + 1]], max_error, max_edge_len)
+        err = max_error if loop_error[c] < 0.0 else min(max_error, loop_error[c])
+        s = _simplify_loop(raw[raw_start[c]:raw_start[c + 1]], err, max_edge_len)
         parts.append(s)
         total += s.shape[0]
     verts = np.empty((total, 4), np.int64)
@@ -580,7 +610,8 @@ def _merge_holes(verts, start, reg):
 
 # ---------------------------------------------------------------------------- public
 def build_contours(chf: CompactHeightfield, max_error: float, max_edge_len: int,
-                   tile_box: tuple[int, int, int, int] | None = None) -> ContourSet:
+                   tile_box: tuple[int, int, int, int] | None = None,
+                   strip_cells: int = 0) -> ContourSet:
     """Outline every region of ``chf`` (``span_reg`` must be filled).
 
     ``tile_box`` (x0, y0, x1, y1), cell corners, for a tile of a tiled bake (core/tiles.py):
@@ -601,9 +632,14 @@ def build_contours(chf: CompactHeightfield, max_error: float, max_edge_len: int,
         chf.span_y, chf.span_area, chf.span_con, chf.span_x, chf.span_cy, chf.span_reg)
     if loop_reg.shape[0] == 0:
         return _empty_contour_set()
+    loop_error = np.full(raw_start.shape[0] - 1, -1.0)
     if tile_box is not None:
         _mark_tile_edges(raw, raw_start, *(int(v) for v in tile_box))
-    simp, simp_start = _simplify_all(raw, raw_start, float(max_error), int(max_edge_len))
+        if strip_cells > 0:
+            _strip_loops_error(raw, raw_start, *(int(v) for v in tile_box), int(strip_cells),
+                               STRIP_MAX_ERROR, loop_error)
+    simp, simp_start = _simplify_all(raw, raw_start, float(max_error), int(max_edge_len),
+                                     loop_error)
     verts, start, owner = _merge_holes(simp, simp_start, loop_reg)
     n_out = start.shape[0] - 1
     # Packing: raw loops grouped under the contour they were merged into.

@@ -198,43 +198,95 @@ def border_chains(pverts, polys, pnv, border_p, border_e):
 
 @njit(cache=True)
 def _sample_edges(pverts, polys, pnv, border_p, border_e, chain, step, dtris, dstart):
-    """Samples every ``step`` (centred, at most step apart) along each border edge, in the
-    edges' order (``border_chains``): ``SAMPLE`` rows."""
+    """Samples every ``step`` (centred, at most step apart) along each straight run of
+    border edges, in the edges' order (``border_chains``): ``SAMPLE`` rows.
+    A run is one edge or consecutive edges of a chain on one line: a border cut by a
+    vertex that changes nothing of its line (a region boundary meeting it, a tile edge)
+    is sampled as if it were not cut. Each sample names the edge it lies on."""
     ne = border_p.shape[0]
+    run_end = _straight_runs(pverts, polys, pnv, border_p, border_e, chain)
     total = 0
-    for k in range(ne):
-        p = border_p[k]
-        e = border_e[k]
-        a = pverts[polys[p, e]]
-        b = pverts[polys[p, (e + 1) % pnv[p]]]
-        ln = math.sqrt((b[0] - a[0]) ** 2 + (b[1] - a[1]) ** 2)
+    k = 0
+    while k < ne:
+        ln = 0.0
+        for q in range(k, run_end[k]):
+            ln += _edge_length(pverts, polys, pnv, border_p[q], border_e[q])
         total += max(1, int(math.ceil(ln / step - 1e-9)))
+        k = run_end[k]
     out = np.empty(total, SAMPLE)
     m = 0
-    for k in range(ne):
-        p = border_p[k]
-        e = border_e[k]
-        a = pverts[polys[p, e]]
-        b = pverts[polys[p, (e + 1) % pnv[p]]]
-        dx = b[0] - a[0]
-        dy = b[1] - a[1]
-        ln = math.sqrt(dx * dx + dy * dy)
+    k = 0
+    while k < ne:
+        kend = run_end[k]
+        ln = 0.0
+        for q in range(k, kend):
+            ln += _edge_length(pverts, polys, pnv, border_p[q], border_e[q])
         n = max(1, int(math.ceil(ln / step - 1e-9)))
-        ex = dx / ln if ln > 0 else 1.0
-        ey = dy / ln if ln > 0 else 0.0
+        q = k  # the edge the next sample lies on, and the run's length before it
+        before = 0.0
         for i in range(n):
-            t = (i + 0.5) / n
-            x = a[0] + t * dx
-            y = a[1] + t * dy
+            at = (i + 0.5) / n * ln
+            while q < kend - 1 and at > before + _edge_length(pverts, polys, pnv,
+                                                             border_p[q], border_e[q]):
+                before += _edge_length(pverts, polys, pnv, border_p[q], border_e[q])
+                q += 1
+            p = border_p[q]
+            e = border_e[q]
+            a = pverts[polys[p, e]]
+            b = pverts[polys[p, (e + 1) % pnv[p]]]
+            dx = b[0] - a[0]
+            dy = b[1] - a[1]
+            le = math.sqrt(dx * dx + dy * dy)
+            ex = dx / le if le > 0 else 1.0
+            ey = dy / le if le > 0 else 0.0
+            t = min(max(at - before, 0.0), le)
+            x = a[0] + t * ex
+            y = a[1] + t * ey
             # height of the polygon surface just inside the edge
             z = surface_height(dtris, dstart[p], dstart[p + 1], x - 0.01 * ey, y + 0.01 * ex)
             row = out[m]
             row.x, row.y, row.z = x, y, z
             # outward normal: right of a->b for a CCW polygon
             row.ex, row.ey, row.nx, row.ny = ex, ey, ey, -ex
-            row.poly, row.edge, row.step, row.chain = p, k, ln / n, chain[k]
+            row.poly, row.edge, row.step, row.chain = p, q, ln / n, chain[q]
             m += 1
+        k = kend
     return out
+
+
+@njit(cache=True)
+def _edge_length(pverts, polys, pnv, p, e):
+    a = pverts[polys[p, e]]
+    b = pverts[polys[p, (e + 1) % pnv[p]]]
+    return math.sqrt((b[0] - a[0]) ** 2 + (b[1] - a[1]) ** 2)
+
+
+@njit(cache=True)
+def _straight_runs(pverts, polys, pnv, border_p, border_e, chain):
+    """For each ordered border edge, the end (exclusive) of the straight run it starts:
+    the following edges of its chain that go on from it along the same line (within 1e-6
+    of its direction, in plan)."""
+    ne = border_p.shape[0]
+    run_end = np.empty(ne, np.int64)
+    k = ne - 1
+    while k >= 0:
+        run_end[k] = k + 1
+        if k + 1 < ne and chain[k + 1] == chain[k]:
+            p, e = border_p[k], border_e[k]
+            p2, e2 = border_p[k + 1], border_e[k + 1]
+            a = pverts[polys[p, e]]
+            b = pverts[polys[p, (e + 1) % pnv[p]]]
+            c = pverts[polys[p2, e2]]
+            d = pverts[polys[p2, (e2 + 1) % pnv[p2]]]
+            ux, uy = b[0] - a[0], b[1] - a[1]
+            vx, vy = d[0] - c[0], d[1] - c[1]
+            lu = math.sqrt(ux * ux + uy * uy)
+            lv = math.sqrt(vx * vx + vy * vy)
+            if lu > 0 and lv > 0 and abs(b[0] - c[0]) < 1e-9 and abs(b[1] - c[1]) < 1e-9 \
+                    and abs(ux * vy - uy * vx) < 1e-6 * lu * lv and ux * vx + uy * vy > 0:
+                run_end[k] = run_end[k + 1]
+        k -= 1
+    return run_end
 
 
 @njit(cache=True)

@@ -81,6 +81,27 @@ def _chf_candidate(c, z0, dead, prm, chf):
 
 
 @hot_kernel
+def _standing_height(c, z, prm, chf):
+    """The height of column c's standing span closest to z (a polygon's surface there),
+    or z when the column has none. A landing's height is looked up on the triangles near
+    this: the detail mesh over a climbable step is a ramp that reaches the step's top a
+    cell or more inland, and its shape follows the polygon (tile-edge strips cut the
+    polygons differently from a solo bake), while the compact heightfield's spans are
+    the same in every bake."""
+    cell_index, cell_count, span_y, span_area = chf
+    best = z
+    best_d = math.inf
+    for i in range(cell_index[c], cell_index[c] + cell_count[c]):
+        if span_area[i] != AREA_STAND:
+            continue
+        h = prm.bz + span_y[i] * prm.ch
+        if abs(h - z) < best_d:
+            best_d = abs(h - z)
+            best = h
+    return best
+
+
+@hot_kernel
 def _solid_at(c, zlo, zhi, prm, vox):
     """Solid overlapping heights (zlo, zhi) in column c?"""
     if zhi <= zlo:
@@ -273,8 +294,10 @@ def search_landings(samples, dir_cos, dir_sin, enabled, prm, tri, vox, chf, pidx
                             continue
                 counters[C_LOOKUPS] += 1
                 nh = locate(x, y, z0 + zlo_rel, z0 + zhi_rel, sp, pidx, out_poly, out_z)
+                col = last_c
                 for c in range(nh - 1, -1, -1):  # highest landing first
-                    z1 = ground_height(x, y, out_z[c], snap, tri)
+                    z1 = ground_height(x, y, _standing_height(col, out_z[c], prm, chf), snap,
+                                       tri)
                     if z1 != z1:  # no ground near the navmesh surface
                         continue
                     dz = z1 - z0

@@ -14,6 +14,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 _POOL: ThreadPoolExecutor | None = None
 _POOL_LOCK = threading.Lock()
+# read once: every kernel call of a bake asks (os.cpu_count reads /sys on Linux)
+_CPU_COUNT = os.cpu_count() or 1
 
 
 def worker_count() -> int:
@@ -21,7 +23,7 @@ def worker_count() -> int:
     env = os.environ.get("NAVJUMP_THREADS")
     if env and env.isdigit() and int(env) > 0:
         return int(env)
-    return max(1, min(8, os.cpu_count() or 1))
+    return max(1, min(8, _CPU_COUNT))
 
 
 def _pool() -> ThreadPoolExecutor:

@@ -151,7 +151,7 @@ def run_stages(v, t, walk, cfg, settings: BakeSettings, timings: dict, stats: di
     t0 = stage("contours", 6)
     cset = _run("contours", settings, contours.build_contours, chf,
                 cfg.max_simplification_error, cfg.max_edge_len,
-                None if tile is None else tile.box)
+                None if tile is None else tile.box, 0 if tile is None else tile.strip_cells)
     done("contours", t0)
     _add(stats, "contours", cset.reg.shape[0])
     if debug is not None:

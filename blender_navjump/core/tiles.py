@@ -46,8 +46,10 @@ from .navmesh import NavMesh, empty_navmesh
 from .navmesh_check import MAX_COORDINATE
 from .settings import (
     BakeSettings,
+    MemoryLimit,
     SettingsError,
     link_params,
+    memory_limit,
     tile_border_cells,
     voxel_config,
 )
@@ -98,9 +100,11 @@ def tile_grid(settings: BakeSettings, bmin, bmax) -> TileGrid:
                     -(-width // size), -(-height // size))
 
 
-def tile_config(settings: BakeSettings, grid: TileGrid, k: int, border: int, n_tris: int):
+def tile_config(settings: BakeSettings, grid: TileGrid, k: int, border: int, n_tris: int,
+                limit=None):
     """The VoxelConfig of tile k's grid: the tile plus ``border`` cells on every side,
-    aligned with the level's grid and with its vertical range (voxel levels agree)."""
+    aligned with the level's grid and with its vertical range (voxel levels agree).
+    ``limit``: the bake's memory limit (``settings.memory_limit``, read once a bake)."""
     ox, oy = grid.origin(k, border)
     side = grid.size + 2 * border
     bmin = grid.bmin.copy()
@@ -109,7 +113,7 @@ def tile_config(settings: BakeSettings, grid: TileGrid, k: int, border: int, n_t
     bmax = grid.bmax.copy()
     bmax[0] = bmin[0] + side * grid.cs
     bmax[1] = bmin[1] + side * grid.cs
-    cfg = voxel_config(settings, bmin, bmax, n_tris)
+    cfg = voxel_config(settings, bmin, bmax, n_tris, limit)
     return dataclasses.replace(cfg, width=side, height=side)
 
 
@@ -239,7 +243,7 @@ def _bin_wanted(near, tiles_x, want, counts, fill, items):
                         fill[k] += 1
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _count_bins(t0, t1, tiles_x, counts):
     for i in range(t0.shape[0]):
         for ty in range(t0[i, 1], t1[i, 1] + 1):
@@ -247,7 +251,7 @@ def _count_bins(t0, t1, tiles_x, counts):
                 counts[tx + ty * tiles_x] += 1
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _fill_bins(t0, t1, tiles_x, base, fill, items):
     for i in range(t0.shape[0]):
         for ty in range(t0[i, 1], t1[i, 1] + 1):
@@ -258,7 +262,7 @@ def _fill_bins(t0, t1, tiles_x, base, fill, items):
 
 
 # ----------------------------------------------------------------- tile-edge regions
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _cell_signatures(cell_index, cell_count, span_area, span_con, width):
     """Per cell: a hash of its walkable spans' areas (bottom to top), and whether each of
     them goes on, as the span of the same rank, into the cell before it along x
@@ -296,22 +300,45 @@ def _cell_signatures(cell_index, cell_count, span_area, span_con, width):
     return sig, cont_x, cont_y
 
 
-def _side_segments(sig_a: np.ndarray, sig_b: np.ndarray, cont_a: np.ndarray,
-                   cont_b: np.ndarray, lo: int, hi: int) -> np.ndarray:
-    """Segment number of each row lo..hi-1 along a tile side whose two columns have the
-    signatures ``sig_a``/``sig_b`` (indexed by row) and go on from the row before
-    (``cont_a``/``cont_b``): a new segment starts wherever either column changes its
-    walkable areas or breaks off from the row before, and at the corner squares
-    (lo + STRIP_CELLS, hi - STRIP_CELLS). Both tiles of the edge know both columns, so
-    they cut at the same rows."""
-    rows = np.arange(lo + 1, hi)
-    cut = (sig_a[rows] != sig_a[rows - 1]) | (sig_b[rows] != sig_b[rows - 1])
-    cut |= ~cont_a[rows] | ~cont_b[rows]
-    cut |= (rows == lo + STRIP_CELLS) | (rows == hi - STRIP_CELLS)
-    return np.concatenate([[0], np.cumsum(cut)]).astype(np.int64)
+@njit(cache=True, nogil=True)
+def _side_segments(sig, cont, along_y, fixed_a, fixed_b, lo, hi, w):
+    """Segment number of each row lo..hi-1 along a tile side whose two columns are
+    ``fixed_a`` and ``fixed_b`` (columns x of ``sig``/``cont`` (height, width) when
+    ``along_y``, else rows y; ``cont``: the cells go on from the row before): a new segment
+    starts wherever either column changes its walkable areas (signatures) or breaks off
+    from the row before, and at the corner squares (lo + w, hi - w). Both tiles of the
+    edge know both columns, so they cut at the same rows."""
+    out = np.zeros(hi - lo, np.int64)
+    n = 0
+    for r in range(lo + 1, hi):
+        if along_y:
+            cut = sig[r, fixed_a] != sig[r - 1, fixed_a] or sig[r, fixed_b] != sig[r - 1, fixed_b] \
+                or not cont[r, fixed_a] or not cont[r, fixed_b]
+        else:
+            cut = sig[fixed_a, r] != sig[fixed_a, r - 1] or sig[fixed_b, r] != sig[fixed_b, r - 1] \
+                or not cont[fixed_a, r] or not cont[fixed_b, r]
+        if cut or r == lo + w or r == hi - w:
+            n += 1
+        out[r - lo] = n
+    return out
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
+def _tile_segments(cell_index, cell_count, span_area, span_con, width, height, x0, y0, x1,
+                   y1, w):
+    """The segments (:func:`_side_segments`) of the tile box's four sides: left, bottom,
+    right, top."""
+    sig, cx, cy = _cell_signatures(cell_index, cell_count, span_area, span_con, width)
+    sig = sig.reshape(height, width)
+    cx = cx.reshape(height, width)
+    cy = cy.reshape(height, width)
+    return (_side_segments(sig, cy, True, x0 - 1, x0, y0, y1, w),
+            _side_segments(sig, cx, False, y0 - 1, y0, x0, x1, w),
+            _side_segments(sig, cy, True, x1 - 1, x1, y0, y1, w),
+            _side_segments(sig, cx, False, y1 - 1, y1, x0, x1, w))
+
+
+@njit(cache=True, nogil=True)
 def _split_regions(span_reg, span_area, span_con, span_x, span_cy, x0, y0, x1, y1, w,
                    seg_left, seg_bottom, seg_right, seg_top):
     """New region ids: spans in the strip along each side get the region of their side's
@@ -349,8 +376,32 @@ def _split_regions(span_reg, span_area, span_con, span_x, span_cy, x0, y0, x1, y
             key[s] = r
     out = np.zeros(n, np.int32)
     stack = np.empty(n, np.int64)
+    count = _flood_keys(key, span_area, span_con, out, stack)
+    # A strip part with no span in the tile's outermost columns or rows puts no vertex on
+    # a tile edge: it goes back to its own region. (It is one cell wide, the last cells
+    # before a wall or ledge: outlined alone, simplification cut its corner off.)
+    touches = np.zeros(count + 1, np.bool_)
+    for s in range(n):
+        if key[s] < 0 and (span_x[s] == x0 or span_x[s] == x1 - 1 or span_cy[s] == y0
+                           or span_cy[s] == y1 - 1):
+            touches[out[s]] = True
+    again = False
+    for s in range(n):
+        if key[s] < 0 and not touches[out[s]]:
+            key[s] = span_reg[s]
+            again = True
+    if again:
+        out[:] = 0
+        count = _flood_keys(key, span_area, span_con, out, stack)
+    return out, count
+
+
+@njit(cache=True, nogil=True)
+def _flood_keys(key, span_area, span_con, out, stack):
+    """Number the connected parts of spans with one key and area (key 0: none) into
+    ``out`` (zeros on entry), in the order of their first span; returns their count."""
     count = 0
-    for s0 in range(n):
+    for s0 in range(key.shape[0]):
         if key[s0] == 0 or out[s0] != 0:
             continue
         count += 1
@@ -368,10 +419,10 @@ def _split_regions(span_reg, span_area, span_con, span_x, span_cy, x0, y0, x1, y
                     out[nb] = count
                     stack[top] = nb
                     top += 1
-    return out, count
+    return count
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _drop_small_islands(span_area, span_con, span_x, span_cy, width, height, margin,
                         min_area):
     """Make unwalkable every island (walkable spans joined by connections) smaller than
@@ -465,20 +516,16 @@ class TileCore:
         self.edge_cells = int(edge_cells)
         self.raster = raster
         self.segments: tuple[np.ndarray, ...] = ()
+        self.strip_cells = STRIP_CELLS
 
     def rasterize(self, v, t, walk, cfg, span_capacity: int = 0):
         return self.raster.rasterize(v, t, walk, cfg)
 
     def before_regions(self, chf) -> None:
         x0, y0, x1, y1 = self.box
-        sig, cx, cy = (a.reshape(chf.height, chf.width) for a in _cell_signatures(
-            chf.cell_index, chf.cell_count, chf.span_area, chf.span_con, chf.width))
-        self.segments = (
-            _side_segments(sig[:, x0 - 1], sig[:, x0], cy[:, x0 - 1], cy[:, x0], y0, y1),
-            _side_segments(sig[y0 - 1, :], sig[y0, :], cx[y0 - 1, :], cx[y0, :], x0, x1),
-            _side_segments(sig[:, x1 - 1], sig[:, x1], cy[:, x1 - 1], cy[:, x1], y0, y1),
-            _side_segments(sig[y1 - 1, :], sig[y1, :], cx[y1 - 1, :], cx[y1, :], x0, x1),
-        )  # left, bottom, right, top
+        self.segments = _tile_segments(  # left, bottom, right, top
+            chf.cell_index, chf.cell_count, chf.span_area, chf.span_con, chf.width,
+            chf.height, x0, y0, x1, y1, STRIP_CELLS)
         if self.min_area > 0:
             _drop_small_islands(chf.span_area, chf.span_con, chf.span_x, chf.span_cy,
                                 chf.width, chf.height, self.edge_cells, self.min_area)
@@ -848,7 +895,7 @@ def bake_tiles(v, t, walk, settings: BakeSettings, bmin, bmax, progress, timings
     start, items = _tile_bins(cache, grid, v, t, todo)
     timings["tiles_bin"] = (time.perf_counter() - t0) * 1000.0
     job = _TileJob(v, t, walk, settings, grid, start, items, Raster(grid, grid.border),
-                   volumes, area_names)
+                   volumes, area_names, memory_limit(settings))
     for k in todo:
         cache.parts.pop(k, None)
         cache.tile_stats.pop(k, None)
@@ -919,6 +966,7 @@ class _TileJob(NamedTuple):
     raster: Raster
     volumes: tuple
     area_names: list | None
+    limit: MemoryLimit  # read once a bake (not per tile: it reads /proc and rlimits)
 
 
 def _bake_tile(job: _TileJob, k: int, stage):
@@ -932,15 +980,15 @@ def _bake_tile(job: _TileJob, k: int, stage):
     if ids.size == 0:
         stage("empty", 0)
         return k, None, None, tile_ms
-    cfg = tile_config(settings, grid, k, grid.border, int(ids.size))
+    cfg = tile_config(settings, grid, k, grid.border, int(ids.size), job.limit)
     core = TileCore(grid.border, grid.size, cfg.min_region_area, job.raster,
                     cfg.walkable_radius + 2)
     cfg = dataclasses.replace(cfg, min_region_area=0)
     tt = np.ascontiguousarray(job.t[ids])
     tile_stats: dict = {}
     res = run_stages(job.v, tt, np.ascontiguousarray(job.walk[ids]), cfg, settings, tile_ms,
-                     tile_stats, stage, core, keep_hf=False, volumes=job.volumes,
-                     area_names=job.area_names)
+                     tile_stats, stage, core, keep_hf=False, limit=job.limit,
+                     volumes=job.volumes, area_names=job.area_names)
     del tt
     if res.pmesh.polys.shape[0] == 0:
         return k, tile_stats, None, tile_ms
@@ -1203,6 +1251,7 @@ def build_tile_links(nm: NavMesh, settings: BakeSettings, v, t, walk, bmin, bmax
             found[name].append(arr)
     for name, empty in empty_links().items():
         setattr(nm, name, np.concatenate([empty, *found[name]]).astype(empty.dtype))
+    _dedupe_across_tiles(nm, settings)
     info: dict = {"messages": [], "border_edges": 0, "border_edges_linked": 0,
                   "samples": 0, "tiles": len(cache.link_info)}
     for k in sorted(cache.link_info):
@@ -1216,6 +1265,35 @@ def build_tile_links(nm: NavMesh, settings: BakeSettings, v, t, walk, bmin, bmax
               for i, kind in enumerate(GENERATED_LINK_KINDS)}
     info["counts"] = counts
     return info
+
+
+def _dedupe_across_tiles(nm: NavMesh, settings: BakeSettings) -> None:
+    """Drop the near-duplicates among the links the tiles kept (``links_search.dedupe``,
+    the generator's own rule and order: bidirectional first, then wider first). Each tile
+    de-duplicates its own window, but of a bidirectional link found from both sides two
+    tiles may keep either way: a link from a start on a tile edge in one, its way back in
+    the other."""
+    from .links_search import dedupe
+
+    n = nm.link_count
+    if n < 2:
+        return
+    starts = np.ascontiguousarray(nm.link_start, np.float64)
+    ends = np.ascontiguousarray(nm.link_end, np.float64)
+    width = np.linalg.norm(starts[:, 1] - starts[:, 0], axis=1)
+    bidir = np.ascontiguousarray(nm.link_bidirectional, np.bool_)
+    pts = np.concatenate([starts, ends], axis=1)
+    boxes = np.ascontiguousarray(np.stack([pts[:, :, 0].min(1), pts[:, :, 1].min(1),
+                                           pts[:, :, 0].max(1), pts[:, :, 1].max(1)], axis=1))
+    order = np.lexsort((np.arange(n), -width, ~bidir)).astype(np.int64)
+    tol = max(float(settings.agent_radius), float(settings.cell_size))
+    keep = dedupe(order, starts, ends, boxes, bidir, tol)
+    if keep.all():
+        return
+    from .navmesh import empty_links
+
+    for name in empty_links():
+        setattr(nm, name, getattr(nm, name)[keep])
 
 
 def _tiles_reaching(grid: TileGrid, border: int, rebaked) -> list[int]:
