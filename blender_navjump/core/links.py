@@ -120,7 +120,7 @@ def _polygon_surfaces(nm):
     return tris, start
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def border_chains(pverts, polys, pnv, border_p, border_e):
     """Order the border edges into chains that follow the navmesh border: each edge is
     followed by the border edge starting where it ends (across polygons). Open chains
@@ -196,7 +196,7 @@ def border_chains(pverts, polys, pnv, border_p, border_e):
     return order, chain
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _sample_edges(pverts, polys, pnv, border_p, border_e, chain, step, dtris, dstart):
     """Samples every ``step`` (centred, at most step apart) along each straight run of
     border edges, in the edges' order (``border_chains``): ``SAMPLE`` rows.
@@ -289,7 +289,7 @@ def _straight_runs(pverts, polys, pnv, border_p, border_e, chain):
     return run_end
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _snap_heights(samples, tol, tri):
     """Replace each sample's navmesh height by the closest support-triangle height within
     ``tol`` (kept where there is none)."""
@@ -311,7 +311,7 @@ def _stands_clear(x, y, z, ex, ey, prm, tri, scratch, quad):
                                          scratch[0], scratch[1], scratch[2], quad)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _settle_samples(samples, which, max_move, prm, tri):
     """Move each border sample where the agent, standing, comes closer to a wall than its
     radius inward (against the outward normal), a quarter cell at a time up to

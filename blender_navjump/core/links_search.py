@@ -410,7 +410,7 @@ def _off_chord(ax, ay, az, bx, by, bz, qx, qy, qz, f):
             + (az + f * (bz - az) - qz) ** 2)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def group_runs(samples, res, found_at, tol_start, tol_end):
     """Split runs of neighbouring valid samples (one border chain, same kind and mode) into
     groups whose start points lie within ``tol_start`` and whose landing points lie within
@@ -1100,7 +1100,7 @@ def _covers(sa, sb, ea, eb, start, end, tol):
     return hits >= DUP_SHARE * DUP_POINTS - 1e-9
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def dedupe(order, starts, ends, boxes, bidir, tol):
     """Keep links in ``order``; drop one whose start and end segments both lie within tol of
     a kept link's (or of its end and start, when the kept link is bidirectional). A one-way
@@ -1152,7 +1152,7 @@ def _segments_on_line(sa, sb, x0, y0, dx, dy, tol):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def merge_links(links, chain_of, tol, tol_end, prm, tri, vox, pidx):
     """Join links that continue one another: consecutive links (in ``links`` row order) of
     one border chain, kind and mode whose start segments and end segments lie on common
