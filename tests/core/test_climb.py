@@ -774,7 +774,7 @@ def check_search(nm, agent, penalty, ends):
         solver = climb_solver(query, agent)
         raw = solve_batch(solver.data, *solver.arrays, query.extents,
                           points[0].reshape(1, 3), points[1].reshape(1, 3), solver.workspace,
-                          0, NO_BOUNDS)
+                          0, NO_BOUNDS, solver.landmarks)
         got = raw[0][0, SUM_SEARCH_COST] if raw[0][0, 0] == 0 else np.inf
         assert got == pytest.approx(want, rel=1e-9, abs=1e-9) if np.isfinite(want) \
             else not np.isfinite(got)
