@@ -45,6 +45,7 @@ from numba import njit
 
 from .climb_geom import TriangleGrid, _walk_one, segment_first_hits, segment_hits
 from .kinds import CLIMB_LEDGE
+from .query.spatial import _cell_range
 
 # The body's top lies this far below the hands (metres; the arms are above it, and the
 # line between the hands has its own probe).
@@ -214,7 +215,17 @@ def _box_lines_hit(ax, ay, az_top, az_bot, bx, by, bz_top, bz_bot, across_x, acr
     """Whether a line of the body swept from box a (centre (ax, ay), heights az_top..az_bot)
     to box b crosses a triangle: lines at the centre and ``+-radius`` along ``across``, at
     the levels ``frac`` (0: top, 1: bottom; in the order tested), stopping at the first
-    crossing. Returns (hit, the next walk mark)."""
+    crossing. Returns (hit, the next walk mark). When no triangle's bounds meet the
+    bounds of all those lines (the usual free move: the wall beside the body, the floor
+    below it), no line is walked: the answer is the same (a line tests only triangles
+    whose bounds meet its own)."""
+    rx = abs(across_x) * radius + _BOX_PAD
+    ry = abs(across_y) * radius + _BOX_PAD
+    if _box_clear(min(ax, bx) - rx, max(ax, bx) + rx, min(ay, by) - ry, max(ay, by) + ry,
+                  min(az_top, az_bot, bz_top, bz_bot) - _BOX_PAD,
+                  max(az_top, az_bot, bz_top, bz_bot) + _BOX_PAD, tri_lo, tri_hi, origin,
+                  cell, nx, ny, grid_start, grid_items):
+        return False, mark
     for f in frac:
         az = az_top + f * (az_bot - az_top)
         bz = bz_top + f * (bz_bot - bz_top)
@@ -228,6 +239,28 @@ def _box_lines_hit(ax, ay, az_top, az_bot, bx, by, bz_top, bz_bot, across_x, acr
             if t >= 0:
                 return True, mark
     return False, mark
+
+
+# Margin (metres) of the bounds of a swept body's lines in :func:`_box_clear` (above
+# rounding: the bounds must hold every line).
+_BOX_PAD = 1e-6
+
+
+@njit(cache=True)
+def _box_clear(x0, x1, y0, y1, z0, z1, tri_lo, tri_hi, origin, cell, nx, ny, grid_start,
+               grid_items):
+    """True when no triangle binned in the grid cells over [x0, x1] x [y0, y1] has bounds
+    meeting the box [x0, x1] x [y0, y1] x [z0, z1]."""
+    i0, i1, j0, j1 = _cell_range(x0, x1, y0, y1, origin, cell, nx, ny)
+    for iy in range(j0, j1 + 1):
+        for ix in range(i0, i1 + 1):
+            c = iy * nx + ix
+            for m in range(grid_start[c], grid_start[c + 1]):
+                t = grid_items[m]
+                if tri_lo[t, 0] <= x1 and tri_lo[t, 1] <= y1 and tri_lo[t, 2] <= z1 \
+                        and tri_hi[t, 0] >= x0 and tri_hi[t, 1] >= y0 and tri_hi[t, 2] >= z0:
+                    return False
+    return True
 
 
 def chain_blocked(hold, front, start, grid: TriangleGrid | None, radius: float,

@@ -385,7 +385,8 @@ def solve_batch(d, stance_allowed, stance_cost, link_allowed, link_scale, hscale
     ``stamp_base``: larger than every stamp used before with ``ws`` (stamps
     ``stamp_base + q`` mark its scratch entries). ``bounds``: empty (``NO_BOUNDS``), or
     per query a cost its path must stay under (inf: none); a query with no cheaper path
-    gets status ``NOT_BELOW_BOUND`` and no points (the search stops at the bound).
+    gets status ``NOT_BELOW_BOUND`` and no points (the search stops at the bound); a
+    bound <= 0 gets it at once, with no search (no path costs less).
     ``landmarks``: :class:`Landmarks` of ``d`` for this filter (the A* heuristic is also at
     least their bound, for queries whose goal is reachable), or ``NO_LANDMARKS``.
 
@@ -568,6 +569,9 @@ def _solve_queries(d, stance_allowed, stance_cost, link_allowed, link_scale, hsc
         summary[q, SUM_GOAL_POLY] = -1
         summary[q, SUM_START_DIST] = np.inf
         summary[q, SUM_GOAL_DIST] = np.inf
+        if bounds.shape[0] and bounds[q] <= 0.0:
+            summary[q, SUM_STATUS] = NOT_BELOW_BOUND
+            continue
         ok = True
         for i in range(3):
             if not (math.isfinite(starts[q, i]) and math.isfinite(goals[q, i])):

@@ -55,6 +55,7 @@ from .batch_kernel import (
     FOUND,
     NO_BOUNDS,
     NO_LANDMARKS,
+    PARTIAL,
     SUM_COST,
     SUM_GOAL_POLY,
     SUM_LENGTH,
@@ -861,6 +862,41 @@ def _expand_ways(summary, offsets, points, point_info, corridor, p_summary, p_of
     return out_sum, out_off, out_pts, out_info, out_cor, use, ce_off, ce
 
 
+@njit(cache=True)
+def _unreachable(rows, start_poly, goal_poly, poly_comp, dag_start, dag_to):
+    """Per query: True when ``rows[q]`` and goal_poly[q] cannot be reached from
+    start_poly[q] in the reachability (astar.Reach) of a filter's graph."""
+    n_comp = dag_start.shape[0] - 1
+    seen = np.full(n_comp, -1, np.int64)
+    stack = np.zeros(n_comp + 1, np.int64)
+    out = np.zeros(rows.shape[0], np.bool_)
+    for q in range(rows.shape[0]):
+        if not rows[q] or start_poly[q] < 0 or goal_poly[q] < 0:
+            continue
+        cs = poly_comp[start_poly[q]]
+        cg = poly_comp[goal_poly[q]]
+        if cs < 0 or cg < 0:
+            continue
+        found = cs == cg
+        seen[cs] = q
+        stack[0] = cs
+        top = 1
+        while top > 0 and not found:
+            top -= 1
+            c = stack[top]
+            for e in range(dag_start[c], dag_start[c + 1]):
+                t = dag_to[e]
+                if t == cg:
+                    found = True
+                    break
+                if seen[t] != q:
+                    seen[t] = q
+                    stack[top] = t
+                    top += 1
+        out[q] = not found
+    return out
+
+
 def _solve_rows(query, solver: _ClimbSolver, starts, goals, ext, batch_type, plain=None):
     """Answers over the data with ways (solve_batch), the ways expanded: a PathBatch.
     ``plain``: solve_batch's ordinary answers to the same rows: a row keeps it unless a
@@ -871,6 +907,13 @@ def _solve_rows(query, solver: _ClimbSolver, starts, goals, ext, batch_type, pla
     else:
         summary = plain[0]
         bounds = np.where(summary[:, SUM_STATUS] == FOUND, summary[:, SUM_COST], np.inf)
+        # a query whose goal climbing cannot reach either would get a partial answer that
+        # is thrown away (the ordinary one is kept): no search (bound 0)
+        reach = solver.arrays[6]
+        bounds[_unreachable(summary[:, SUM_STATUS] == PARTIAL,
+                            summary[:, SUM_START_POLY].astype(np.int64),
+                            summary[:, SUM_GOAL_POLY].astype(np.int64), reach.poly_comp,
+                            reach.dag_start, reach.dag_to)] = 0.0
     raw = solve_batch(solver.data, *solver.arrays, ext, starts, goals, solver.workspace, stamp,
                       bounds, solver.landmarks)
     w = solver.ways
