@@ -19,6 +19,8 @@ from .spatial import closest_point_on_polygon_arrays
 
 # ``via`` of the goal when reached over the straight start->goal edge.
 DIRECT = -2
+# Relative tie-break of the A* with landmarks (see astar).
+TIE_BREAK = 1e-12
 
 # ----------------------------------------------------------------- binary heap
 
@@ -127,6 +129,12 @@ def astar(node_pos, node_poly, node_link, node_hop, node_hop_poly, poly_stance, 
     n_nodes = node_pos.shape[0]
     start = n_nodes
     goal = n_nodes + 1
+    # with landmarks, of nearly equal f (within TIE_BREAK x the straight line to the goal)
+    # the node nearer the goal in a straight line goes first: the bound is nearly exact
+    # there, and of the many equally cheap paths of a regular level the straightest is
+    # followed instead of all (the answer's cost can exceed the least by at most
+    # TIE_BREAK x the start's straight line to the goal)
+    tie = TIE_BREAK if n_lm else 0.0
     gx = gpos[0]
     gy = gpos[1]
     gz = gpos[2]
@@ -196,18 +204,19 @@ def astar(node_pos, node_poly, node_link, node_hop, node_hop_poly, poly_stance, 
                     if node_link[m] >= 0:
                         # a link node walked to through its polygon leads only over its
                         # link (its polygon needs no second look): taken now, unqueued
-                        size = _hop(m, c, node_pos, node_link, node_hop, node_hop_poly,
+                        size = _hop(m, c, tie, node_pos, node_link, node_hop, node_hop_poly,
                                     poly_stance, link_kind, link_cost, g, parent, via, seen,
                                     closed, hk, hv, stance_allowed, link_allowed, link_scale,
                                     hscale, gx, gy, gz, goal_r, stamp, size, lm_from, lm_to,
                                     lm_goal_lb, lm_goal_ub, n_lm)
                         continue
-                    h = hscale * max(_dist(mx, my, mz, gx, gy, gz) - goal_r, 0.0)
+                    e = hscale * max(_dist(mx, my, mz, gx, gy, gz) - goal_r, 0.0)
+                    h = e
                     if n_lm:
-                        h = landmark_h(m, h, lm_from, lm_to, lm_goal_lb, lm_goal_ub, n_lm)
-                    size = heap_push(hk, hv, size, c + h, m)
+                        h = landmark_h(m, e, lm_from, lm_to, lm_goal_lb, lm_goal_ub, n_lm)
+                    size = heap_push(hk, hv, size, c + h + tie * e, m)
         if n < n_nodes and node_link[n] >= 0:
-            size = _hop(n, gn, node_pos, node_link, node_hop, node_hop_poly, poly_stance,
+            size = _hop(n, gn, tie, node_pos, node_link, node_hop, node_hop_poly, poly_stance,
                         link_kind, link_cost, g, parent, via, seen, closed, hk, hv,
                         stance_allowed, link_allowed, link_scale, hscale, gx, gy, gz, goal_r,
                         stamp, size, lm_from, lm_to, lm_goal_lb, lm_goal_ub, n_lm)
@@ -215,7 +224,7 @@ def astar(node_pos, node_poly, node_link, node_hop, node_hop_poly, poly_stance, 
 
 
 @hot_kernel
-def _hop(n, gn, node_pos, node_link, node_hop, node_hop_poly, poly_stance, link_kind,
+def _hop(n, gn, tie, node_pos, node_link, node_hop, node_hop_poly, poly_stance, link_kind,
          link_cost, g, parent, via, seen, closed, hk, hv, stance_allowed, link_allowed,
          link_scale, hscale, gx, gy, gz, goal_r, stamp, size, lm_from, lm_to, lm_goal_lb,
          lm_goal_ub, n_lm):
@@ -242,10 +251,11 @@ def _hop(n, gn, node_pos, node_link, node_hop, node_hop_poly, poly_stance, link_
         g[target] = c
         parent[target] = n
         via[target] = -1
-        h = hscale * max(_dist(mx, my, mz, gx, gy, gz) - goal_r, 0.0)
+        e = hscale * max(_dist(mx, my, mz, gx, gy, gz) - goal_r, 0.0)
+        h = e
         if n_lm:
-            h = landmark_h(target, h, lm_from, lm_to, lm_goal_lb, lm_goal_ub, n_lm)
-        size = heap_push(hk, hv, size, c + h, target)
+            h = landmark_h(target, e, lm_from, lm_to, lm_goal_lb, lm_goal_ub, n_lm)
+        size = heap_push(hk, hv, size, c + h + tie * e, target)
     return size
 
 
