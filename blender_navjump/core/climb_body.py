@@ -130,7 +130,9 @@ def hang_fronts(kind, ends, grid: TriangleGrid | None, radius: float,
         dirs = np.stack([np.cos(ang), np.sin(ang), np.zeros(VERTICAL_RAYS)], axis=1)
         a = np.repeat(mid, VERTICAL_RAYS, axis=0)
         b = (mid[:, None, :] + dirs[None] * reach).reshape(-1, 3)
-        param, tri = segment_first_hits(a, b, grid)
+        param, tri = _fan_first_hits(np.ascontiguousarray(a), np.ascontiguousarray(b),
+                                     VERTICAL_RAYS, grid.tris, grid.lo, grid.hi, grid.origin,
+                                     grid.cell, grid.nx, grid.ny, grid.start, grid.items)
         param = param.reshape(-1, VERTICAL_RAYS)
         tri = tri.reshape(-1, VERTICAL_RAYS)
         best = np.argmin(param, axis=1)  # first of equals: deterministic
@@ -281,6 +283,58 @@ def _line_hits_any(ax, ay, az, bx, by, bz, tris, tri_lo, tri_hi, cand, n_cand):
 # (more: its lines walk the grid).
 _BOX_PAD = 1e-6
 _MAX_CANDIDATES = 256
+
+
+@njit(cache=True)
+def _fan_first_hits(a, b, group, tris, tri_lo, tri_hi, origin, cell, nx, ny, grid_start,
+                    grid_items):
+    """``segment_first_hits`` of the segments a[k]-b[k], taken ``group`` at a time (a
+    ladder's fan of rays): each group lists once the triangles whose bounds meet all its
+    segments' bounds and its segments test those, the same (param, triangle) as their
+    walks (least param, then lowest triangle)."""
+    n = a.shape[0]
+    first = np.full(n, np.inf)
+    which = np.full(n, -1, np.int64)
+    stamp = np.full(tris.shape[0], -1, np.int64)
+    cand = np.empty(_MAX_CANDIDATES, np.int64)
+    mark = 0
+    for g0 in range(0, n, group):
+        g1 = min(g0 + group, n)
+        x0 = y0 = z0 = np.inf
+        x1 = y1 = z1 = -np.inf
+        for k in range(g0, g1):
+            x0, x1 = min(x0, a[k, 0], b[k, 0]), max(x1, a[k, 0], b[k, 0])
+            y0, y1 = min(y0, a[k, 1], b[k, 1]), max(y1, a[k, 1], b[k, 1])
+            z0, z1 = min(z0, a[k, 2], b[k, 2]), max(z1, a[k, 2], b[k, 2])
+        n_cand = _box_candidates(x0 - _BOX_PAD, x1 + _BOX_PAD, y0 - _BOX_PAD, y1 + _BOX_PAD,
+                                 z0 - _BOX_PAD, z1 + _BOX_PAD, tri_lo, tri_hi, origin, cell,
+                                 nx, ny, grid_start, grid_items, cand, stamp, mark)
+        mark += 1
+        for k in range(g0, g1):
+            if n_cand < 0:
+                first[k], which[k] = _walk_one(a[k, 0], a[k, 1], a[k, 2], b[k, 0], b[k, 1],
+                                               b[k, 2], tris, tri_lo, tri_hi, origin, cell, nx,
+                                               ny, grid_start, grid_items, False, stamp, mark)
+                mark += 1
+                continue
+            lo0, hi0 = min(a[k, 0], b[k, 0]), max(a[k, 0], b[k, 0])
+            lo1, hi1 = min(a[k, 1], b[k, 1]), max(a[k, 1], b[k, 1])
+            lo2, hi2 = min(a[k, 2], b[k, 2]), max(a[k, 2], b[k, 2])
+            dx, dy, dz = b[k, 0] - a[k, 0], b[k, 1] - a[k, 1], b[k, 2] - a[k, 2]
+            best = np.inf
+            bt = -1
+            for i in range(n_cand):
+                t = cand[i]
+                if tri_lo[t, 0] > hi0 or tri_lo[t, 1] > hi1 or tri_lo[t, 2] > hi2 \
+                        or tri_hi[t, 0] < lo0 or tri_hi[t, 1] < lo1 or tri_hi[t, 2] < lo2:
+                    continue
+                w = _crossing(a[k, 0], a[k, 1], a[k, 2], dx, dy, dz, tris, t)
+                if w < best or (w == best and w < np.inf and t < bt):
+                    best = w
+                    bt = t
+            first[k] = best
+            which[k] = bt
+    return first, which
 
 
 @njit(cache=True)
