@@ -49,7 +49,11 @@ from blender_navjump.core.query import (  # noqa: E402
     NavQuery,
     random_navmesh_points,
 )
-from blender_navjump.core.query.batch_kernel import NO_BOUNDS, solve_batch  # noqa: E402
+from blender_navjump.core.query.batch_kernel import (  # noqa: E402
+    NO_BOUNDS,
+    NO_LANDMARKS,
+    solve_batch,
+)
 
 
 @intrinsic
@@ -72,7 +76,8 @@ def _timed_queries(d, allowed, cost, link_ok, link_scale, hscale, port_ok, reach
     for q in range(starts.shape[0]):
         t0 = _cycles()
         res = solve_batch(d, allowed, cost, link_ok, link_scale, hscale, port_ok, reach, ext,
-                          starts[q:q + 1], goals[q:q + 1], ws, stamp_base + q, NO_BOUNDS)
+                          starts[q:q + 1], goals[q:q + 1], ws, stamp_base + q, NO_BOUNDS,
+                          NO_LANDMARKS)
         out_cycles[q] = _cycles() - t0
         found += res[0][0, 0] == 0
     return found

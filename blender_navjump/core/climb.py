@@ -275,10 +275,25 @@ def _element_segments(points, start, kind, top_tol):
 def _segments_of(items) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(segments (E, 2, 3), status (E,), lengths (E,)) of ``(name, kind, points[, options])``
     items."""
-    pts = [np.asarray(it[2], np.float64).reshape(-1, 3) for it in items]
-    start = np.zeros(len(pts) + 1, np.int64)
-    np.cumsum(np.fromiter((p.shape[0] for p in pts), np.int64, len(pts)), out=start[1:])
-    flat = np.concatenate(pts) if pts else np.zeros((0, 3))
+    start = np.zeros(len(items) + 1, np.int64)
+    flat = None
+    try:  # every item's points already (k, 3) rows: one concatenation, no per-item work
+        raw = [it[2] for it in items]
+        flat = np.concatenate(raw) if raw else None
+        if flat is not None and (flat.ndim != 2 or flat.shape[1] != 3):
+            flat = None
+    except ValueError:  # (a flat list of coordinates, a single point, ...)
+        flat = None
+    if flat is not None:
+        np.cumsum(np.fromiter(map(len, raw), np.int64, len(raw)), out=start[1:])
+        if start[-1] != flat.shape[0]:
+            flat = None
+    if flat is not None:
+        flat = np.ascontiguousarray(flat, np.float64)
+    else:
+        pts = [np.asarray(it[2], np.float64).reshape(-1, 3) for it in items]
+        np.cumsum(np.fromiter((p.shape[0] for p in pts), np.int64, len(pts)), out=start[1:])
+        flat = np.concatenate(pts) if pts else np.zeros((0, 3))
     kind = np.fromiter((int(it[1]) for it in items), np.int8, len(items))
     seg, status = _element_segments(flat, start, kind, LEDGE_TOP_TOLERANCE)
     return seg, status, np.linalg.norm(seg[:, 1] - seg[:, 0], axis=1)
@@ -1074,7 +1089,7 @@ def join_navmesh(navmesh, elements: ClimbElements, graph: ClimbGraph,
     n_el = elements.kind.shape[0]
     # queries, per element in order: a ledge's nodes as mount then as hang; a ladder's or
     # pipe's bottom node as ladder foot, then its top node as mount
-    counts = np.array([len(n) for n in graph.element_nodes], np.int64)
+    counts = np.fromiter(map(len, graph.element_nodes), np.int64, len(graph.element_nodes))
     flat = np.concatenate(graph.element_nodes).astype(np.int64) if n_el \
         else np.zeros(0, np.int64)
     el = np.repeat(np.arange(n_el), counts)

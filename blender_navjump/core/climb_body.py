@@ -43,8 +43,15 @@ import math
 import numpy as np
 from numba import njit
 
-from .climb_geom import TriangleGrid, _walk_one, segment_first_hits, segment_hits
+from .climb_geom import (
+    TriangleGrid,
+    _crossing,
+    _walk_one,
+    segment_first_hits,
+    segment_hits,
+)
 from .kinds import CLIMB_LEDGE
+from .query.spatial import _cell_range
 
 # The body's top lies this far below the hands (metres; the arms are above it, and the
 # line between the hands has its own probe).
@@ -123,7 +130,9 @@ def hang_fronts(kind, ends, grid: TriangleGrid | None, radius: float,
         dirs = np.stack([np.cos(ang), np.sin(ang), np.zeros(VERTICAL_RAYS)], axis=1)
         a = np.repeat(mid, VERTICAL_RAYS, axis=0)
         b = (mid[:, None, :] + dirs[None] * reach).reshape(-1, 3)
-        param, tri = segment_first_hits(a, b, grid)
+        param, tri = _fan_first_hits(np.ascontiguousarray(a), np.ascontiguousarray(b),
+                                     VERTICAL_RAYS, grid.tris, grid.lo, grid.hi, grid.origin,
+                                     grid.cell, grid.nx, grid.ny, grid.start, grid.items)
         param = param.reshape(-1, VERTICAL_RAYS)
         tri = tri.reshape(-1, VERTICAL_RAYS)
         best = np.argmin(param, axis=1)  # first of equals: deterministic
@@ -198,36 +207,178 @@ def _sweep_blocked(ca, cb, za_top, za_bot, zb_top, zb_bot, across, radius, frac,
     n = ca.shape[0]
     out = np.zeros(n, np.bool_)
     stamp = np.full(tris.shape[0], -1, np.int64)
+    cand = np.empty(_MAX_CANDIDATES, np.int64)
     mark = 0
     for k in range(n):
         out[k], mark = _box_lines_hit(ca[k, 0], ca[k, 1], za_top[k], za_bot[k], cb[k, 0],
                                       cb[k, 1], zb_top[k], zb_bot[k], across[k, 0],
                                       across[k, 1], radius, frac, tris, tri_lo, tri_hi, origin,
-                                      cell, nx, ny, grid_start, grid_items, stamp, mark)
+                                      cell, nx, ny, grid_start, grid_items, stamp, mark,
+                                      cand)
     return out
 
 
 @njit(cache=True)
 def _box_lines_hit(ax, ay, az_top, az_bot, bx, by, bz_top, bz_bot, across_x, across_y,
                    radius, frac, tris, tri_lo, tri_hi, origin, cell, nx, ny, grid_start,
-                   grid_items, stamp, mark):
+                   grid_items, stamp, mark, cand):
     """Whether a line of the body swept from box a (centre (ax, ay), heights az_top..az_bot)
     to box b crosses a triangle: lines at the centre and ``+-radius`` along ``across``, at
     the levels ``frac`` (0: top, 1: bottom; in the order tested), stopping at the first
-    crossing. Returns (hit, the next walk mark)."""
+    crossing. Returns (hit, the next walk mark). The triangles whose bounds meet the
+    bounds of all those lines are listed once (``cand``, scratch), and each line tests
+    those instead of walking the grid: the same answers (a line's walk tests exactly the
+    triangles whose bounds meet its own). None (the usual free move: the wall beside the
+    body, the floor below it): no line is tested."""
+    rx = abs(across_x) * radius + _BOX_PAD
+    ry = abs(across_y) * radius + _BOX_PAD
+    n_cand = _box_candidates(min(ax, bx) - rx, max(ax, bx) + rx, min(ay, by) - ry,
+                             max(ay, by) + ry, min(az_top, az_bot, bz_top, bz_bot) - _BOX_PAD,
+                             max(az_top, az_bot, bz_top, bz_bot) + _BOX_PAD, tri_lo, tri_hi,
+                             origin, cell, nx, ny, grid_start, grid_items, cand, stamp, mark)
+    mark += 1
+    if n_cand == 0:
+        return False, mark
     for f in frac:
         az = az_top + f * (az_bot - az_top)
         bz = bz_top + f * (bz_bot - bz_top)
         for side in (0.0, 1.0, -1.0):
             ox = across_x * (side * radius)
             oy = across_y * (side * radius)
-            _w, t = _walk_one(ax + ox, ay + oy, az, bx + ox, by + oy, bz, tris, tri_lo,
-                              tri_hi, origin, cell, nx, ny, grid_start, grid_items, True,
-                              stamp, mark)
-            mark += 1
-            if t >= 0:
+            if n_cand < 0:  # too many to list: walk the grid
+                _w, t = _walk_one(ax + ox, ay + oy, az, bx + ox, by + oy, bz, tris, tri_lo,
+                                  tri_hi, origin, cell, nx, ny, grid_start, grid_items, True,
+                                  stamp, mark)
+                mark += 1
+                if t >= 0:
+                    return True, mark
+            elif _line_hits_any(ax + ox, ay + oy, az, bx + ox, by + oy, bz, tris, tri_lo,
+                                tri_hi, cand, n_cand):
                 return True, mark
     return False, mark
+
+
+@njit(cache=True)
+def _line_hits_any(ax, ay, az, bx, by, bz, tris, tri_lo, tri_hi, cand, n_cand):
+    """Whether segment a-b crosses one of the triangles ``cand[:n_cand]``: each tested as
+    ``climb_geom._walk_one`` tests a triangle (its bounds against the segment's, then the
+    crossing), so the answer is the walk's for any list holding every triangle whose
+    bounds meet the segment's."""
+    lo0, hi0 = min(ax, bx), max(ax, bx)
+    lo1, hi1 = min(ay, by), max(ay, by)
+    lo2, hi2 = min(az, bz), max(az, bz)
+    dx, dy, dz = bx - ax, by - ay, bz - az
+    for i in range(n_cand):
+        t = cand[i]
+        if tri_lo[t, 0] > hi0 or tri_lo[t, 1] > hi1 or tri_lo[t, 2] > hi2 \
+                or tri_hi[t, 0] < lo0 or tri_hi[t, 1] < lo1 or tri_hi[t, 2] < lo2:
+            continue
+        if _crossing(ax, ay, az, dx, dy, dz, tris, t) < np.inf:
+            return True
+    return False
+
+
+# Margin (metres) of the bounds of a swept body's lines in :func:`_box_candidates` (above
+# rounding: the bounds must hold every line), and the most triangles listed for a move
+# (more: its lines walk the grid).
+_BOX_PAD = 1e-6
+_MAX_CANDIDATES = 256
+
+
+@njit(cache=True)
+def _fan_first_hits(a, b, group, tris, tri_lo, tri_hi, origin, cell, nx, ny, grid_start,
+                    grid_items):
+    """``segment_first_hits`` of the segments a[k]-b[k], taken ``group`` at a time (a
+    ladder's fan of rays): each group lists once the triangles whose bounds meet all its
+    segments' bounds and its segments test those, the same (param, triangle) as their
+    walks (least param, then lowest triangle)."""
+    n = a.shape[0]
+    first = np.full(n, np.inf)
+    which = np.full(n, -1, np.int64)
+    stamp = np.full(tris.shape[0], -1, np.int64)
+    cand = np.empty(_MAX_CANDIDATES, np.int64)
+    mark = 0
+    for g0 in range(0, n, group):
+        g1 = min(g0 + group, n)
+        x0 = y0 = z0 = np.inf
+        x1 = y1 = z1 = -np.inf
+        for k in range(g0, g1):
+            x0, x1 = min(x0, a[k, 0], b[k, 0]), max(x1, a[k, 0], b[k, 0])
+            y0, y1 = min(y0, a[k, 1], b[k, 1]), max(y1, a[k, 1], b[k, 1])
+            z0, z1 = min(z0, a[k, 2], b[k, 2]), max(z1, a[k, 2], b[k, 2])
+        n_cand = _box_candidates(x0 - _BOX_PAD, x1 + _BOX_PAD, y0 - _BOX_PAD, y1 + _BOX_PAD,
+                                 z0 - _BOX_PAD, z1 + _BOX_PAD, tri_lo, tri_hi, origin, cell,
+                                 nx, ny, grid_start, grid_items, cand, stamp, mark)
+        mark += 1
+        for k in range(g0, g1):
+            if n_cand < 0:
+                first[k], which[k] = _walk_one(a[k, 0], a[k, 1], a[k, 2], b[k, 0], b[k, 1],
+                                               b[k, 2], tris, tri_lo, tri_hi, origin, cell, nx,
+                                               ny, grid_start, grid_items, False, stamp, mark)
+                mark += 1
+                continue
+            lo0, hi0 = min(a[k, 0], b[k, 0]), max(a[k, 0], b[k, 0])
+            lo1, hi1 = min(a[k, 1], b[k, 1]), max(a[k, 1], b[k, 1])
+            lo2, hi2 = min(a[k, 2], b[k, 2]), max(a[k, 2], b[k, 2])
+            dx, dy, dz = b[k, 0] - a[k, 0], b[k, 1] - a[k, 1], b[k, 2] - a[k, 2]
+            best = np.inf
+            bt = -1
+            for i in range(n_cand):
+                t = cand[i]
+                if tri_lo[t, 0] > hi0 or tri_lo[t, 1] > hi1 or tri_lo[t, 2] > hi2 \
+                        or tri_hi[t, 0] < lo0 or tri_hi[t, 1] < lo1 or tri_hi[t, 2] < lo2:
+                    continue
+                w = _crossing(a[k, 0], a[k, 1], a[k, 2], dx, dy, dz, tris, t)
+                if w < best or (w == best and w < np.inf and t < bt):
+                    best = w
+                    bt = t
+            first[k] = best
+            which[k] = bt
+    return first, which
+
+
+@njit(cache=True)
+def _first_crossing(ax, ay, az, bx, by, bz, tris, tri_lo, tri_hi, cand, n_cand):
+    """The least crossing parameter of segment a-b with the triangles ``cand[:n_cand]``
+    (inf: none), each tested as ``climb_geom._walk_one`` tests it: the walk's answer for
+    any list holding every triangle whose bounds meet the segment's."""
+    lo0, hi0 = min(ax, bx), max(ax, bx)
+    lo1, hi1 = min(ay, by), max(ay, by)
+    lo2, hi2 = min(az, bz), max(az, bz)
+    dx, dy, dz = bx - ax, by - ay, bz - az
+    best = np.inf
+    for i in range(n_cand):
+        t = cand[i]
+        if tri_lo[t, 0] > hi0 or tri_lo[t, 1] > hi1 or tri_lo[t, 2] > hi2 \
+                or tri_hi[t, 0] < lo0 or tri_hi[t, 1] < lo1 or tri_hi[t, 2] < lo2:
+            continue
+        best = min(best, _crossing(ax, ay, az, dx, dy, dz, tris, t))
+    return best
+
+
+@njit(cache=True)
+def _box_candidates(x0, x1, y0, y1, z0, z1, tri_lo, tri_hi, origin, cell, nx, ny,
+                    grid_start, grid_items, cand, stamp, mark):
+    """The triangles binned in the grid cells over [x0, x1] x [y0, y1] whose bounds meet
+    the box [x0, x1] x [y0, y1] x [z0, z1], each once (``stamp`` marked with ``mark``),
+    into ``cand``: their count, or -1 when more than ``cand`` holds."""
+    i0, i1, j0, j1 = _cell_range(x0, x1, y0, y1, origin, cell, nx, ny)
+    n = 0
+    for iy in range(j0, j1 + 1):
+        for ix in range(i0, i1 + 1):
+            c = iy * nx + ix
+            for m in range(grid_start[c], grid_start[c + 1]):
+                t = grid_items[m]
+                if stamp[t] == mark:
+                    continue
+                stamp[t] = mark
+                if tri_lo[t, 0] <= x1 and tri_lo[t, 1] <= y1 and tri_lo[t, 2] <= z1 \
+                        and tri_hi[t, 0] >= x0 and tri_hi[t, 1] >= y0 and tri_hi[t, 2] >= z0:
+                    if n == cand.shape[0]:
+                        return -1
+                    cand[n] = t
+                    n += 1
+    return n
 
 
 def chain_blocked(hold, front, start, grid: TriangleGrid | None, radius: float,
@@ -265,18 +416,36 @@ def _chain_sweep(hold, front, start, radius, hang_height, frac, tris, tri_lo, tr
     centre = np.empty((n_hold, 3))
     z_top = np.empty(n_hold)
     z_bot = np.empty(n_hold)
+    cand = np.empty(_MAX_CANDIDATES, np.int64)
     for k in range(n):
+        # the chain's floor rays test the triangles listed once for all of them (as
+        # _box_lines_hit's lines; the same first crossings as their walks)
+        x0 = y0 = z0 = np.inf
+        x1 = y1 = z1 = -np.inf
         for s in range(start[k], start[k + 1]):
             for a in range(3):
                 centre[s, a] = hold[s, a] + front[s, a] * off
+            x0, x1 = min(x0, centre[s, 0]), max(x1, centre[s, 0])
+            y0, y1 = min(y0, centre[s, 1]), max(y1, centre[s, 1])
+            z0 = min(z0, centre[s, 2] - hang_height)
+            z1 = max(z1, centre[s, 2] - BODY_TOP)
+        n_cand = _box_candidates(x0 - _BOX_PAD, x1 + _BOX_PAD, y0 - _BOX_PAD, y1 + _BOX_PAD,
+                                 z0 - _BOX_PAD, z1 + _BOX_PAD, tri_lo, tri_hi, origin, cell,
+                                 nx, ny, grid_start, grid_items, cand, stamp, mark)
+        mark += 1
+        for s in range(start[k], start[k + 1]):
             top = centre[s, 2] - BODY_TOP
             low = centre[s, 2] - hang_height
-            w, t = _walk_one(centre[s, 0], centre[s, 1], top, centre[s, 0], centre[s, 1], low,
-                             tris, tri_lo, tri_hi, origin, cell, nx, ny, grid_start,
-                             grid_items, False, stamp, mark)
-            mark += 1
+            if n_cand >= 0:
+                w = _first_crossing(centre[s, 0], centre[s, 1], top, centre[s, 0], centre[s, 1],
+                                    low, tris, tri_lo, tri_hi, cand, n_cand)
+            else:
+                w, _t = _walk_one(centre[s, 0], centre[s, 1], top, centre[s, 0], centre[s, 1],
+                                  low, tris, tri_lo, tri_hi, origin, cell, nx, ny, grid_start,
+                                  grid_items, False, stamp, mark)
+                mark += 1
             z_top[s] = top
-            z_bot[s] = min(top + w * (low - top) + BODY_FLOOR, top) if t >= 0 else low
+            z_bot[s] = min(top + w * (low - top) + BODY_FLOOR, top) if w < np.inf else low
         for s in range(start[k], start[k + 1] - 1):
             dx = centre[s + 1, 0] - centre[s, 0]
             dy = centre[s + 1, 1] - centre[s, 1]
@@ -295,7 +464,7 @@ def _chain_sweep(hold, front, start, radius, hang_height, frac, tris, tri_lo, tr
                                        centre[s + 1, 0], centre[s + 1, 1], z_top[s + 1],
                                        z_bot[s + 1], -uy, ux, radius, frac, tris, tri_lo,
                                        tri_hi, origin, cell, nx, ny, grid_start, grid_items,
-                                       stamp, mark)
+                                       stamp, mark, cand)
             if hit:
                 out[k] = True
                 break

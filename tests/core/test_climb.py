@@ -774,7 +774,7 @@ def check_search(nm, agent, penalty, ends):
         solver = climb_solver(query, agent)
         raw = solve_batch(solver.data, *solver.arrays, query.extents,
                           points[0].reshape(1, 3), points[1].reshape(1, 3), solver.workspace,
-                          0, NO_BOUNDS)
+                          0, NO_BOUNDS, solver.landmarks)
         got = raw[0][0, SUM_SEARCH_COST] if raw[0][0, 0] == 0 else np.inf
         assert got == pytest.approx(want, rel=1e-9, abs=1e-9) if np.isfinite(want) \
             else not np.isfinite(got)
@@ -879,3 +879,50 @@ def test_second_agent_takes_the_other_ascent_when_the_first_is_reserved(tmp_path
     assert query.find_path(start, goal).climb_edges.tolist() == first.climb_edges.tolist()
     with pytest.raises(ValueError, match="climb_penalty"):
         query.climb_penalty = -free - 1
+
+
+@pytest.fixture(scope="module")
+def towers():
+    """scripts/bench_climb.py's level, 3 x 3 towers (each a navmesh island on top, two
+    ledges round an outside corner, a ladder and a pipe): the searches through the ways
+    run with landmark bounds."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("bench_climb",
+                                                  ROOT / "scripts" / "bench_climb.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    v, t, items = bench.level(36)
+    settings = BakeSettings(climbing_enabled=True, auto_ledges=False)
+    nm, warnings = C.add_climbing(bake(v, t, settings), items, v, t, settings)
+    assert warnings == [] and nm.climb_element_count == 36
+    return nm
+
+
+@settings(max_examples=8, deadline=None)
+@given(st.integers(0, 10_000))
+def test_astar_with_landmarks_on_towers_equals_brute_force_dijkstra(towers, seed):
+    """On a level of towers whose tops are reached only by climbing, the search with
+    landmark bounds (query/climb.py ``landmarks``) against the brute-force Dijkstra; the
+    ends are mostly on tower tops or the ground far apart (searches the bounds prune)."""
+    from blender_navjump.core.query import AgentFilter
+    from blender_navjump.core.query.climb import climb_solver
+    from blender_navjump.core.query.path import NavQuery
+
+    rng = np.random.default_rng(seed)
+    agent = AgentFilter(abilities=[a for a in ("climb", "ladder", "pipe", "shimmy", "mount")
+                                   if rng.random() < 0.8],
+                        stance_cost=tuple(rng.uniform(1.0, 2.0, 3)))
+    penalty = rng.uniform(0, 2, towers.climb_edge_kind.shape[0]) * (rng.random() < 0.5)
+    centres = np.array([towers.polygon_vertices(p).mean(axis=0)
+                        for p in range(towers.polygon_count)])
+    tops = np.nonzero(centres[:, 2] > 2.0)[0]
+    assert tops.size == 9
+    ends = [centres[int(rng.choice(tops))] if rng.random() < 0.5
+            else centres[int(rng.integers(len(centres)))] for _ in range(2)]
+    res = check_search(towers, agent, penalty, ends)
+    query = NavQuery(towers)
+    query.climb_penalty = penalty
+    if agent.abilities:
+        assert climb_solver(query, agent).landmarks.dist_from.shape[1] > 0
+    assert res.status in ("found", "partial")

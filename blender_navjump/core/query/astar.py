@@ -19,6 +19,8 @@ from .spatial import closest_point_on_polygon_arrays
 
 # ``via`` of the goal when reached over the straight start->goal edge.
 DIRECT = -2
+# Relative tie-break of the A* with landmarks (see astar).
+TIE_BREAK = 1e-12
 
 # ----------------------------------------------------------------- binary heap
 
@@ -105,7 +107,8 @@ def usable_ports(d, stance_allowed, link_allowed):
 def astar(node_pos, node_poly, node_link, node_hop, node_hop_poly, poly_stance, port_start,
           ports, link_kind, link_cost, g, parent, via, seen, closed, hk, hv,
           stance_allowed, stance_cost, link_allowed, link_scale, hscale, port_ok,
-          sp, spos, goal_mark, goal_pt, gpos, goal_r, direct_cost, stamp, bound):
+          sp, spos, goal_mark, goal_pt, gpos, goal_r, direct_cost, stamp, bound, lm_from,
+          lm_to, lm_goal_lb, lm_goal_ub, n_lm):
     """Search from spos (in polygon sp) to the goal.
 
     Takes the QueryData and Workspace arrays it reads one by one (see solve_batch).
@@ -118,10 +121,20 @@ def astar(node_pos, node_poly, node_link, node_hop, node_hop_poly, poly_stance, 
     ``via == DIRECT``. ``bound``: the search gives up (returns False) when the least
     f = g + h left reaches it (inf: never), i.e. when no path costs less. Returns True
     when the goal was reached.
+
+    ``n_lm`` > 0: the heuristic is also at least the landmark bound of
+    :func:`landmark_h` (the first ``n_lm`` columns of ``lm_from``/``lm_to``, the goal's
+    bounds in ``lm_goal_lb``/``lm_goal_ub``); 0 for the Euclidean heuristic alone.
     """
     n_nodes = node_pos.shape[0]
     start = n_nodes
     goal = n_nodes + 1
+    # with landmarks, of nearly equal f (within TIE_BREAK x the straight line to the goal)
+    # the node nearer the goal in a straight line goes first: the bound is nearly exact
+    # there, and of the many equally cheap paths of a regular level the straightest is
+    # followed instead of all (the answer's cost can exceed the least by at most
+    # TIE_BREAK x the start's straight line to the goal)
+    tie = TIE_BREAK if n_lm else 0.0
     gx = gpos[0]
     gy = gpos[1]
     gz = gpos[2]
@@ -191,25 +204,30 @@ def astar(node_pos, node_poly, node_link, node_hop, node_hop_poly, poly_stance, 
                     if node_link[m] >= 0:
                         # a link node walked to through its polygon leads only over its
                         # link (its polygon needs no second look): taken now, unqueued
-                        size = _hop(m, c, node_pos, node_link, node_hop, node_hop_poly,
+                        size = _hop(m, c, tie, node_pos, node_link, node_hop, node_hop_poly,
                                     poly_stance, link_kind, link_cost, g, parent, via, seen,
                                     closed, hk, hv, stance_allowed, link_allowed, link_scale,
-                                    hscale, gx, gy, gz, goal_r, stamp, size)
+                                    hscale, gx, gy, gz, goal_r, stamp, size, lm_from, lm_to,
+                                    lm_goal_lb, lm_goal_ub, n_lm)
                         continue
-                    size = heap_push(hk, hv, size, c + hscale * max(
-                        _dist(mx, my, mz, gx, gy, gz) - goal_r, 0.0), m)
+                    e = hscale * max(_dist(mx, my, mz, gx, gy, gz) - goal_r, 0.0)
+                    h = e
+                    if n_lm:
+                        h = landmark_h(m, e, lm_from, lm_to, lm_goal_lb, lm_goal_ub, n_lm)
+                    size = heap_push(hk, hv, size, c + h + tie * e, m)
         if n < n_nodes and node_link[n] >= 0:
-            size = _hop(n, gn, node_pos, node_link, node_hop, node_hop_poly, poly_stance,
+            size = _hop(n, gn, tie, node_pos, node_link, node_hop, node_hop_poly, poly_stance,
                         link_kind, link_cost, g, parent, via, seen, closed, hk, hv,
                         stance_allowed, link_allowed, link_scale, hscale, gx, gy, gz, goal_r,
-                        stamp, size)
+                        stamp, size, lm_from, lm_to, lm_goal_lb, lm_goal_ub, n_lm)
     return False
 
 
 @hot_kernel
-def _hop(n, gn, node_pos, node_link, node_hop, node_hop_poly, poly_stance, link_kind,
+def _hop(n, gn, tie, node_pos, node_link, node_hop, node_hop_poly, poly_stance, link_kind,
          link_cost, g, parent, via, seen, closed, hk, hv, stance_allowed, link_allowed,
-         link_scale, hscale, gx, gy, gz, goal_r, stamp, size):
+         link_scale, hscale, gx, gy, gz, goal_r, stamp, size, lm_from, lm_to, lm_goal_lb,
+         lm_goal_ub, n_lm):
     """Relax the link from link node n (at cost gn) to the node across it, if the filter
     allows it; returns the heap size."""
     link = node_link[n]
@@ -233,9 +251,40 @@ def _hop(n, gn, node_pos, node_link, node_hop, node_hop_poly, poly_stance, link_
         g[target] = c
         parent[target] = n
         via[target] = -1
-        size = heap_push(hk, hv, size, c + hscale * max(
-            _dist(mx, my, mz, gx, gy, gz) - goal_r, 0.0), target)
+        e = hscale * max(_dist(mx, my, mz, gx, gy, gz) - goal_r, 0.0)
+        h = e
+        if n_lm:
+            h = landmark_h(target, e, lm_from, lm_to, lm_goal_lb, lm_goal_ub, n_lm)
+        size = heap_push(hk, hv, size, c + h + tie * e, target)
     return size
+
+
+@hot_kernel
+def landmark_h(m, h, lm_from, lm_to, lm_goal_lb, lm_goal_ub, n_lm):
+    """max(h, the landmark (ALT) lower bound of node m's cost to the goal).
+
+    Per landmark L: ``lm_from[m, k]`` = d(L, m) and ``lm_to[m, k]`` = d(m, L), least
+    costs over a graph holding every edge the search may take, at no more than the
+    search's costs (inf: none); ``lm_goal_lb[k]`` <= d(L, goal) and ``lm_goal_ub[k]`` >=
+    d(goal, L). By the triangle inequality d(m, goal) >= d(L, goal) - d(L, m) and
+    >= d(m, L) - d(goal, L); each is consistent (an edge m -> m' changes it by at most
+    the edge's cost), so the max with a consistent h is too. A node that L reaches while
+    the goal's bound says L does not reach the goal, or that does not reach L while the
+    goal does, cannot reach the goal: inf."""
+    for k in range(n_lm):
+        a = lm_from[m, k]
+        if a < np.inf:
+            t = lm_goal_lb[k] - a
+            if t > h:
+                h = t
+        b = lm_to[m, k]
+        if b < np.inf:
+            t = b - lm_goal_ub[k]
+            if t > h:
+                h = t
+        elif lm_goal_ub[k] < np.inf:
+            return np.inf
+    return h
 
 
 # ------------------------------------------------------------------ reachability

@@ -44,6 +44,15 @@ NOT_BELOW_BOUND = len(STATUS_NAMES)
 # solve_batch's ``bounds`` when no query has one.
 NO_BOUNDS = np.zeros(0)
 
+Landmarks = namedtuple("Landmarks", ["dist_from", "dist_to", "goal_lb", "goal_ub"])
+Landmarks.__doc__ = """Landmark (ALT) tables of a search graph for :func:`solve_batch`.
+
+``dist_from[n, k]`` / ``dist_to[n, k]``: least cost from landmark k to node n / from n to
+landmark k over the search's edges (inf: none); ``goal_lb`` / ``goal_ub`` (K,): scratch for
+a query's goal bounds. The climbing search has them (query/climb.py, ``landmarks``)."""
+# solve_batch's ``landmarks`` for the Euclidean heuristic alone (K = 0).
+NO_LANDMARKS = Landmarks(np.zeros((0, 0)), np.zeros((0, 0)), np.zeros(0), np.zeros(0))
+
 # A portal crossing this close (as a fraction of the segment) to a segment end happens at
 # that end point: no separate point is added.
 _T_EPS = 1e-6
@@ -223,6 +232,20 @@ def _link_end_point(vertices, polygons, poly_nv, surf_start, surf_tris, link_sta
 
 
 @hot_kernel
+def _fixed_links(link_start, link_end, chunk_link, nch):
+    """True when every link between the chunks has both its segments of zero length (the
+    ways through the climb graph: a point each), so that moving along them changes
+    nothing and the funnel's first pass is its answer."""
+    for c in range(nch - 1):
+        link = chunk_link[c]
+        for j in range(3):
+            if link_start[link, 0, j] != link_start[link, 1, j] \
+                    or link_end[link, 0, j] != link_end[link, 1, j]:
+                return False
+    return True
+
+
+@hot_kernel
 def _pull_chunks(vertices, polygons, poly_nv, surf_start, surf_tris, link_start, link_end,
                  cp, cb, pl, pr, chunk_link, chunk_dir, chunk_a, chunk_b, chunk_t, corners,
                  corner_idx, corner_off, nch, start_pt, goal_pt):
@@ -249,7 +272,8 @@ def _pull_chunks(vertices, polygons, poly_nv, surf_start, surf_tris, link_start,
             off += string_pull(chunk_a[c], chunk_b[c], pl, pr, cb[c], k, corners,
                                corner_idx, off)
         corner_off[nch] = off
-        if nch == 1 or it == _LINK_PASSES - 1:
+        if nch == 1 or it == _LINK_PASSES - 1 or _fixed_links(link_start, link_end,
+                                                               chunk_link, nch):
             break
         for c in range(nch - 1):
             before = corners[corner_off[c + 1] - 2]
@@ -352,7 +376,7 @@ def _grow(arr, need):
 
 @njit(cache=True, inline="always")
 def solve_batch(d, stance_allowed, stance_cost, link_allowed, link_scale, hscale, port_ok,
-                reach, ext, starts, goals, ws, stamp_base, bounds):
+                reach, ext, starts, goals, ws, stamp_base, bounds, landmarks):
     """Answer every (start, goal) row.
 
     ``port_ok``: :func:`usable_ports` for this filter; ``reach``: its
@@ -361,7 +385,10 @@ def solve_batch(d, stance_allowed, stance_cost, link_allowed, link_scale, hscale
     ``stamp_base``: larger than every stamp used before with ``ws`` (stamps
     ``stamp_base + q`` mark its scratch entries). ``bounds``: empty (``NO_BOUNDS``), or
     per query a cost its path must stay under (inf: none); a query with no cheaper path
-    gets status ``NOT_BELOW_BOUND`` and no points (the search stops at the bound).
+    gets status ``NOT_BELOW_BOUND`` and no points (the search stops at the bound); a
+    bound <= 0 gets it at once, with no search (no path costs less).
+    ``landmarks``: :class:`Landmarks` of ``d`` for this filter (the A* heuristic is also at
+    least their bound, for queries whose goal is reachable), or ``NO_LANDMARKS``.
 
     Returns five arrays (few arrays: boxing each one costs Python time):
     ``summary`` (Q, 8) float (columns ``SUM_*``), ``offsets`` (Q+1, 2) int (first point,
@@ -388,8 +415,8 @@ def solve_batch(d, stance_allowed, stance_cost, link_allowed, link_scale, hscale
     while q < nq:
         q, npt, ncor, npts, ncp = _solve_queries(
             d, stance_allowed, stance_cost, link_allowed, link_scale, hscale, port_ok, reach,
-            ext, starts, goals, ws, stamp_base, bounds, q, npt, ncor, summary, offsets, points,
-            point_info, corridor)
+            ext, starts, goals, ws, stamp_base, bounds, landmarks, q, npt, ncor, summary,
+            offsets, points, point_info, corridor)
         if q < nq:  # query q is answered (in ws) but does not fit: grow, store, go on
             points = _grow(points, npt + npts)
             point_info = _grow(point_info, npt + npts)
@@ -402,6 +429,28 @@ def solve_batch(d, stance_allowed, stance_cost, link_allowed, link_scale, hscale
     offsets[nq, 0] = npt
     offsets[nq, 1] = ncor
     return summary, offsets, points[:npt], point_info[:npt], corridor[:ncor]
+
+
+@hot_kernel
+def _goal_landmark_bounds(node_pos, port_start, ports, lm_from, lm_to, gp, mult, gpos, lb, ub,
+                          n_lm):
+    """A goal point in polygon gp is reached from one of gp's ports (walking, ``mult`` per
+    metre) and leaves towards them: per landmark, lb = min over ports m of d(L, m) + walk
+    (<= d(L, goal)) and ub = min of walk + d(m, L) (>= d(goal, L), a real way there)."""
+    for k in range(n_lm):
+        lb[k] = np.inf
+        ub[k] = np.inf
+    for i in range(port_start[gp], port_start[gp + 1]):
+        m = ports[i]
+        w = mult * math.sqrt((node_pos[m, 0] - gpos[0]) ** 2 + (node_pos[m, 1] - gpos[1]) ** 2
+                             + (node_pos[m, 2] - gpos[2]) ** 2)
+        for k in range(n_lm):
+            a = lm_from[m, k] + w
+            if a < lb[k]:
+                lb[k] = a
+            b = lm_to[m, k] + w
+            if b < ub[k]:
+                ub[k] = b
 
 
 @hot_kernel
@@ -422,8 +471,8 @@ def _store(ws_pts, ws_flag, ws_stance, ws_link, ws_cp, ws_cl, npts, ncp, points,
 
 @hot_kernel
 def _solve_queries(d, stance_allowed, stance_cost, link_allowed, link_scale, hscale, port_ok,
-                   reach, ext, starts, goals, ws, stamp_base, bounds, q0, npt, ncor, summary,
-                   offsets, points, point_info, corridor):
+                   reach, ext, starts, goals, ws, stamp_base, bounds, landmarks, q0, npt, ncor,
+                   summary, offsets, points, point_info, corridor):
     """Answer queries q0, q0 + 1, ... into the outputs (points from row npt, corridor from
     row ncor). Returns (q, npt, ncor, npts, ncp): q = the number of queries when all are
     stored; else query q is answered in ``ws`` but its npts points or ncp corridor entries
@@ -504,6 +553,11 @@ def _solve_queries(d, stance_allowed, stance_cost, link_allowed, link_scale, hsc
     ws_ray_polys = ws.ray_polys
     ws_ray_left = ws.ray_left
     ws_ray_right = ws.ray_right
+    lm_from = landmarks.dist_from
+    lm_to = landmarks.dist_to
+    lm_goal_lb = landmarks.goal_lb
+    lm_goal_ub = landmarks.goal_ub
+    n_landmarks = lm_from.shape[1]
 
     n_nodes = node_pos.shape[0]
     goal_node = n_nodes + 1
@@ -515,6 +569,9 @@ def _solve_queries(d, stance_allowed, stance_cost, link_allowed, link_scale, hsc
         summary[q, SUM_GOAL_POLY] = -1
         summary[q, SUM_START_DIST] = np.inf
         summary[q, SUM_GOAL_DIST] = np.inf
+        if bounds.shape[0] and bounds[q] <= 0.0:
+            summary[q, SUM_STATUS] = NOT_BELOW_BOUND
+            continue
         ok = True
         for i in range(3):
             if not (math.isfinite(starts[q, i]) and math.isfinite(goals[q, i])):
@@ -580,11 +637,18 @@ def _solve_queries(d, stance_allowed, stance_cost, link_allowed, link_scale, hsc
             gpos[1] = ws_goal_pt[near, 1]
             gpos[2] = ws_goal_pt[near, 2]
         bound = bounds[q] if bounds.shape[0] else np.inf
+        n_lm = 0
+        if reachable and n_landmarks:
+            n_lm = n_landmarks
+            _goal_landmark_bounds(node_pos, port_start, ports, lm_from, lm_to, gp,
+                                  stance_cost[poly_stance[gp]], gpos, lm_goal_lb, lm_goal_ub,
+                                  n_lm)
         found = astar(node_pos, node_poly, node_link, node_hop, node_hop_poly, poly_stance,
                       port_start, ports, link_kind, link_cost, ws_g, ws_parent, ws_via,
                       ws_seen, ws_closed, ws_heap_keys, ws_heap_vals, stance_allowed,
                       stance_cost, link_allowed, link_scale, hscale, port_ok, sp, spos,
-                      ws_goal_mark, ws_goal_pt, gpos, goal_r, direct_cost, stamp, bound)
+                      ws_goal_mark, ws_goal_pt, gpos, goal_r, direct_cost, stamp, bound,
+                      lm_from, lm_to, lm_goal_lb, lm_goal_ub, n_lm)
         if not found:
             if bound < np.inf:
                 summary[q, SUM_STATUS] = NOT_BELOW_BOUND

@@ -54,12 +54,15 @@ from .astar import Reach, heap_pop, heap_push, reach_components, usable_ports
 from .batch_kernel import (
     FOUND,
     NO_BOUNDS,
+    NO_LANDMARKS,
+    PARTIAL,
     SUM_COST,
     SUM_GOAL_POLY,
     SUM_LENGTH,
     SUM_SEARCH_COST,
     SUM_START_POLY,
     SUM_STATUS,
+    Landmarks,
     make_workspace,
     solve_batch,
 )
@@ -76,6 +79,10 @@ WAY_LINK_KIND = len(LINK_KINDS)
 
 # At most this many filter / penalty settings keep their ways per NavQuery.
 _WAY_CACHE_SIZE = 8
+
+# Landmarks of the search over the ways (ALT lower bounds, :func:`landmarks`), per filter
+# and penalty setting.
+LANDMARK_COUNT = 8
 
 
 def ability_mask(abilities=None) -> int:
@@ -551,6 +558,160 @@ def _data_with_ways(d: QueryData, ca: ClimbArrays, ways: ClimbWays) -> QueryData
     return data
 
 
+@njit(cache=True)
+def _landmark_dijkstra(src, reverse, node_pos, node_poly, node_link, node_side, node_hop,
+                       node_hop_poly, poly_stance, port_start, ports, link_kind, link_cost,
+                       link_node_start, link_node_end, stance_allowed, stance_cost,
+                       link_allowed, link_scale, dist, via, done, hk, hv):
+    """Least costs from node ``src`` to every node (``reverse``: from every node to
+    ``src``) over the edges the A* (query/astar.py) may take for a filter, at its costs:
+    walking between two ports of a usable polygon (stance cost x distance) and a usable
+    link node's hop (max(link cost x scale, distance)). Fills ``dist`` (inf: none). A node
+    reached by walking through polygon p does not look at p again (every port of p is at
+    least as cheap straight from its predecessor)."""
+    for n in range(dist.shape[0]):
+        dist[n] = np.inf
+        done[n] = False
+    dist[src] = 0.0
+    via[src] = -1
+    size = heap_push(hk, hv, 0, 0.0, src)
+    while size > 0:
+        d, u, size = heap_pop(hk, hv, size)
+        if done[u]:
+            continue
+        done[u] = True
+        ux = node_pos[u, 0]
+        uy = node_pos[u, 1]
+        uz = node_pos[u, 2]
+        for side in range(2):
+            p = node_poly[u, side]
+            if p < 0 or p == via[u] or not stance_allowed[poly_stance[p]]:
+                continue
+            mult = stance_cost[poly_stance[p]]
+            for k in range(port_start[p], port_start[p + 1]):
+                m = ports[k]
+                if m == u or done[m]:
+                    continue
+                c = d + mult * math.sqrt((node_pos[m, 0] - ux) ** 2 + (node_pos[m, 1] - uy) ** 2
+                                         + (node_pos[m, 2] - uz) ** 2)
+                if c < dist[m]:
+                    dist[m] = c
+                    via[m] = p
+                    size = heap_push(hk, hv, size, c, m)
+        link = node_link[u]
+        if link < 0 or not link_allowed[link_kind[link]]:
+            continue
+        if reverse:  # the link's other node, when it hops to u
+            t = link_node_end[link] if node_side[u] == 0 else link_node_start[link]
+            if node_hop[t] != u or not stance_allowed[poly_stance[node_hop_poly[t]]]:
+                continue
+        else:
+            t = node_hop[u]
+            if t < 0 or not stance_allowed[poly_stance[node_hop_poly[u]]]:
+                continue
+        if done[t]:
+            continue
+        c = d + max(link_cost[link] * link_scale[link_kind[link]], math.sqrt(
+            (node_pos[t, 0] - ux) ** 2 + (node_pos[t, 1] - uy) ** 2 + (node_pos[t, 2] - uz) ** 2))
+        if c < dist[t]:
+            dist[t] = c
+            via[t] = -1
+            size = heap_push(hk, hv, size, c, t)
+
+
+@njit(cache=True)
+def _landmark_tables(count, heap_capacity, node_pos, node_poly, node_link, node_side,
+                     node_hop, node_hop_poly, poly_stance, port_start, ports, link_kind,
+                     link_cost, link_node_start, link_node_end, stance_allowed, stance_cost,
+                     link_allowed, link_scale):
+    """(dist_from, dist_to) (N, K) of up to ``count`` landmarks, chosen farthest first:
+    the first is the usable node farthest from their centroid, each next the node with
+    the largest least round trip (to + from) to those chosen, among the nodes they reach
+    both ways (the others have no finite bound to gain)."""
+    n = node_pos.shape[0]
+    usable = np.zeros(n, np.bool_)
+    cx = 0.0
+    cy = 0.0
+    cz = 0.0
+    n_use = 0
+    for m in range(n):
+        for side in range(2):
+            p = node_poly[m, side]
+            if p >= 0 and stance_allowed[poly_stance[p]]:
+                usable[m] = True
+        if usable[m]:
+            cx += node_pos[m, 0]
+            cy += node_pos[m, 1]
+            cz += node_pos[m, 2]
+            n_use += 1
+    k_max = min(count, n_use)
+    dist_from = np.full((n, k_max), np.inf)
+    dist_to = np.full((n, k_max), np.inf)
+    if k_max == 0:
+        return dist_from, dist_to
+    cx /= n_use
+    cy /= n_use
+    cz /= n_use
+    src = -1
+    best = -1.0
+    for m in range(n):
+        if usable[m]:
+            dd = (node_pos[m, 0] - cx) ** 2 + (node_pos[m, 1] - cy) ** 2 \
+                + (node_pos[m, 2] - cz) ** 2
+            if dd > best:
+                best = dd
+                src = m
+    dist = np.empty(n)
+    via = np.empty(n, np.int64)
+    done = np.empty(n, np.bool_)
+    hk = np.empty(heap_capacity)
+    hv = np.empty(heap_capacity, np.int64)
+    trip = np.full(n, np.inf)
+    k = 0
+    while k < k_max and src >= 0:
+        for reverse in range(2):
+            _landmark_dijkstra(src, reverse == 1, node_pos, node_poly, node_link, node_side,
+                               node_hop, node_hop_poly, poly_stance, port_start, ports,
+                               link_kind, link_cost, link_node_start, link_node_end,
+                               stance_allowed, stance_cost, link_allowed, link_scale, dist, via,
+                               done, hk, hv)
+            out = dist_to if reverse else dist_from
+            for m in range(n):
+                out[m, k] = dist[m]
+        for m in range(n):
+            t = dist_from[m, k] + dist_to[m, k]
+            if t < trip[m]:
+                trip[m] = t
+        trip[src] = 0.0
+        k += 1
+        src = -1
+        best = 0.0
+        for m in range(n):
+            if usable[m] and trip[m] < np.inf and trip[m] > best:
+                best = trip[m]
+                src = m
+    return dist_from[:, :k].copy(), dist_to[:, :k].copy()
+
+
+def landmarks(data: QueryData, allowed, cost, link_ok, link_scale,
+              count: int = LANDMARK_COUNT) -> Landmarks:
+    """Landmark tables of the search graph ``data`` for one filter (``batch_kernel
+    .Landmarks``): the A* over the ways gets their lower bound besides the straight line,
+    so a search whose goal lies past a climb (a tower's top) no longer floods every climb
+    that fits in the straight line's slack. Exact: the bound never exceeds the true cost
+    (tested against a brute-force Dijkstra)."""
+    d = data
+    lf, lt = _landmark_tables(
+        count, d.heap_capacity, d.node_pos, d.node_poly, d.node_link, d.node_side, d.node_hop,
+        d.node_hop_poly, d.poly_stance, d.port_start, d.ports, d.link_kind, d.link_cost,
+        d.link_node_start, d.link_node_end, allowed, cost, link_ok,
+        np.asarray(link_scale, np.float64))
+    k = lf.shape[1]
+    if k == 0:
+        return NO_LANDMARKS
+    return Landmarks(lf, lt, np.zeros(k), np.zeros(k))
+
+
 class _ClimbSolver(NamedTuple):
     """What one agent filter and penalty setting needs to answer climbing queries."""
 
@@ -558,6 +719,7 @@ class _ClimbSolver(NamedTuple):
     data: QueryData
     workspace: tuple
     arrays: tuple  # solve_batch's filter arguments: allowed .. reach
+    landmarks: Landmarks  # solve_batch's landmarks for this data and filter
     mask: int
     penalty: np.ndarray
 
@@ -590,7 +752,8 @@ def climb_solver(query, agent) -> _ClimbSolver:
         arrays = (allowed, cost, link_ok, link_scale, hscale, port_ok, reach)
         if len(cache) >= _WAY_CACHE_SIZE:
             cache.clear()
-        solver = cache[key] = _ClimbSolver(ways, data, make_workspace(data), arrays, mask,
+        lm = landmarks(data, allowed, cost, link_ok, link_scale)
+        solver = cache[key] = _ClimbSolver(ways, data, make_workspace(data), arrays, lm, mask,
                                            penalty)
     return solver
 
@@ -699,6 +862,41 @@ def _expand_ways(summary, offsets, points, point_info, corridor, p_summary, p_of
     return out_sum, out_off, out_pts, out_info, out_cor, use, ce_off, ce
 
 
+@njit(cache=True)
+def _unreachable(rows, start_poly, goal_poly, poly_comp, dag_start, dag_to):
+    """Per query: True when ``rows[q]`` and goal_poly[q] cannot be reached from
+    start_poly[q] in the reachability (astar.Reach) of a filter's graph."""
+    n_comp = dag_start.shape[0] - 1
+    seen = np.full(n_comp, -1, np.int64)
+    stack = np.zeros(n_comp + 1, np.int64)
+    out = np.zeros(rows.shape[0], np.bool_)
+    for q in range(rows.shape[0]):
+        if not rows[q] or start_poly[q] < 0 or goal_poly[q] < 0:
+            continue
+        cs = poly_comp[start_poly[q]]
+        cg = poly_comp[goal_poly[q]]
+        if cs < 0 or cg < 0:
+            continue
+        found = cs == cg
+        seen[cs] = q
+        stack[0] = cs
+        top = 1
+        while top > 0 and not found:
+            top -= 1
+            c = stack[top]
+            for e in range(dag_start[c], dag_start[c + 1]):
+                t = dag_to[e]
+                if t == cg:
+                    found = True
+                    break
+                if seen[t] != q:
+                    seen[t] = q
+                    stack[top] = t
+                    top += 1
+        out[q] = not found
+    return out
+
+
 def _solve_rows(query, solver: _ClimbSolver, starts, goals, ext, batch_type, plain=None):
     """Answers over the data with ways (solve_batch), the ways expanded: a PathBatch.
     ``plain``: solve_batch's ordinary answers to the same rows: a row keeps it unless a
@@ -709,8 +907,15 @@ def _solve_rows(query, solver: _ClimbSolver, starts, goals, ext, batch_type, pla
     else:
         summary = plain[0]
         bounds = np.where(summary[:, SUM_STATUS] == FOUND, summary[:, SUM_COST], np.inf)
+        # a query whose goal climbing cannot reach either would get a partial answer that
+        # is thrown away (the ordinary one is kept): no search (bound 0)
+        reach = solver.arrays[6]
+        bounds[_unreachable(summary[:, SUM_STATUS] == PARTIAL,
+                            summary[:, SUM_START_POLY].astype(np.int64),
+                            summary[:, SUM_GOAL_POLY].astype(np.int64), reach.poly_comp,
+                            reach.dag_start, reach.dag_to)] = 0.0
     raw = solve_batch(solver.data, *solver.arrays, ext, starts, goals, solver.workspace, stamp,
-                      bounds)
+                      bounds, solver.landmarks)
     w = solver.ways
     s, o, p, i, c, climbs, ce_off, ce = _expand_ways(
         *raw, *(raw if plain is None else plain), int(query.data.link_kind.shape[0]), w.cost,
@@ -728,7 +933,7 @@ def solve_climbing(query, starts, goals, agent, ext, batch_type):
     solver = climb_solver(query, agent)
     stamp = query._next_stamps(starts.shape[0])
     plain = solve_batch(query.data, *query._filter_arrays(agent), ext, starts, goals, query._ws,
-                        stamp, NO_BOUNDS)
+                        stamp, NO_BOUNDS, NO_LANDMARKS)
     batch = _solve_rows(query, solver, starts, goals, ext, batch_type, plain)
     ca = climb_arrays_for(query)
     s_node = _attach_ends(ca, starts)

@@ -22,6 +22,7 @@ from .batch_kernel import (
     FLAG_NAMES,
     FOUND,
     NO_BOUNDS,
+    NO_LANDMARKS,
     START_OFF_MESH,
     STATUS_NAMES,
     SUM_COST,
@@ -385,7 +386,7 @@ class NavQuery:
             arrays = self._filter_arrays(agent)
             stamp = self._next_stamps(s.shape[0])
             batch = PathBatch(*solve_batch(self.data, *arrays, ext, s, g, self._ws, stamp,
-                                              NO_BOUNDS))
+                                              NO_BOUNDS, NO_LANDMARKS))
         if on_error == "raise":
             status = batch._summary[:, SUM_STATUS]
             if status.size and status.max() >= START_OFF_MESH:
