@@ -999,10 +999,12 @@ def build_climb_graph(elements: ClimbElements, params: ClimbParams | None = None
 
 # ------------------------------------------------------------------------ navmesh join
 @njit(cache=True)
-def _nearest_ground(nodes, zlo, zhi, reach, tris, start, items, origin, cell, nx, ny):
+def _nearest_ground(nodes, zlo, zhi, reach, tris, start, items, origin, cell, nx, ny,
+                    tri_poly, skip):
     """For each node k and band b: the nearest (in XY) surface point within ``reach`` whose
-    height lies in [zlo[k, b], zhi[k, b]]: (triangle index or -1, point), (n, B) and (n, B,
-    3). Ties go to the lowest triangle index. The bands of a node share one walk of the
+    height lies in [zlo[k, b], zhi[k, b]] and whose polygon (``tri_poly``) is not marked in
+    ``skip[k, b]`` (polygon ids, -1 padding): (triangle index or -1, point), (n, B) and (n,
+    B, 3). Ties go to the lowest triangle index. The bands of a node share one walk of the
     grid (each band's answer is that of a walk of its own)."""
     n, n_band = zlo.shape
     best_t = np.full((n, n_band), -1, np.int64)
@@ -1037,7 +1039,8 @@ def _nearest_ground(nodes, zlo, zhi, reach, tris, start, items, origin, cell, nx
                     reach_now = 0.0
                     in_band = False
                     for b in range(n_band):
-                        if tri_zlo[t] <= zhi[k, b] and tri_zhi[t] >= zlo[k, b]:
+                        if tri_zlo[t] <= zhi[k, b] and tri_zhi[t] >= zlo[k, b] \
+                                and not _skipped(skip, k, b, tri_poly[t]):
                             in_band = True
                             reach_now = max(reach_now, best[b])
                     if not in_band or tri_xy[t, 0] > px + reach_now \
@@ -1046,7 +1049,8 @@ def _nearest_ground(nodes, zlo, zhi, reach, tris, start, items, origin, cell, nx
                         continue
                     x, y, z, d = _closest_on_triangle_xy(px, py, tris[t])
                     for b in range(n_band):
-                        if d <= best[b] and zlo[k, b] <= z <= zhi[k, b]:
+                        if d <= best[b] and zlo[k, b] <= z <= zhi[k, b] \
+                                and not _skipped(skip, k, b, tri_poly[t]):
                             if d < best[b] or best_t[k, b] < 0 or t < best_t[k, b]:
                                 best[b] = d
                                 best_t[k, b] = t
@@ -1056,22 +1060,80 @@ def _nearest_ground(nodes, zlo, zhi, reach, tris, start, items, origin, cell, nx
     return best_t, best_p
 
 
-def _ground_points(tris, nodes, zlo, zhi, reach):
-    """:func:`_nearest_ground` over query/spatial.py's uniform XY grid of the triangles;
-    ``zlo``/``zhi`` (n, B) bands per node."""
+@njit(cache=True)
+def _skipped(skip, k, b, poly):
+    for m in range(skip.shape[2]):
+        if skip[k, b, m] == poly:
+            return True
+    return False
+
+
+def _ground_points(tris, nodes, zlo, zhi, reach, tri_poly=None, skip=None, grid=None):
+    """:func:`_nearest_ground` over query/spatial.py's uniform XY grid of the triangles
+    (``grid``: that grid already built); ``zlo``/``zhi`` (n, B) bands per node; ``skip``
+    (n, B, S) polygons (of ``tri_poly``) left out, -1 padding."""
     zlo = np.ascontiguousarray(zlo, np.float64)
     zhi = np.ascontiguousarray(zhi, np.float64)
     if zlo.ndim == 1:  # one band
         zlo, zhi = zlo[:, None], zhi[:, None]
     if tris.shape[0] == 0 or nodes.shape[0] == 0:
         return np.full(zlo.shape, -1, np.int64), np.zeros((*zlo.shape, 3))
-    origin, cell, nx, ny, start, items = build_grid(*triangle_bounds(tris))
+    if tri_poly is None:
+        tri_poly = np.zeros(tris.shape[0], np.int64)
+    if skip is None:
+        skip = np.full((*zlo.shape, 1), -1, np.int64)
+    origin, cell, nx, ny, start, items = grid if grid is not None \
+        else build_grid(*triangle_bounds(tris))
     return _nearest_ground(np.ascontiguousarray(nodes), zlo, zhi, float(reach), tris, start,
-                           items, origin, float(cell), int(nx), int(ny))
+                           items, origin, float(cell), int(nx), int(ny),
+                           np.ascontiguousarray(tri_poly, np.int64),
+                           np.ascontiguousarray(skip, np.int64))
+
+
+# a node's nearest ground behind a wall is skipped for the next nearest this many times
+GROUND_RETRIES = 3
+
+
+def _reachable_ground(tris, tri_poly, nodes, zlo, zhi, reach, level):
+    """:func:`_ground_points`, where a ground point that the straight move from its node
+    cannot reach (:func:`probe_blocked` against the level's triangles: a floor behind the
+    wall a ladder stands against, the inside of a closed tower below its ledge) gives way
+    to the nearest ground of another polygon, up to ``GROUND_RETRIES`` times; ``level``:
+    (vertices, triangles, grid) or None (no probe)."""
+    zlo = np.asarray(zlo, np.float64)
+    skip = np.full((*zlo.shape, GROUND_RETRIES), -1, np.int64)
+    grid = build_grid(*triangle_bounds(tris)) if tris.shape[0] else None
+    found_t, found_p = _ground_points(tris, nodes, zlo, zhi, reach, tri_poly, skip, grid)
+    if level is None or found_t.size == 0:
+        return found_t, found_p
+    vertices, triangles, level_grid = level
+    todo = np.argwhere(found_t >= 0)  # (node, band) rows still to probe
+    for retry in range(GROUND_RETRIES + 1):
+        if todo.shape[0] == 0:
+            break
+        k, b = todo[:, 0], todo[:, 1]
+        blocked = probe_blocked(nodes[k], found_p[k, b], vertices, triangles, level_grid)
+        k, b = k[blocked], b[blocked]
+        if k.size == 0:
+            break
+        if retry == GROUND_RETRIES:  # nothing reachable among the nearest few
+            found_t[k, b] = -1
+            break
+        skip[k, b, retry] = tri_poly[found_t[k, b]]
+        redo = np.unique(k)
+        rt, rp = _ground_points(tris, nodes[redo], zlo[redo], zhi[redo], reach, tri_poly,
+                                skip[redo], grid)
+        row = np.full(nodes.shape[0], -1, np.int64)
+        row[redo] = np.arange(redo.size)
+        found_t[k, b] = rt[row[k], b]
+        found_p[k, b] = rp[row[k], b]
+        again = found_t[k, b] >= 0
+        todo = np.stack([k[again], b[again]], axis=1)
+    return found_t, found_p
 
 
 def join_navmesh(navmesh, elements: ClimbElements, graph: ClimbGraph,
-                 params: ClimbParams | None = None) -> tuple[ClimbLinks, list[str]]:
+                 params: ClimbParams | None = None, level=None) -> tuple[ClimbLinks, list[str]]:
     """Links between climb nodes and walkable ground, and a warning per element with none.
 
     * ``mount`` (both ways): ground level with a ledge node (within ``step_height``) and
@@ -1080,6 +1142,10 @@ def join_navmesh(navmesh, elements: ClimbElements, graph: ClimbGraph,
     * ``hang``: ground below a ledge node (deeper than ``step_height``) within ``reach``;
       both ways when at most ``max_climb_height`` below (jump up to hang, or let go),
       one way (a drop) when at most ``max_drop_height`` below.
+
+    ``level`` (vertices, triangles, grid of them): each link's straight move is probed
+    against the level (:func:`probe_blocked`); ground behind a wall is skipped for the
+    nearest reachable ground (:func:`_reachable_ground`). None: no probe.
     """
     params = params or ClimbParams()
     start, tris = navmesh.surface_triangles()
@@ -1124,8 +1190,9 @@ def join_navmesh(navmesh, elements: ClimbElements, graph: ClimbGraph,
     zlo = np.stack([level_lo, np.where(is_ledge, z - params.max_drop_height, np.inf)], axis=1)
     zhi = np.stack([level_hi, np.where(is_ledge, z - params.step_height - 1e-6, -np.inf)],
                    axis=1)
-    walk_t, walk_p = _ground_points(np.ascontiguousarray(tris), pos[walk].reshape(-1, 3), zlo,
-                                    zhi, float(params.reach))
+    walk_t, walk_p = _reachable_ground(np.ascontiguousarray(tris), tri_poly,
+                                       np.ascontiguousarray(pos[walk].reshape(-1, 3)), zlo,
+                                       zhi, float(params.reach), level)
     found_t = np.concatenate([walk_t[:n_l, 0], walk_t[:n_l, 1], walk_t[n_l:, 0]])[order]
     found_p = np.concatenate([walk_p[:n_l, 0], walk_p[:n_l, 1], walk_p[n_l:, 0]])[order]
     q_el, q_node, q_kind = q_el[order], q_node[order], q_kind[order]
@@ -1285,7 +1352,8 @@ def add_climbing(navmesh, items, vertices, triangles, settings,
         fronts = np.zeros((elements.kind.shape[0], 3))
         fronts[before:] = np.asarray(found.front).reshape(-1, 3)[kept]
     graph = build_climb_graph(elements, params, v, triangles, grid, fronts)
-    links, more = join_navmesh(navmesh, elements, graph, params)
+    links, more = join_navmesh(navmesh, elements, graph, params,
+                               None if grid is None else (v, triangles, grid))
     stats = dict(navmesh.stats)
     stats.update(climb_elements=int(elements.kind.shape[0]),
                  climb_found_ledges=int(n_found),

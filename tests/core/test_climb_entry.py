@@ -137,3 +137,47 @@ def test_files_keep_link_abilities_and_old_files_mean_their_kinds(pipe_level, tm
     table = np.array([ABILITY_MOUNT, ABILITY_LADDER, ABILITY_CLIMB])
     assert np.array_equal(read_json(old).climb_link_abilities,
                           table[pipe_level.climb_link_kind.astype(int)])
+
+
+
+def hollow_tower():
+    """A 6 x 6 x 4 m tower on a floor, hollow to the voxels (Recast rasterises surfaces,
+    not solids: a walkable floor lies inside its walls), with ledges along its south and
+    west top edges, a ladder 0.1 m off its east face and a pipe off its north face."""
+    v, t = Scene().floor(-6, -6, 12, 12).box(0, 0, 0, 6, 6, 4).arrays()
+    items = [("s-ledge", CLIMB_LEDGE, np.array([(0.5, 0, 4), (5.5, 0, 4)], np.float64)),
+             ("w-ledge", CLIMB_LEDGE, np.array([(0, 0.5, 4), (0, 5.5, 4)], np.float64)),
+             ("e-ladder", CLIMB_LADDER, np.array([(6.1, 2, 0), (6.1, 2, 4)], np.float64)),
+             ("n-pipe", CLIMB_PIPE, np.array([(3, 6.1, 0), (3, 6.1, 4)], np.float64))]
+    settings = BakeSettings(climbing_enabled=True, auto_ledges=False)
+    return bake(v, t, settings), items, v, t, settings
+
+
+def test_no_link_reaches_ground_behind_a_wall():
+    """Inside the tower is as near to its ledges as the ground outside, and the nearest to
+    some of their nodes: every link goes to ground outside, which the hanging or climbing
+    agent reaches without passing through a wall (``join_navmesh``'s probe); none is lost
+    (each node's next nearest ground is outside)."""
+    nm0, items, v, t, settings = hollow_tower()
+    used = nm0.polygons >= 0
+    centre = (np.where(used[..., None], nm0.vertices[np.maximum(nm0.polygons, 0)], 0.0)
+              .sum(axis=1) / used.sum(axis=1)[:, None])
+    assert np.any((centre[:, 0] > 0.5) & (centre[:, 0] < 5.5) & (centre[:, 1] > 0.5)
+                  & (centre[:, 1] < 5.5) & (centre[:, 2] < 1.0))  # the floor inside
+    nm, warnings = C.add_climbing(nm0, items, v, t, settings)
+    assert warnings == []
+    point, kind = nm.climb_link_point, nm.climb_link_kind
+    low = point[:, 2] < 1.0  # hang and foot links (mounts are on the tower top)
+    inside = (point[:, 0] > 0) & (point[:, 0] < 6) & (point[:, 1] > 0) & (point[:, 1] < 6)
+    assert not np.any(low & inside), point[low & inside]
+    # without the probe the same nodes link to the floor inside; with it, outside instead
+    params = C.ClimbParams.from_settings(settings)
+    elements, _ = C.make_elements(items)
+    bare, _ = C.join_navmesh(nm0, elements, C.build_climb_graph(elements, params, v, t), params)
+    bare_low = bare.point[:, 2] < 1.0
+    bare_inside = ((bare.point[:, 0] > 0) & (bare.point[:, 0] < 6) & (bare.point[:, 1] > 0)
+                   & (bare.point[:, 1] < 6))
+    assert np.any(bare_low & bare_inside)
+    assert int(low.sum()) == int(bare_low.sum())
+    assert np.any(low & (kind == CLIMB_LINK_HANG)) and np.any(low & (kind ==
+                                                                  CLIMB_LINK_LADDER_FOOT))

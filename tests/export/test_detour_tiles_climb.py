@@ -33,13 +33,8 @@ def tiled_islands():
     settings = BakeSettings(climbing_enabled=True, auto_ledges=False, tile_size=32)
     nm = bake(v, t, settings)
     assert nm.tiled and nm.stats["tile_grid"]["origin"] == [-10.0, -10.0]
-    # The box is hollow to the voxels (a closed room of floor under its top): the east
-    # ladder stands 0.25 m off the wall so that its foot is nearer the ground outside
-    # (0.65 m) than that room's floor behind the wall (0.85 m); at 0.1 m it was 0.8 m
-    # from the ground outside and 0.7 m from the room, and the ladder reached the room
-    # (in a solo bake too, the ground's border being where the tiles now put it too).
     ladder = [("edge-ladder", CLIMB_LADDER,
-               np.array([(EDGE_X + 0.25, 2.0, 0.0), (EDGE_X + 0.25, 2.0, 4.0)])),
+               np.array([(EDGE_X + 0.1, 2.0, 0.0), (EDGE_X + 0.1, 2.0, 4.0)])),
               ("south-ladder", CLIMB_LADDER,
                np.array([(-4.0, EDGE_X - 0.1, 0.0), (-4.0, EDGE_X - 0.1, 4.0)]))]
     out, found = C.add_climbing(nm, ladder, v, t, settings)
