@@ -1121,10 +1121,15 @@ def _reachable_ground(tris, tri_poly, nodes, zlo, zhi, reach, level):
             break
         skip[k, b, retry] = tri_poly[found_t[k, b]]
         redo = np.unique(k)
-        rt, rp = _ground_points(tris, nodes[redo], zlo[redo], zhi[redo], reach, tri_poly,
-                                skip[redo], grid)
         row = np.full(nodes.shape[0], -1, np.int64)
         row[redo] = np.arange(redo.size)
+        # only the blocked bands searched again (the others left empty)
+        r_lo = np.full((redo.size, zlo.shape[1]), np.inf)
+        r_hi = np.full((redo.size, zlo.shape[1]), -np.inf)
+        r_lo[row[k], b] = zlo[k, b]
+        r_hi[row[k], b] = np.asarray(zhi, np.float64)[k, b]
+        rt, rp = _ground_points(tris, nodes[redo], r_lo, r_hi, reach, tri_poly, skip[redo],
+                                grid)
         found_t[k, b] = rt[row[k], b]
         found_p[k, b] = rp[row[k], b]
         again = found_t[k, b] >= 0
