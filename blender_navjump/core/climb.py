@@ -1094,11 +1094,12 @@ def _ground_points(tris, nodes, zlo, zhi, reach, tri_poly=None, skip=None, grid=
 GROUND_RETRIES = 3
 
 
-def _reachable_ground(tris, tri_poly, nodes, zlo, zhi, reach, level):
+def _reachable_ground(tris, tri_poly, nodes, zlo, zhi, reach, level, lift):
     """:func:`_ground_points`, where a ground point that the straight move from its node
-    cannot reach (:func:`probe_blocked` against the level's triangles: a floor behind the
-    wall a ladder stands against, the inside of a closed tower below its ledge) gives way
-    to the nearest ground of another polygon, up to ``GROUND_RETRIES`` times; ``level``:
+    cannot reach (:func:`probe_blocked` against the level's triangles, the move raised by
+    ``lift`` so that steps the agent walks over do not count: a floor behind the wall a
+    ladder stands against, the inside of a closed tower below its ledge) gives way to the
+    nearest ground of another polygon, up to ``GROUND_RETRIES`` times; ``level``:
     (vertices, triangles, grid) or None (no probe)."""
     zlo = np.asarray(zlo, np.float64)
     skip = np.full((*zlo.shape, GROUND_RETRIES), -1, np.int64)
@@ -1112,7 +1113,9 @@ def _reachable_ground(tris, tri_poly, nodes, zlo, zhi, reach, level):
         if todo.shape[0] == 0:
             break
         k, b = todo[:, 0], todo[:, 1]
-        blocked = probe_blocked(nodes[k], found_p[k, b], vertices, triangles, level_grid)
+        up = np.array([0.0, 0.0, lift])
+        blocked = probe_blocked(nodes[k] + up, found_p[k, b] + up, vertices, triangles,
+                                level_grid)
         k, b = k[blocked], b[blocked]
         if k.size == 0:
             break
@@ -1197,7 +1200,8 @@ def join_navmesh(navmesh, elements: ClimbElements, graph: ClimbGraph,
                    axis=1)
     walk_t, walk_p = _reachable_ground(np.ascontiguousarray(tris), tri_poly,
                                        np.ascontiguousarray(pos[walk].reshape(-1, 3)), zlo,
-                                       zhi, float(params.reach), level)
+                                       zhi, float(params.reach), level,
+                                       float(params.step_height))
     found_t = np.concatenate([walk_t[:n_l, 0], walk_t[:n_l, 1], walk_t[n_l:, 0]])[order]
     found_p = np.concatenate([walk_p[:n_l, 0], walk_p[:n_l, 1], walk_p[n_l:, 0]])[order]
     q_el, q_node, q_kind = q_el[order], q_node[order], q_kind[order]
