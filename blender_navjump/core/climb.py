@@ -1102,18 +1102,19 @@ def _reachable_ground(tris, tri_poly, nodes, zlo, zhi, reach, level, lift):
     nearest ground of another polygon, up to ``GROUND_RETRIES`` times; ``level``:
     (vertices, triangles, grid) or None (no probe)."""
     zlo = np.asarray(zlo, np.float64)
+    zhi = np.asarray(zhi, np.float64)
     skip = np.full((*zlo.shape, GROUND_RETRIES), -1, np.int64)
     grid = build_grid(*triangle_bounds(tris)) if tris.shape[0] else None
     found_t, found_p = _ground_points(tris, nodes, zlo, zhi, reach, tri_poly, skip, grid)
     if level is None or found_t.size == 0:
         return found_t, found_p
     vertices, triangles, level_grid = level
+    up = np.array([0.0, 0.0, lift])
     todo = np.argwhere(found_t >= 0)  # (node, band) rows still to probe
     for retry in range(GROUND_RETRIES + 1):
         if todo.shape[0] == 0:
             break
         k, b = todo[:, 0], todo[:, 1]
-        up = np.array([0.0, 0.0, lift])
         blocked = probe_blocked(nodes[k] + up, found_p[k, b] + up, vertices, triangles,
                                 level_grid)
         k, b = k[blocked], b[blocked]
@@ -1130,7 +1131,7 @@ def _reachable_ground(tris, tri_poly, nodes, zlo, zhi, reach, level, lift):
         r_lo = np.full((redo.size, zlo.shape[1]), np.inf)
         r_hi = np.full((redo.size, zlo.shape[1]), -np.inf)
         r_lo[row[k], b] = zlo[k, b]
-        r_hi[row[k], b] = np.asarray(zhi, np.float64)[k, b]
+        r_hi[row[k], b] = zhi[k, b]
         rt, rp = _ground_points(tris, nodes[redo], r_lo, r_hi, reach, tri_poly, skip[redo],
                                 grid)
         found_t[k, b] = rt[row[k], b]

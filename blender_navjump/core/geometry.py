@@ -10,21 +10,34 @@ from numba import njit
 
 
 @njit(cache=True, nogil=True)
-def faces_up(vertices, ia, ib, ic, slope_cos):
-    """Whether triangle (ia, ib, ic) faces up steeply enough to stand on: its normal's z
-    over the normal's length above ``slope_cos`` (the one slope test of the rasteriser
-    and the link generator)."""
+def triangle_normal(vertices, ia, ib, ic):
+    """The unnormalised normal (b - a) x (c - a) of triangle (ia, ib, ic): its length is
+    twice the triangle's area."""
     e0x = vertices[ib, 0] - vertices[ia, 0]
     e0y = vertices[ib, 1] - vertices[ia, 1]
     e0z = vertices[ib, 2] - vertices[ia, 2]
     e1x = vertices[ic, 0] - vertices[ia, 0]
     e1y = vertices[ic, 1] - vertices[ia, 1]
     e1z = vertices[ic, 2] - vertices[ia, 2]
-    nx = e0y * e1z - e0z * e1y
-    ny = e0z * e1x - e0x * e1z
-    nz = e0x * e1y - e0y * e1x
+    return e0y * e1z - e0z * e1y, e0z * e1x - e0x * e1z, e0x * e1y - e0y * e1x
+
+
+@njit(cache=True, nogil=True)
+def faces_up(vertices, ia, ib, ic, slope_cos):
+    """Whether triangle (ia, ib, ic) faces up steeply enough to stand on: its normal's z
+    over the normal's length above ``slope_cos`` (the one slope test of the rasteriser
+    and the link generator)."""
+    nx, ny, nz = triangle_normal(vertices, ia, ib, ic)
     ln = math.sqrt(nx * nx + ny * ny + nz * nz)
     return ln > 0.0 and nz / ln > slope_cos
+
+
+@njit(cache=True, nogil=True)
+def _length2(vertices, a, b):
+    dx = vertices[b, 0] - vertices[a, 0]
+    dy = vertices[b, 1] - vertices[a, 1]
+    dz = vertices[b, 2] - vertices[a, 2]
+    return dx * dx + dy * dy + dz * dz
 
 
 @njit(cache=True, nogil=True)
@@ -39,21 +52,10 @@ def degenerate_triangles(vertices, triangles, ratio):
         a = triangles[i, 0]
         b = triangles[i, 1]
         c = triangles[i, 2]
-        e0x = vertices[b, 0] - vertices[a, 0]
-        e0y = vertices[b, 1] - vertices[a, 1]
-        e0z = vertices[b, 2] - vertices[a, 2]
-        e1x = vertices[c, 0] - vertices[a, 0]
-        e1y = vertices[c, 1] - vertices[a, 1]
-        e1z = vertices[c, 2] - vertices[a, 2]
-        e2x = vertices[c, 0] - vertices[b, 0]
-        e2y = vertices[c, 1] - vertices[b, 1]
-        e2z = vertices[c, 2] - vertices[b, 2]
-        nx = e0y * e1z - e0z * e1y
-        ny = e0z * e1x - e0x * e1z
-        nz = e0x * e1y - e0y * e1x
+        nx, ny, nz = triangle_normal(vertices, a, b, c)
         area2 = nx * nx + ny * ny + nz * nz  # (2 * area)^2
-        longest2 = max(e0x * e0x + e0y * e0y + e0z * e0z, e1x * e1x + e1y * e1y + e1z * e1z,
-                       e2x * e2x + e2y * e2y + e2z * e2z)
+        longest2 = max(_length2(vertices, a, b), _length2(vertices, a, c),
+                       _length2(vertices, b, c))
         out[i] = area2 <= r2 * longest2 * longest2
     return out
 

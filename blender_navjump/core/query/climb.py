@@ -241,6 +241,15 @@ def _climb_dijkstra(src, arc_start, arc_node, arc_edge, edge_length, edge_abilit
 
 
 @njit(cache=True)
+def _dijkstra_workspace(n_node, n_arc):
+    """Arrays for :func:`_climb_dijkstra` over ``n_node`` nodes and ``n_arc`` arcs: dist,
+    pnode, pedge, seen (-1: no run yet), and the heap's keys and values."""
+    cap = n_arc + n_node + 16
+    return (np.zeros(n_node), np.zeros(n_node, np.int64), np.zeros(n_node, np.int64),
+            np.full(n_node, -1, np.int64), np.zeros(cap), np.zeros(cap, np.int64))
+
+
+@njit(cache=True)
 def _usable_links(link_node, link_bidir, link_poly, link_abilities, mask, poly_stance,
                   stance_allowed):
     """(exit, entry) per climb link: node -> ground usable by the agent (abilities, and
@@ -320,13 +329,7 @@ def _ways_kernel(n_node, out_start, out_to, out_edge, edge_nodes, edge_length, e
         if ex[c]:
             exis[fx[r]] = c
             fx[r] += 1
-    dist = np.zeros(n_node)
-    pnode = np.zeros(n_node, np.int64)
-    pedge = np.zeros(n_node, np.int64)
-    seen = np.full(n_node, -1, np.int64)
-    cap = out_to.shape[0] + n_node + 16
-    hk = np.zeros(cap)
-    hv = np.zeros(cap, np.int64)
+    dist, pnode, pedge, seen, hk, hv = _dijkstra_workspace(n_node, out_to.shape[0])
     cap_w = 64
     way_e = np.zeros(cap_w, np.int64)
     way_x = np.zeros(cap_w, np.int64)
@@ -413,13 +416,7 @@ def _way_points(way_e, way_x, node_pos, out_start, out_to, out_edge, edge_length
     points, flags, climb-edge offsets (W+1,), climb edges, lengths (W,))."""
     nw = way_e.shape[0]
     n_node = node_pos.shape[0]
-    dist = np.zeros(n_node)
-    pnode = np.zeros(n_node, np.int64)
-    pedge = np.zeros(n_node, np.int64)
-    seen = np.full(n_node, -1, np.int64)
-    cap = out_to.shape[0] + n_node + 16
-    hk = np.zeros(cap)
-    hv = np.zeros(cap, np.int64)
+    dist, pnode, pedge, seen, hk, hv = _dijkstra_workspace(n_node, out_to.shape[0])
     pt_start = np.zeros(nw + 1, np.int64)
     ed_start = np.zeros(nw + 1, np.int64)
     length = np.zeros(nw)
@@ -950,17 +947,13 @@ def _climb_from(ca: ClimbArrays, node: int, mask: int, penalty, backward: bool):
     """Dijkstra over the climb graph from ``node`` (``backward``: against the arcs, i.e.
     the cost from each node to ``node``): (dist, next node, edge, reached) per node."""
     m = ca.node_pos.shape[0]
-    dist = np.zeros(m)
-    pnode = np.zeros(m, np.int64)
-    pedge = np.zeros(m, np.int64)
-    seen = np.full(m, -1, np.int64)
-    cap = ca.out_to.shape[0] + m + 16
+    dist, pnode, pedge, seen, hk, hv = _dijkstra_workspace(m, ca.out_to.shape[0])
     if backward:
         arcs = (ca.in_start, ca.in_from, ca.in_edge)
     else:
         arcs = (ca.out_start, ca.out_to, ca.out_edge)
     _climb_dijkstra(node, *arcs, ca.edge_length, ca.edge_abilities, penalty, mask, dist,
-                    pnode, pedge, seen, 0, np.zeros(cap), np.zeros(cap, np.int64))
+                    pnode, pedge, seen, 0, hk, hv)
     return dist, pnode, pedge, seen == 0
 
 
