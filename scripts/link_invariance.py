@@ -46,7 +46,7 @@ def _gap(gap):
 
 
 def _recast(name):
-    from conftest import recast_data_dir
+    from recast_data import recast_data_dir
 
     from blender_navjump.core.objio import read_obj
 

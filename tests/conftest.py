@@ -1,4 +1,3 @@
-import os
 import pathlib
 import sys
 
@@ -10,16 +9,7 @@ if str(ROOT) not in sys.path:
 if str(ROOT / "tests") not in sys.path:
     sys.path.insert(0, str(ROOT / "tests"))
 
-
-def recast_data_dir() -> pathlib.Path | None:
-    """Recast's sample meshes: $NAVJUMP_RECAST_DATA, or shared/data/recast beside the repo."""
-    env = os.environ.get("NAVJUMP_RECAST_DATA")
-    candidates = [pathlib.Path(env)] if env else []
-    candidates.append(ROOT.parent / "shared" / "data" / "recast")
-    for c in candidates:
-        if (c / "dungeon.obj").is_file():
-            return c
-    return None
+from recast_data import recast_data_dir  # noqa: E402
 
 
 @pytest.fixture(scope="session")

@@ -13,10 +13,10 @@ import os
 
 import numpy as np
 import pytest
-from conftest import recast_data_dir
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from link_oracle import check_links
+from recast_data import recast_data_dir
 from scenes import Scene
 
 from blender_navjump.core import BakeSettings, bake
