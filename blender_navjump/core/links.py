@@ -143,6 +143,13 @@ def _polygon_surfaces(nm):
     return tris, start
 
 
+class Chains(NamedTuple):
+    """``border_chains``' answer: the border edges in chain order, and each one's chain."""
+
+    order: np.ndarray
+    chain: np.ndarray
+
+
 @njit(cache=True, nogil=True)
 def border_chains(pverts, polys, pnv, border_p, border_e):
     """Order the border edges into chains that follow the navmesh border: each edge is
@@ -216,7 +223,7 @@ def border_chains(pverts, polys, pnv, border_p, border_e):
                     rolled[i] = order[begin + (best_i + i) % cnt]
                 order[begin:m] = rolled
             nc += 1
-    return order, chain
+    return Chains(order, chain)
 
 
 @njit(cache=True, nogil=True)

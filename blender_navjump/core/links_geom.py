@@ -169,6 +169,18 @@ def triangle_index(vertices, triangles, slope_cos: float, grid: Grid) -> Triangl
                          first_x, first_y, by_top)
 
 
+class TriangleBins(NamedTuple):
+    """``_bin_triangles``' answer: CSR bin lists of all triangles (solid) and of the support
+    ones, and each triangle's first solid bin (column, row)."""
+
+    solid_start: np.ndarray
+    solid_items: np.ndarray
+    support_start: np.ndarray
+    support_items: np.ndarray
+    first_x: np.ndarray
+    first_y: np.ndarray
+
+
 @njit(cache=True, nogil=True)
 def _bin_triangles(box, up, grid, sgrid):
     """CSR bin lists of all triangles on ``grid`` and of the support ones (``up``) on
@@ -222,7 +234,7 @@ def _bin_triangles(box, up, grid, sgrid):
                     c = iy * sgrid.nx + ix
                     sup_items[sup_fill[c]] = t
                     sup_fill[c] += 1
-    return sol_start, sol_items, sup_start, sup_items, first_x, first_y
+    return TriangleBins(sol_start, sol_items, sup_start, sup_items, first_x, first_y)
 
 
 # bins up to this many triangles are sorted by insertion, larger ones by argsort

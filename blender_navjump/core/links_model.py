@@ -91,11 +91,22 @@ class Path(NamedTuple):
     length: float
 
 
+class Frame(NamedTuple):
+    """A border sample's take-off frame: its point, edge direction and outward normal."""
+
+    x: float
+    y: float
+    z: float
+    ex: float
+    ey: float
+    nx: float
+    ny: float
+
+
 @hot_kernel
 def sample_frame(s):
-    """A sample row's take-off frame: (x, y, z, ex, ey, nx, ny), its point, edge direction
-    and outward normal."""
-    return s.x, s.y, s.z, s.ex, s.ey, s.nx, s.ny
+    """A sample row's take-off frame (``Frame``)."""
+    return Frame(s.x, s.y, s.z, s.ex, s.ey, s.nx, s.ny)
 
 # Bisection steps that refine a ground edge between two profile samples: one cell / 64
 # (5 mm at 0.3 m cells), far below the voxel and the collision tolerance; the kept side is
