@@ -501,7 +501,7 @@ def group_runs(samples, res, found_at, tol_start, tol_end):
 
 
 @njit(cache=True)
-def fit_group(samples, res, i0, i1, kind, ext_lo, ext_hi, fit, march_step):
+def fit_group(samples, res, i0, i1, kind, ext_lo, ext_hi, fit, march_step, jump_height):
     """Straight start and end segments for samples i0..i1 of one kind, written to ``fit``
     (a ``FIT`` record): the start line is the least-squares line through the samples'
     start points (so it follows the border's true direction, not its voxel steps), the
@@ -576,7 +576,7 @@ def fit_group(samples, res, i0, i1, kind, ext_lo, ext_hi, fit, march_step):
         fit.ey, fit.ey_s = _line(cnt, st, den, sey, stey)
         fit.ez, fit.ez_s = _line(cnt, st, den, sez, stez)
         # --- landing line outside every found landing (linkinv) ---
-        _landing_envelope(fit, samples, res, i0, i1, kind, march_step)
+        _landing_envelope(fit, samples, res, i0, i1, kind, march_step, jump_height)
     else:
         # one sample (or all at one place): the landing moves with the start
         t0 = st / cnt
@@ -607,8 +607,17 @@ def copy_fit(dst, src):
     dst.ey, dst.ey_s, dst.ez, dst.ez_s = src.ey, src.ey_s, src.ez, src.ez_s
 
 
+# Beyond the samples' own landings, the landing line of a walk-off drop deeper than any jump
+# is moved out by this share of a march step more: every landing on it is then past the
+# limit of validity by a margin, not just at it (a walk-off drop from a 3.9 m ledge whose
+# start line leaned 0.5 degrees off the edge clipped the lip at one end, and its reach
+# stopped 1.4 m short of the corner). Not for shallower drops: those may be the way back
+# of a jump up, and a landing moved out is no longer its near-duplicate.
+LANDING_MARGIN = 0.5
+
+
 @njit(cache=True)
-def _landing_envelope(fit, samples, res, i0, i1, kind, limit):
+def _landing_envelope(fit, samples, res, i0, i1, kind, limit, jump_height):
     """Move a fitted landing line out (away from the take-off, across the start line),
     by at most ``limit`` (one march step), so that no sample's own landing lies beyond
     it. The search takes each sample's first valid landing along its march, i.e. just
@@ -633,6 +642,9 @@ def _landing_envelope(fit, samples, res, i0, i1, kind, limit):
             + (res[i, kind].y - fit.ey - t * fit.ey_s) * ny
         worst = max(worst, r)
     worst = min(worst, limit)
+    if kind == LINK_DROP and res[i0, kind].mode == MODE_WALK_OFF \
+            and res[i0, kind].z - samples[i0].z < -jump_height:
+        worst += LANDING_MARGIN * limit
     fit.ex += worst * nx
     fit.ey += worst * ny
 
@@ -974,7 +986,8 @@ def _validate_stack(samples, res, prm, tri, vox, pidx, out, m, stack, top, fit, 
         i0, i1, kind = part.i0, part.i1, part.kind
         ext_lo, ext_hi = part.ext_lo, part.ext_hi
         mode = res[i0, kind].mode
-        fit_group(samples, res, i0, i1, kind, ext_lo, ext_hi, fit, prm.march_step)
+        fit_group(samples, res, i0, i1, kind, ext_lo, ext_hi, fit, prm.march_step,
+                  prm.jump_height)
         fail = 0.5
         mean_len = 0.0
         sp, ep = _fit_polys(fit, prm, pidx, out_poly, out_z)
