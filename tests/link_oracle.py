@@ -178,9 +178,8 @@ class Model:
     """The documented trajectory model, from settings (world units)."""
 
     def __init__(self, s: dict):
-        ch = s["cell_height"]
         self.cs = s["cell_size"]
-        self.climb = math.floor(s["agent_max_climb"] / ch + 1e-9) * ch
+        self.climb = s["agent_max_climb"]  # measured on the triangles, not voxel-rounded
         self.radius = max(s["agent_radius"] - RADIUS_TOLERANCE, 0.0)
         self.height = s["stand_height"] if s["multi_stance"] else s["agent_height"]
         self.g = s["gravity"]

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 import time
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
@@ -35,7 +36,7 @@ from .kinds import (
     LINK_JUMP_UP,
     LINK_KINDS,
 )
-from .links_debug import J_BX, J_BY, J_BZ, J_REASON, J_X, J_Y, J_Z, N_REJECT
+from .links_debug import REFUSAL
 from .links_geom import (
     ground_height,
     make_grid,
@@ -45,20 +46,8 @@ from .links_geom import (
 )
 from .links_model import LANDING, LINK, MODE_JUMP, SAMPLE, sample_frame
 from .links_search import (
-    C_FLIGHTS,
-    C_LOOKUPS,
-    C_MARCH,
-    C_RUN_UPS,
-    C_TOUCHDOWNS,
-    G_I0,
-    G_I1,
-    G_KIND,
-    N_COUNTS,
-    N_VCOUNT,
-    V_FULL,
-    V_FULL_FAILS,
-    V_GROW,
-    V_PARTS,
+    SEARCH_COUNTS,
+    VALIDATE_COUNTS,
     dedupe,
     group_runs,
     merge_links,
@@ -76,7 +65,41 @@ from .settings import link_params, link_sample_step
 POLYGON_BIN_CELLS = 8.0
 TRIANGLE_BIN_CELLS = 4.0
 
-# Sample spacing below this fraction of a cell only multiplies work: refused.
+
+
+class SearchCounts(NamedTuple):
+    """The landing search's operation counts, summed over the samples (the build summary's
+    ``search_counts``)."""
+
+    landing_lookups: int
+    run_ups: int
+    touchdowns: int
+    flights: int
+    march_steps: int
+
+    @classmethod
+    def of(cls, counts) -> SearchCounts:
+        """From the per-sample ``links_search.SEARCH_COUNTS`` rows."""
+        return cls(int(counts["lookups"].sum()), int(counts["run_ups"].sum()),
+                   int(counts["touchdowns"].sum()), int(counts["flights"].sum()),
+                   int(counts["march"].sum()))
+
+
+class ValidateCounts(NamedTuple):
+    """The validation's operation counts, summed over the groups (the build summary's
+    ``validate_counts``)."""
+
+    groups: int
+    parts: int
+    grow_positions: int
+    full_positions: int
+    full_fails: int
+
+    @classmethod
+    def of(cls, vc) -> ValidateCounts:
+        """From the per-group ``links_search.VALIDATE_COUNTS`` rows."""
+        return cls(int(vc.shape[0]), int(vc["parts"].sum()), int(vc["grow"].sum()),
+                   int(vc["full"].sum()), int(vc["full_fails"].sum()))
 
 
 def search_stride(min_width: float, step: float) -> int:
@@ -118,6 +141,13 @@ def _polygon_surfaces(nm):
         for i in range(1, len(v) - 1):
             tris[start[p] + i - 1] = (v[0], v[i], v[i + 1])
     return tris, start
+
+
+class Chains(NamedTuple):
+    """``border_chains``' answer: the border edges in chain order, and each one's chain."""
+
+    order: np.ndarray
+    chain: np.ndarray
 
 
 @njit(cache=True, nogil=True)
@@ -193,7 +223,7 @@ def border_chains(pverts, polys, pnv, border_p, border_e):
                     rolled[i] = order[begin + (best_i + i) % cnt]
                 order[begin:m] = rolled
             nc += 1
-    return order, chain
+    return Chains(order, chain)
 
 
 @njit(cache=True, nogil=True)
@@ -360,22 +390,21 @@ def _rejected_candidates(samples, res, found_at, rej, narrow_groups, narrow_star
     become a link (at their middle sample) and the fitted links dropped as narrower than
     ``min_link_width`` (at their segments' midpoints)."""
     nan = np.float32(np.nan)
-    reason = rej[:, :, J_REASON].astype(np.int64) if rej.shape[0] else \
-        np.zeros((0, found_at.shape[1]), np.int64)
+    reason = rej["reason"]
     si, sk = np.nonzero((reason != REJECT_NONE) & ~found_at[:reason.shape[0]])
-    mid = (narrow_groups[:, G_I0] + narrow_groups[:, G_I1]) // 2
-    gk = narrow_groups[:, G_KIND]
+    mid = (narrow_groups["i0"] + narrow_groups["i1"]) // 2
+    gk = narrow_groups["kind"]
     n1, n2, n3 = si.size, mid.size, narrow_kinds.shape[0]
     out = np.zeros(n1 + n2 + n3, LINK_REJECT)
     for name in ("x", "y", "z"):
         out[name][:n1] = samples[name][si]
         out[name][n1:n1 + n2] = samples[name][mid]
-    for name, col in (("tx", J_X), ("ty", J_Y), ("tz", J_Z)):
-        out[name][:n1] = rej[si, sk, col]
+    found = rej[si, sk]
     for name, field in (("tx", "x"), ("ty", "y"), ("tz", "z")):
+        out[name][:n1] = found[field]
         out[name][n1:n1 + n2] = res[field][mid, gk]
-    for name, col in (("bx", J_BX), ("by", J_BY), ("bz", J_BZ)):
-        out[name][:n1] = rej[si, sk, col]
+    for name in ("bx", "by", "bz"):
+        out[name][:n1] = found[name]
         out[name][n1:] = nan
     r = reason[si, sk]
     out["reason"][:n1] = r
@@ -496,8 +525,8 @@ def build_links(nm, hf, chf, cfg, settings, vertices, triangles, debug=None,
     res = np.zeros((n_samples, n_kinds), LANDING)
     found_at = np.zeros((n_samples, n_kinds), np.bool_)
     # refused candidates, only for debug data (an empty array records nothing)
-    rej = np.zeros((n_samples if debug is not None else 0, n_kinds, N_REJECT), np.float64)
-    counts = np.zeros((n_samples, N_COUNTS), np.int32)
+    rej = np.zeros((n_samples if debug is not None else 0, n_kinds), REFUSAL)
+    counts = np.zeros(n_samples, SEARCH_COUNTS)
     min_width = (2.0 * settings.agent_radius if settings.min_link_width < 0
                  else float(settings.min_link_width))
 
@@ -531,12 +560,7 @@ def build_links(nm, hf, chf, cfg, settings, vertices, triangles, debug=None,
         # them, too narrow to keep (the debug data records every candidate)
         search(np.nonzero((every % stride != 0) & near.any(axis=1))[0].astype(np.int64),
                near if debug is None else np.ones_like(near))
-    counters = counts.sum(axis=0)
-    info["search_counts"] = {
-        "landing_lookups": int(counters[C_LOOKUPS]), "run_ups": int(counters[C_RUN_UPS]),
-        "touchdowns": int(counters[C_TOUCHDOWNS]),
-        "flights": int(counters[C_FLIGHTS:C_FLIGHTS + n_kinds].sum()),
-        "march_steps": int(counters[C_MARCH])}
+    info["search_counts"] = SearchCounts.of(counts)._asdict()
     timings["search"] = (time.perf_counter() - t0) * 1000.0 - timings["settle"]
 
     t0 = time.perf_counter()
@@ -545,23 +569,19 @@ def build_links(nm, hf, chf, cfg, settings, vertices, triangles, debug=None,
     tol_start = (1.0 + float(settings.edge_max_error)) * cfg.cs
     groups = group_runs(samples, res, found_at, tol_start, tol_start + 0.5 * cfg.cs)
     # a group can grow to half a sample beyond its ends, no more: skip hopeless ones
-    reach = (groups[:, G_I1] - groups[:, G_I0] + 1) * samples["step"][groups[:, G_I0]]
+    reach = (groups["i1"] - groups["i0"] + 1) * samples["step"][groups["i0"]]
     hopeless = reach < min_width - 1e-9
     narrow_groups = groups[hopeless]
     groups = np.ascontiguousarray(groups[~hopeless])
-    sizes = groups[:, G_I1] - groups[:, G_I0] + 1
+    sizes = groups["i1"] - groups["i0"] + 1
     offsets = np.zeros(sizes.size + 1, np.int64)
     np.cumsum(sizes, out=offsets[1:])
     out = np.empty(int(offsets[-1]), LINK)
     out_n = np.zeros(sizes.size, np.int64)
-    vc = np.zeros((sizes.size, N_VCOUNT), np.int64)
+    vc = np.zeros(sizes.size, VALIDATE_COUNTS)
     run_banded(validate_groups, int(sizes.size), samples, res, groups, offsets, prm, tri, vox,
                pidx, out, out_n, vc, min_rows=8, per_worker=16)
-    vsum = vc.sum(axis=0)
-    info["validate_counts"] = {
-        "groups": int(sizes.size), "parts": int(vsum[V_PARTS]),
-        "grow_positions": int(vsum[V_GROW]), "full_positions": int(vsum[V_FULL]),
-        "full_fails": int(vsum[V_FULL_FAILS])}
+    info["validate_counts"] = ValidateCounts.of(vc)._asdict()
     timings["validate"] = (time.perf_counter() - t0) * 1000.0
     t_merge = time.perf_counter()
     first = np.cumsum(out_n) - out_n
@@ -595,16 +615,15 @@ def build_links(nm, hf, chf, cfg, settings, vertices, triangles, debug=None,
 
     sd = starts[:, 1, :2] - starts[:, 0, :2]
     edge_dirs = np.ascontiguousarray(sd / np.maximum(np.linalg.norm(sd, axis=1), 1e-12)[:, None])
-    rev_ok, rev_kind, rev_len = reverse_valid(
-        np.ascontiguousarray(starts), np.ascontiguousarray(ends), mode, edge_dirs, enabled, prm,
-        tri, vox)
+    rev = reverse_valid(np.ascontiguousarray(starts), np.ascontiguousarray(ends), mode,
+                        edge_dirs, enabled, prm, tri, vox)
     # a drop that is also a valid jump back up is stored as the jump up
-    flip = rev_ok & (kind == LINK_DROP) & (rev_kind == LINK_JUMP_UP)
+    flip = rev.ok & (kind == LINK_DROP) & (rev.kind == LINK_JUMP_UP)
     starts[flip], ends[flip] = ends[flip].copy(), starts[flip].copy()
     start_poly[flip], end_poly[flip] = end_poly[flip].copy(), start_poly[flip].copy()
     kind[flip] = LINK_JUMP_UP
-    length[flip] = rev_len[flip]
-    bidir = rev_ok.copy()
+    length[flip] = rev.length[flip]
+    bidir = rev.ok.copy()
 
     pts = np.concatenate([starts, ends], axis=1)
     boxes = np.ascontiguousarray(np.stack([pts[:, :, 0].min(1), pts[:, :, 1].min(1),

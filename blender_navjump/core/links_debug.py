@@ -9,16 +9,33 @@ at each refusal).
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
+import numpy as np
 from numba import njit
 
-from .debug import REJECT_BLOCKED, REJECT_TOO_FAR, REJECT_TOO_HIGH
+from .debug import REJECT_BLOCKED, REJECT_NONE, REJECT_TOO_FAR, REJECT_TOO_HIGH
 from .kinds import LINK_DROP
 from .links_model import MODE_JUMP, body_walk_blocked, flight_time, tri_arc_blocked
 
-# columns of one refusal in the search's per-sample, per-kind record
-(J_REASON, J_X, J_Y, J_Z, J_BX, J_BY, J_BZ) = range(7)
-N_REJECT = 7
+# One refusal in the search's per-sample, per-kind record (``search_landings``' ``rej``,
+# (N, 3) rows): the reason (``debug.REJECT_*``, REJECT_NONE when nothing was refused),
+# the refused landing point and, for a blocked trajectory, where it is blocked (NaN else).
+REFUSAL = np.dtype([("reason", np.int64), ("x", np.float64), ("y", np.float64),
+                    ("z", np.float64), ("bx", np.float64), ("by", np.float64),
+                    ("bz", np.float64)])
+
+
+class Refused(NamedTuple):
+    """``explain_flight``'s answer: the reason (``debug.REJECT_*``) and, for a blocked
+    trajectory, where it is blocked (NaN else)."""
+
+    reason: int
+    bx: float
+    by: float
+    bz: float
+
+
 # halvings of the flight time (or run-out) that locate a blocking point: to 1/256
 BLOCK_HALVINGS = 8
 
@@ -31,8 +48,8 @@ def _arc_point(tx, ty, z0, ux, uy, vx, vz, t, g):
 @njit(cache=True)
 def explain_flight(x0, y0, z0, ux, uy, dist, z1, kind, mode, s_t, s_l, ex, ey, prm, tri,
                    vox):
-    """The reason ``links_model.check_flight`` refuses a flight, and where: returns
-    (reason, bx, by, bz); the point is NaN unless the reason is REJECT_BLOCKED (then it is
+    """The reason ``links_model.check_flight`` refuses a flight, and where: returns a
+    ``Refused``; the point is NaN unless the reason is REJECT_BLOCKED (then it is
     the body's feet when it first meets a triangle, to 1/256 of the flight, or on the
     run-out)."""
     nan = math.nan
@@ -40,17 +57,17 @@ def explain_flight(x0, y0, z0, ux, uy, dist, z1, kind, mode, s_t, s_l, ex, ey, p
     d_air = s_l - s_t
     if kind == LINK_DROP:
         if -dz > prm.drop_height + 1e-9:
-            return REJECT_TOO_HIGH, nan, nan, nan
+            return Refused(REJECT_TOO_HIGH, nan, nan, nan)
     elif dz > prm.jump_height + 1e-9 or mode != MODE_JUMP:
-        return REJECT_TOO_HIGH, nan, nan, nan
+        return Refused(REJECT_TOO_HIGH, nan, nan, nan)
     if d_air > prm.jump_distance * (1.0 + 1e-9) + 1e-9:
-        return REJECT_TOO_FAR, nan, nan, nan
+        return Refused(REJECT_TOO_FAR, nan, nan, nan)
     t_f = flight_time(dz, mode, prm)
     if t_f <= 0.0:
-        return REJECT_TOO_HIGH, nan, nan, nan
+        return Refused(REJECT_TOO_HIGH, nan, nan, nan)
     vx = d_air / t_f
     if vx > prm.vx_max * (1.0 + 1e-9):
-        return REJECT_TOO_FAR, nan, nan, nan
+        return Refused(REJECT_TOO_FAR, nan, nan, nan)
     vz = prm.vz if mode == MODE_JUMP else 0.0
     tx = x0 + ux * s_t
     ty = y0 + uy * s_t
@@ -66,7 +83,7 @@ def explain_flight(x0, y0, z0, ux, uy, dist, z1, kind, mode, s_t, s_l, ex, ey, p
             else:
                 lo = mid
         bx, by, bz = _arc_point(tx, ty, z0, ux, uy, vx, vz, hi, g)
-        return REJECT_BLOCKED, bx, by, bz
+        return Refused(REJECT_BLOCKED, bx, by, bz)
     if dist > s_l:
         lo = s_l
         hi = dist
@@ -76,8 +93,8 @@ def explain_flight(x0, y0, z0, ux, uy, dist, z1, kind, mode, s_t, s_l, ex, ey, p
                 hi = mid
             else:
                 lo = mid
-        return REJECT_BLOCKED, x0 + ux * hi, y0 + uy * hi, z1
-    return REJECT_BLOCKED, nan, nan, nan
+        return Refused(REJECT_BLOCKED, x0 + ux * hi, y0 + uy * hi, z1)
+    return Refused(REJECT_BLOCKED, nan, nan, nan)
 
 
 @njit(cache=True)
@@ -85,13 +102,9 @@ def record_reject(rej, i, kind, reason, x, y, z, bx, by, bz):
     """Keep the refusal of sample i's candidate of ``kind``: the first one seen (along
     the edge normal first, nearest first), the one a designer looks for."""
     r = rej[i, kind]
-    if r[J_REASON] != 0:
+    if r.reason != REJECT_NONE:
         return
-    r[J_REASON] = reason
-    r[J_X] = x
-    r[J_Y] = y
-    r[J_Z] = z
-    r[J_BX] = bx
-    r[J_BY] = by
-    r[J_BZ] = bz
+    r.reason = reason
+    r.x, r.y, r.z = x, y, z
+    r.bx, r.by, r.bz = bx, by, bz
 

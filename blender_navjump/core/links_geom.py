@@ -27,8 +27,13 @@ from .query.spatial import fill_grid, point_in_polygon_xy, surface_height
 BARY_EPS = 1e-9
 # Slack of the bounds tests that come before the exact ones, metres.
 BOX_EPS = 1e-6
-# columns of TriangleIndex.box
-(B_XMIN, B_YMIN, B_ZMIN, B_XMAX, B_YMAX, B_ZMAX) = range(6)
+# A triangle's bounds (``TriangleIndex.box`` rows; numba reads the fields by name).
+BOUNDS = np.dtype([("xmin", np.float64), ("ymin", np.float64), ("zmin", np.float64),
+                   ("xmax", np.float64), ("ymax", np.float64), ("zmax", np.float64)],
+                  align=True)
+# A polygon's plan bounds (``PolygonIndex.box`` rows).
+XY_BOUNDS = np.dtype([("xmin", np.float64), ("ymin", np.float64), ("xmax", np.float64),
+                      ("ymax", np.float64)], align=True)
 
 
 class Grid(NamedTuple):
@@ -43,7 +48,7 @@ class Grid(NamedTuple):
 
 
 class TriangleIndex(NamedTuple):
-    """The input triangles for the exact tests: bounds rows (the ``B_*`` columns), CSR bin
+    """The input triangles for the exact tests: bounds rows (``BOUNDS``), CSR bin
     lists of all triangles (solid) on ``grid`` (crowded bins highest triangle first) and of
     the support triangles (facing up, walkable slope) on ``support_grid``. Ground look-ups
     test one point, body tests a box: the support bins are finer (about the support
@@ -52,7 +57,7 @@ class TriangleIndex(NamedTuple):
 
     vertices: np.ndarray  # (V, 3) float64
     triangles: np.ndarray  # (T, 3) int32
-    box: np.ndarray  # (T, 6) float64
+    box: np.ndarray  # (T,) BOUNDS
     grid: Grid
     support_start: np.ndarray
     support_items: np.ndarray
@@ -82,14 +87,15 @@ def support_bin_size(box, up, solid_size: float) -> float:
     ids = np.nonzero(up[::16])[0] * 16
     if ids.size == 0:
         return solid_size * SUPPORT_BIN_SHARE
-    ext = np.maximum(box[ids, B_XMAX] - box[ids, B_XMIN], box[ids, B_YMAX] - box[ids, B_YMIN])
+    b = box[ids]
+    ext = np.maximum(b["xmax"] - b["xmin"], b["ymax"] - b["ymin"])
     return float(np.clip(SUPPORT_BIN_EXTENTS * np.median(ext),
                          SUPPORT_BIN_MIN_SHARE * solid_size, SUPPORT_BIN_SHARE * solid_size))
 
 
 class PolygonIndex(NamedTuple):
-    """The standing navmesh polygons for point look-ups: polygons, xy bounds rows (xmin,
-    ymin, xmax, ymax), surface triangles (``surf_tris[surf_start[p]:surf_start[p + 1]]``),
+    """The standing navmesh polygons for point look-ups: polygons, plan bounds rows
+    (``XY_BOUNDS``), surface triangles (``surf_tris[surf_start[p]:surf_start[p + 1]]``),
     CSR bin lists on ``grid`` of the polygons with ``usable``."""
 
     vertices: np.ndarray
@@ -120,21 +126,25 @@ def _bin_lists(lo, hi, ids, grid: Grid):
 
 @njit(cache=True, nogil=True)
 def triangle_bounds(vertices, triangles, slope_cos):
-    """Bounds rows (the ``B_*`` columns) of the triangles, and which ones an agent can
+    """Bounds rows (``BOUNDS``) of the triangles, and which ones an agent can
     stand on (facing up with normal.z / |normal| > slope_cos)."""
     m = triangles.shape[0]
-    box = np.empty((m, 6))
+    box = np.empty(m, BOUNDS)
     up = np.zeros(m, np.bool_)
     for t in range(m):
         ia = triangles[t, 0]
         ib = triangles[t, 1]
         ic = triangles[t, 2]
-        for k in range(3):
-            a = vertices[ia, k]
-            b = vertices[ib, k]
-            c = vertices[ic, k]
-            box[t, k] = min(a, min(b, c))
-            box[t, 3 + k] = max(a, max(b, c))
+        a = vertices[ia]
+        b = vertices[ib]
+        c = vertices[ic]
+        r = box[t]
+        r.xmin = min(a[0], min(b[0], c[0]))
+        r.ymin = min(a[1], min(b[1], c[1]))
+        r.zmin = min(a[2], min(b[2], c[2]))
+        r.xmax = max(a[0], max(b[0], c[0]))
+        r.ymax = max(a[1], max(b[1], c[1]))
+        r.zmax = max(a[2], max(b[2], c[2]))
         up[t] = faces_up(vertices, ia, ib, ic, slope_cos)
     return box, up
 
@@ -159,6 +169,18 @@ def triangle_index(vertices, triangles, slope_cos: float, grid: Grid) -> Triangl
                          first_x, first_y, by_top)
 
 
+class TriangleBins(NamedTuple):
+    """``_bin_triangles``' answer: CSR bin lists of all triangles (solid) and of the support
+    ones, and each triangle's first solid bin (column, row)."""
+
+    solid_start: np.ndarray
+    solid_items: np.ndarray
+    support_start: np.ndarray
+    support_items: np.ndarray
+    first_x: np.ndarray
+    first_y: np.ndarray
+
+
 @njit(cache=True, nogil=True)
 def _bin_triangles(box, up, grid, sgrid):
     """CSR bin lists of all triangles on ``grid`` and of the support ones (``up``) on
@@ -173,18 +195,18 @@ def _bin_triangles(box, up, grid, sgrid):
     first_x = np.empty(n, np.int32)
     first_y = np.empty(n, np.int32)
     for t in range(n):
-        fx = int(math.floor((box[t, B_XMIN] - grid.ox) / grid.size))
-        fy = int(math.floor((box[t, B_YMIN] - grid.oy) / grid.size))
+        fx = int(math.floor((box[t].xmin - grid.ox) / grid.size))
+        fy = int(math.floor((box[t].ymin - grid.oy) / grid.size))
         first_x[t] = fx
         first_y[t] = fy
-        x1 = min(int(math.floor((box[t, B_XMAX] - grid.ox) / grid.size)), grid.nx - 1)
-        y1 = min(int(math.floor((box[t, B_YMAX] - grid.oy) / grid.size)), grid.ny - 1)
+        x1 = min(int(math.floor((box[t].xmax - grid.ox) / grid.size)), grid.nx - 1)
+        y1 = min(int(math.floor((box[t].ymax - grid.oy) / grid.size)), grid.ny - 1)
         for iy in range(max(fy, 0), y1 + 1):
             for ix in range(max(fx, 0), x1 + 1):
                 sol_start[iy * grid.nx + ix + 1] += 1
         if up[t]:
-            i0, i1, j0, j1 = bin_range(box[t, B_XMIN], box[t, B_XMAX], box[t, B_YMIN],
-                                       box[t, B_YMAX], sgrid)
+            i0, i1, j0, j1 = bin_range(box[t].xmin, box[t].xmax, box[t].ymin,
+                                       box[t].ymax, sgrid)
             for iy in range(j0, j1 + 1):
                 for ix in range(i0, i1 + 1):
                     sup_start[iy * sgrid.nx + ix + 1] += 1
@@ -197,22 +219,22 @@ def _bin_triangles(box, up, grid, sgrid):
     sol_fill = sol_start[:-1].copy()
     sup_fill = sup_start[:-1].copy()
     for t in range(n):
-        x1 = min(int(math.floor((box[t, B_XMAX] - grid.ox) / grid.size)), grid.nx - 1)
-        y1 = min(int(math.floor((box[t, B_YMAX] - grid.oy) / grid.size)), grid.ny - 1)
+        x1 = min(int(math.floor((box[t].xmax - grid.ox) / grid.size)), grid.nx - 1)
+        y1 = min(int(math.floor((box[t].ymax - grid.oy) / grid.size)), grid.ny - 1)
         for iy in range(max(first_y[t], 0), y1 + 1):
             for ix in range(max(first_x[t], 0), x1 + 1):
                 c = iy * grid.nx + ix
                 sol_items[sol_fill[c]] = t
                 sol_fill[c] += 1
         if up[t]:
-            i0, i1, j0, j1 = bin_range(box[t, B_XMIN], box[t, B_XMAX], box[t, B_YMIN],
-                                       box[t, B_YMAX], sgrid)
+            i0, i1, j0, j1 = bin_range(box[t].xmin, box[t].xmax, box[t].ymin,
+                                       box[t].ymax, sgrid)
             for iy in range(j0, j1 + 1):
                 for ix in range(i0, i1 + 1):
                     c = iy * sgrid.nx + ix
                     sup_items[sup_fill[c]] = t
                     sup_fill[c] += 1
-    return sol_start, sol_items, sup_start, sup_items, first_x, first_y
+    return TriangleBins(sol_start, sol_items, sup_start, sup_items, first_x, first_y)
 
 
 # bins up to this many triangles are sorted by insertion, larger ones by argsort
@@ -237,7 +259,7 @@ def _sort_bins_by_top(start, items, box):
             continue
         for q in range(k):
             val[q] = items[lo + q]
-            key[q] = -box[val[q], B_ZMAX]
+            key[q] = -box[val[q]].zmax
         if k > SORT_INSERTION_MAX:
             order = np.argsort(key[:k], kind="mergesort")
             for q in range(k):
@@ -266,7 +288,9 @@ def polygon_index(vertices, polygons, nv, usable, surf_tris, surf_start,
     big = np.where((polys >= 0)[:, :, None], pv, np.nan)
     lo = np.stack([np.nanmin(big[:, :, 0], 1), np.nanmin(big[:, :, 1], 1)], axis=1)
     hi = np.stack([np.nanmax(big[:, :, 0], 1), np.nanmax(big[:, :, 1], 1)], axis=1)
-    box = np.ascontiguousarray(np.concatenate([lo, hi], axis=1))
+    box = np.empty(polys.shape[0], XY_BOUNDS)
+    box["xmin"], box["ymin"] = lo[:, 0], lo[:, 1]
+    box["xmax"], box["ymax"] = hi[:, 0], hi[:, 1]
     start, items = _bin_lists(lo, hi, np.nonzero(usable)[0], grid)
     return PolygonIndex(pverts, polys, np.ascontiguousarray(nv, np.int32), box,
                         np.ascontiguousarray(usable, np.bool_), surf_tris, surf_start, grid,
@@ -323,8 +347,8 @@ def has_ground(x, y, zlo, zhi, ti):
     start = ti.support_start
     for k in range(start[b], start[b + 1]):
         t = items[k]
-        if x < box[t, B_XMIN] - BOX_EPS or x > box[t, B_XMAX] + BOX_EPS \
-                or y < box[t, B_YMIN] - BOX_EPS or y > box[t, B_YMAX] + BOX_EPS:
+        if x < box[t].xmin - BOX_EPS or x > box[t].xmax + BOX_EPS \
+                or y < box[t].ymin - BOX_EPS or y > box[t].ymax + BOX_EPS:
             continue
         z = support_height(x, y, t, vertices, triangles)
         if zlo <= z <= zhi:
@@ -349,8 +373,8 @@ def ground_height(x, y, zref, tol, ti):
     best_d = tol
     for k in range(start[b], start[b + 1]):
         t = items[k]
-        if x < box[t, B_XMIN] - BOX_EPS or x > box[t, B_XMAX] + BOX_EPS \
-                or y < box[t, B_YMIN] - BOX_EPS or y > box[t, B_YMAX] + BOX_EPS:
+        if x < box[t].xmin - BOX_EPS or x > box[t].xmax + BOX_EPS \
+                or y < box[t].ymin - BOX_EPS or y > box[t].ymax + BOX_EPS:
             continue
         z = support_height(x, y, t, vertices, triangles)
         if math.isnan(z):
@@ -389,8 +413,9 @@ def locate(x, y, zlo, zhi, exclude, pi, out_poly, out_z):
         p = items[k]
         if p == exclude:
             continue
-        if x < pbox[p, 0] - BOX_EPS or x > pbox[p, 2] + BOX_EPS or y < pbox[p, 1] - BOX_EPS \
-                or y > pbox[p, 3] + BOX_EPS:
+        r = pbox[p]
+        if x < r.xmin - BOX_EPS or x > r.xmax + BOX_EPS or y < r.ymin - BOX_EPS \
+                or y > r.ymax + BOX_EPS:
             continue
         if not point_in_polygon_xy(vertices, polygons[p], nv[p], x, y):
             continue
@@ -579,7 +604,7 @@ def swept_body_hits_triangles(qx, qy, zlo, zhi, rad, ti, p0, p1, p2, quad):
             b = i + j * nx
             for q in range(start[b], start[b + 1]):
                 t = items[q]
-                if box[t, B_ZMAX] <= zlo and by_top:
+                if box[t].zmax <= zlo and by_top:
                     break  # highest first: the rest of the bin is below the box
                 if not _in_box(box, t, xlo, xhi, ylo, yhi, zlo, zhi):
                     continue
@@ -595,8 +620,8 @@ def swept_body_hits_triangles(qx, qy, zlo, zhi, rad, ti, p0, p1, p2, quad):
 @hot_kernel
 def _in_box(box, t, xlo, xhi, ylo, yhi, zlo, zhi):
     """Triangle t's bounds overlap the open box (xlo, xhi) x (ylo, yhi) x (zlo, zhi)?"""
-    return not (box[t, B_ZMIN] >= zhi or box[t, B_ZMAX] <= zlo or box[t, B_XMIN] >= xhi
-                or box[t, B_XMAX] <= xlo or box[t, B_YMIN] >= yhi or box[t, B_YMAX] <= ylo)
+    return not (box[t].zmin >= zhi or box[t].zmax <= zlo or box[t].xmin >= xhi
+                or box[t].xmax <= xlo or box[t].ymin >= yhi or box[t].ymax <= ylo)
 
 
 @njit(cache=True)
@@ -618,7 +643,7 @@ def triangles_in_box(xlo, xhi, ylo, yhi, zlo, zhi, ti, out):
             b = i + j * nx
             for q in range(start[b], start[b + 1]):
                 t = items[q]
-                if box[t, B_ZMAX] <= zlo and by_top:
+                if box[t].zmax <= zlo and by_top:
                     break  # highest first: the rest of the bin is below the box
                 if not _in_box(box, t, xlo, xhi, ylo, yhi, zlo, zhi):
                     continue

@@ -27,18 +27,13 @@ built by ``settings.voxel_config``.
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
 
 from .kinds import LINK_DROP, LINK_JUMP_ACROSS, LINK_JUMP_UP
 from .links_geom import (
-    B_XMAX,
-    B_XMIN,
-    B_YMAX,
-    B_YMIN,
-    B_ZMAX,
-    B_ZMIN,
     has_ground,
     pt_seg_d2,
     set_quad,
@@ -70,11 +65,48 @@ LINK = np.dtype([("i0", np.int64), ("i1", np.int64), ("kind", np.int64), ("mode"
                  ("start", np.float64, (2, 3)), ("end", np.float64, (2, 3))])
 
 
+class Reach(NamedTuple):
+    """``flight_ok``'s answer: within the reach rules, and then the flight time and the
+    horizontal speed."""
+
+    ok: bool
+    t_f: float
+    vx: float
+
+
+class Flight(NamedTuple):
+    """``check_flight``'s answer: valid, and the length of the flight plus the run-out."""
+
+    ok: bool
+    length: float
+
+
+class Path(NamedTuple):
+    """``check_path``'s answer: valid, the take-off and touch-down distances s_T and s_L,
+    the path length (run-up + arc + run-out)."""
+
+    ok: bool
+    s_t: float
+    s_l: float
+    length: float
+
+
+class Frame(NamedTuple):
+    """A border sample's take-off frame: its point, edge direction and outward normal."""
+
+    x: float
+    y: float
+    z: float
+    ex: float
+    ey: float
+    nx: float
+    ny: float
+
+
 @hot_kernel
 def sample_frame(s):
-    """A sample row's take-off frame: (x, y, z, ex, ey, nx, ny), its point, edge direction
-    and outward normal."""
-    return s.x, s.y, s.z, s.ex, s.ey, s.nx, s.ny
+    """A sample row's take-off frame (``Frame``)."""
+    return Frame(s.x, s.y, s.z, s.ex, s.ey, s.nx, s.ny)
 
 # Bisection steps that refine a ground edge between two profile samples: one cell / 64
 # (5 mm at 0.3 m cells), far below the voxel and the collision tolerance; the kept side is
@@ -390,8 +422,8 @@ def tri_arc_blocked(tx, ty, z0, ux, uy, vx, vz, t_f, ex, ey, prm, tri):
                                    plo + climb, phi + top, tri, cand)
         for k in range(n):
             t = cand[k]
-            tz_lo = box[t, B_ZMIN]
-            tz_hi = box[t, B_ZMAX]
+            tz_lo = box[t].zmin
+            tz_hi = box[t].zmax
             # the body (feet + climb, feet + top) reaches into (tz_lo, tz_hi)
             nw = _feet_band(tz_lo - top, tz_hi - climb, z0, vz, g, t_f, win)
             top_s = 0
@@ -414,10 +446,10 @@ def tri_arc_blocked(tx, ty, z0, ux, uy, vx, vz, t_f, ex, ey, prm, tri):
                 # bounds first: most triangles near a flight are far from the body while
                 # its heights reach theirs (the take-off ground behind the ledge, once
                 # fallen)
-                if (box[t, B_XMIN] >= max(qx[0], qx[1], qx[2], qx[3]) + rc
-                        or box[t, B_XMAX] <= min(qx[0], qx[1], qx[2], qx[3]) - rc
-                        or box[t, B_YMIN] >= max(qy[0], qy[1], qy[2], qy[3]) + rc
-                        or box[t, B_YMAX] <= min(qy[0], qy[1], qy[2], qy[3]) - rc
+                if (box[t].xmin >= max(qx[0], qx[1], qx[2], qx[3]) + rc
+                        or box[t].xmax <= min(qx[0], qx[1], qx[2], qx[3]) - rc
+                        or box[t].ymin >= max(qy[0], qy[1], qy[2], qy[3]) + rc
+                        or box[t].ymax <= min(qy[0], qy[1], qy[2], qy[3]) - rc
                         or tz_lo >= zhi + top or tz_hi <= zlo + climb):
                     continue
                 area = set_quad(qx, qy, quad)
@@ -522,76 +554,76 @@ def kind_of(dz, climb):
 
 @hot_kernel
 def flight_ok(kind, mode, dz, d_air, prm):
-    """Reach rules; returns (ok, flight time, vx)."""
+    """Reach rules; returns a ``Reach``."""
     if kind == LINK_DROP:
         if -dz > prm.drop_height + HEIGHT_EPS:
-            return False, 0.0, 0.0
+            return Reach(False, 0.0, 0.0)
     elif dz > prm.jump_height + HEIGHT_EPS or mode != MODE_JUMP:
-        return False, 0.0, 0.0
+        return Reach(False, 0.0, 0.0)
     if d_air > prm.jump_distance * (1.0 + 1e-9) + 1e-9:
-        return False, 0.0, 0.0
+        return Reach(False, 0.0, 0.0)
     t_f = flight_time(dz, mode, prm)
     if t_f <= 0.0:
-        return False, 0.0, 0.0
+        return Reach(False, 0.0, 0.0)
     vx = d_air / t_f
     if vx > prm.vx_max * (1.0 + 1e-9):
-        return False, 0.0, 0.0
-    return True, t_f, vx
+        return Reach(False, 0.0, 0.0)
+    return Reach(True, t_f, vx)
 
 
 @njit(cache=True)
 def check_flight(x0, y0, z0, ux, uy, dist, z1, kind, mode, s_t, s_l, ex, ey, prm, tri, vox):
     """Reach and collision of the flight and run-out (the run-up is tested separately).
-    Returns (ok, length of flight + run-out)."""
+    Returns a ``Flight``."""
     dz = z1 - z0
     ok, t_f, vx = flight_ok(kind, mode, dz, s_l - s_t, prm)
     if not ok:
-        return False, 0.0
+        return Flight(False, 0.0)
     vz = prm.vz if mode == MODE_JUMP else 0.0
     tx = x0 + ux * s_t
     ty = y0 + uy * s_t
     # exact on the triangles (the voxels stick out of slanted walls by up to a cell)
     if tri_arc_blocked(tx, ty, z0, ux, uy, vx, vz, t_f, ex, ey, prm, tri):
-        return False, 0.0
+        return Flight(False, 0.0)
     arc_len = arc_length(z0, vx, vz, t_f, prm)
     if dist > s_l and body_walk_blocked(x0, y0, ux, uy, s_l, dist, z1, ex, ey, prm, tri, vox):
-        return False, 0.0
-    return True, arc_len + (dist - s_l)
+        return Flight(False, 0.0)
+    return Flight(True, arc_len + (dist - s_l))
 
 
 @njit(cache=True)
 def check_path(x0, y0, z0, x1, y1, z1, kind, mode, ex, ey, prm, tri, vox):
     """Full test of one trajectory P0 -> P1 of a given kind and mode (see module doc).
 
-    Returns (ok, s_T, s_L, path length).
+    Returns a ``Path``.
     """
     dx = x1 - x0
     dy = y1 - y0
     dist = math.sqrt(dx * dx + dy * dy)
     if dist <= 1e-9:
-        return False, 0.0, 0.0, 0.0
+        return Path(False, 0.0, 0.0, 0.0)
     ux = dx / dist
     uy = dy / dist
     if kind == LINK_JUMP_UP:  # no run-up: the agent jumps from P0
         s_t = 0.0
         if not support(x0, y0, z0, prm, tri):
-            return False, 0.0, 0.0, 0.0
+            return Path(False, 0.0, 0.0, 0.0)
     else:
         s_t = takeoff_distance(x0, y0, z0, ux, uy, min(prm.run_max, dist), prm, tri)
         if s_t < 0.0 or s_t >= dist:
-            return False, 0.0, 0.0, 0.0
+            return Path(False, 0.0, 0.0, 0.0)
     if kind == LINK_DROP:  # lands on P1 itself
         s_l = dist
         if not support(x1, y1, z1, prm, tri):
-            return False, 0.0, 0.0, 0.0
+            return Path(False, 0.0, 0.0, 0.0)
     else:
         s_l = touchdown_distance(x0, y0, ux, uy, dist, z1, s_t, prm, tri)
         if s_l < 0.0:
-            return False, 0.0, 0.0, 0.0
+            return Path(False, 0.0, 0.0, 0.0)
     if s_t > 0.0 and body_walk_blocked(x0, y0, ux, uy, 0.0, s_t, z0, ex, ey, prm, tri, vox):
-        return False, 0.0, 0.0, 0.0
-    ok, rest = check_flight(x0, y0, z0, ux, uy, dist, z1, kind, mode, s_t, s_l, ex, ey, prm,
-                            tri, vox)
-    if not ok:
-        return False, 0.0, 0.0, 0.0
-    return True, s_t, s_l, s_t + rest
+        return Path(False, 0.0, 0.0, 0.0)
+    flight = check_flight(x0, y0, z0, ux, uy, dist, z1, kind, mode, s_t, s_l, ex, ey, prm, tri,
+                          vox)
+    if not flight.ok:
+        return Path(False, 0.0, 0.0, 0.0)
+    return Path(True, s_t, s_l, s_t + flight.length)

@@ -2,19 +2,22 @@
 samples into wide links, re-validation of the grouped links, reverse test, de-duplication.
 
 Rows are structured arrays defined in ``links_model``: ``SAMPLE`` (border samples),
-``LANDING`` (a sample's landing per link kind) and ``LINK`` (fitted links).
+``LANDING`` (a sample's landing per link kind) and ``LINK`` (fitted links); and here:
+``GROUP`` (a run of samples), ``PART`` (a part on the validation stack), ``FIT`` (a
+group's fitted lines), ``SEARCH_COUNTS`` and ``VALIDATE_COUNTS`` (operation counters).
 """
 
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
 
 from .debug import REJECT_NO_LANDING, REJECT_NONE, REJECT_TOO_FAR
 from .kinds import AREA_STAND, LINK_DROP, LINK_JUMP_ACROSS, LINK_JUMP_UP
-from .links_debug import J_REASON, explain_flight, record_reject
+from .links_debug import explain_flight, record_reject
 from .links_geom import ground_height, locate
 from .links_model import (
     LANDING,
@@ -36,18 +39,29 @@ from .parallel import run_banded
 from .query.jit import hot_kernel
 from .settings import LINK_COLLISION_TOLERANCE
 
-# operation counters per sample (``search_landings``' ``counts`` columns): landing look-ups,
-# run-ups, touch-down searches, flights tried per kind (C_FLIGHTS + kind), march steps
-(C_LOOKUPS, C_RUN_UPS, C_TOUCHDOWNS, C_FLIGHTS) = range(4)
-C_MARCH = C_FLIGHTS + 3
-N_COUNTS = C_MARCH + 1
-# columns of a group row (``group_runs``): first and last sample, link kind
-(G_I0, G_I1, G_KIND) = range(3)
-N_GROUP = 3
-# columns of a pending part on ``_validate_stack``'s stack: samples, kind, and whether
-# each end may reach half a sample beyond its sample
-(P_I0, P_I1, P_KIND, P_EXT_LO, P_EXT_HI) = range(5)
-N_PART = 5
+# Operation counters per sample (``search_landings``' ``counts`` rows): landing look-ups,
+# run-ups, touch-down searches, flights tried per kind, march steps.
+SEARCH_COUNTS = np.dtype([("lookups", np.int32), ("run_ups", np.int32),
+                          ("touchdowns", np.int32), ("flights", np.int32, (3,)),
+                          ("march", np.int32)])
+# A group of samples (``group_runs``): first and last sample, link kind.
+GROUP = np.dtype([("i0", np.int64), ("i1", np.int64), ("kind", np.int64)])
+# A pending part on ``_validate_stack``'s stack: samples, kind, and whether each end may
+# reach half a sample beyond its sample.
+PART = np.dtype([("i0", np.int64), ("i1", np.int64), ("kind", np.int64),
+                 ("ext_lo", np.bool_), ("ext_hi", np.bool_)], align=True)
+# Operation counters per group (``validate_groups``' ``vc`` rows): parts fitted, single
+# positions tested while growing, positions tested in full tests, full tests failed.
+VALIDATE_COUNTS = np.dtype([("parts", np.int64), ("grow", np.int64), ("full", np.int64),
+                            ("full_fails", np.int64)], align=True)
+# A group's fit (``fit_group``): start line origin (ox, oy) and unit direction (dx, dy),
+# extent along it (t_lo..t_hi, metres of t), start height z and landing point ex, ey, ez,
+# each as its value at t = 0 and its slope per metre of t (the ``*_s`` fields).
+FIT = np.dtype([("ox", np.float64), ("oy", np.float64), ("dx", np.float64),
+                ("dy", np.float64), ("t_lo", np.float64), ("t_hi", np.float64),
+                ("z", np.float64), ("z_s", np.float64), ("ex", np.float64),
+                ("ex_s", np.float64), ("ey", np.float64), ("ey_s", np.float64),
+                ("ez", np.float64), ("ez_s", np.float64)], align=True)
 # the kinds a landing candidate could be (``_chf_candidate``'s bit mask)
 BIT_DROP, BIT_ACROSS, BIT_UP = 1 << LINK_DROP, 1 << LINK_JUMP_ACROSS, 1 << LINK_JUMP_UP
 # Jumps tried per kind along one search direction before giving up on that kind (walking
@@ -136,20 +150,20 @@ def _first_step_blocked(x0, y0, z0, ux, uy, ex, ey, prm, tri, vox):
 
 @njit(cache=True)
 def _run_up(x0, y0, z0, ux, uy, ex, ey, start_clear, prm, tri, vox):
-    """The run-up of one direction, the same for every landing: (1, s_T) when the ground
-    ends within reach and the walk there is clear, else (-1, -1). ``start_clear``: the
+    """The run-up of one direction, the same for every landing: s_T when the ground ends
+    within reach and the walk there is clear, else -1. ``start_clear``: the
     first step out is already known to be clear (the sample's own wall test, along the
     normal)."""
     # the ground's end first: most border samples stand where the ground goes on (walls,
     # slopes), and it costs ground look-ups only
     s_t = takeoff_distance(x0, y0, z0, ux, uy, prm.run_max, prm, tri)
     if s_t < 0.0:
-        return -1, -1.0
+        return -1.0
     if not start_clear and _first_step_blocked(x0, y0, z0, ux, uy, ex, ey, prm, tri, vox):
-        return -1, -1.0
+        return -1.0
     if s_t > 0.0 and body_walk_blocked(x0, y0, ux, uy, 0.0, s_t, z0, ex, ey, prm, tri, vox):
-        return -1, -1.0
-    return 1, s_t
+        return -1.0
+    return s_t
 
 
 @hot_kernel
@@ -172,7 +186,7 @@ def search_landings(samples, dir_cos, dir_sin, enabled, prm, tri, vox, chf, pidx
     """For samples which[lo..hi-1] and each link kind, the first valid landing along the edge
     normal (then the diagonal directions for kinds the normal did not find), written to
     ``res`` (N, 3; ``LANDING`` rows) and flagged in ``found_at`` (N, 3); operation counts per sample
-    to ``counts`` (N, N_COUNTS; the C_* columns). Bands of samples are independent (they
+    to ``counts`` (N; ``SEARCH_COUNTS`` rows). Bands of samples are independent (they
     run on threads; the lazily filled column tops they share are written with the same
     value by whoever comes first).
 
@@ -180,7 +194,7 @@ def search_landings(samples, dir_cos, dir_sin, enabled, prm, tri, vox, chf, pidx
     searched for jumps up along the normal only. Drops prefer walking off the ledge: the
     first landing reached by a jump is kept only when no walk-off landing is found.
 
-    ``rej``: (N, 3, N_REJECT) to record why candidates were refused (debug data,
+    ``rej``: (N, 3; ``links_debug.REFUSAL`` rows) to record why candidates were refused (debug data,
     ``links_debug``), or an empty array: then nothing is recorded. ``allow`` (N, 3): the
     kinds searched per sample (besides ``enabled``)."""
     debug_on = rej.shape[0] > 0
@@ -254,7 +268,7 @@ def search_landings(samples, dir_cos, dir_sin, enabled, prm, tri, vox, chf, pidx
                 if dead[LINK_DROP] and dead[LINK_JUMP_ACROSS] and dead[LINK_JUMP_UP]:
                     break
                 dist = j * ds
-                counters[C_MARCH] += 1
+                counters.march += 1
                 if dist > reach_near:
                     dead[LINK_DROP] = True
                     dead[LINK_JUMP_UP] = True
@@ -283,16 +297,16 @@ def search_landings(samples, dir_cos, dir_sin, enabled, prm, tri, vox, chf, pidx
                 x = x0 + ux * dist
                 y = y0 + uy * dist
                 if runup == 0 and (mask & (BIT_DROP | BIT_ACROSS)) != 0:
-                    counters[C_RUN_UPS] += 1
-                    runup, s_t_run = _run_up(x0, y0, z0, ux, uy, ex, ey, di == 0, prm,
-                                              tri, vox)
+                    counters.run_ups += 1
+                    s_t_run = _run_up(x0, y0, z0, ux, uy, ex, ey, di == 0, prm, tri, vox)
+                    runup = 1 if s_t_run >= 0.0 else -1
                     if runup < 0:
                         dead[LINK_DROP] = True
                         dead[LINK_JUMP_ACROSS] = True
                         mask &= BIT_UP
                         if mask == 0:
                             continue
-                counters[C_LOOKUPS] += 1
+                counters.lookups += 1
                 nh = locate(x, y, z0 + zlo_rel, z0 + zhi_rel, sp, pidx, out_poly, out_z)
                 col = last_c
                 for c in range(nh - 1, -1, -1):  # highest landing first
@@ -319,9 +333,10 @@ def search_landings(samples, dir_cos, dir_sin, enabled, prm, tri, vox, chf, pidx
                         s_t = 0.0
                     else:
                         if runup == 0:  # a landing the column test did not foresee
-                            counters[C_RUN_UPS] += 1
-                            runup, s_t_run = _run_up(x0, y0, z0, ux, uy, ex, ey, di == 0,
-                                                     prm, tri, vox)
+                            counters.run_ups += 1
+                            s_t_run = _run_up(x0, y0, z0, ux, uy, ex, ey, di == 0, prm,
+                                              tri, vox)
+                            runup = 1 if s_t_run >= 0.0 else -1
                         if runup < 0:
                             dead[LINK_DROP] = True
                             dead[LINK_JUMP_ACROSS] = True
@@ -340,7 +355,7 @@ def search_landings(samples, dir_cos, dir_sin, enabled, prm, tri, vox, chf, pidx
                         if not support(x, y, z1, prm, tri):
                             continue
                     else:
-                        counters[C_TOUCHDOWNS] += 1
+                        counters.touchdowns += 1
                         s_l = touchdown_distance(x0, y0, ux, uy, dist, z1, s_t, prm, tri)
                         if s_l < 0.0:
                             continue
@@ -349,13 +364,13 @@ def search_landings(samples, dir_cos, dir_sin, enabled, prm, tri, vox, chf, pidx
                         if abs(s_l - fail_sl[kind]) < 1e-9 and abs(z1 - fail_z[kind]) \
                                 < 0.5 * prm.ch:
                             continue
-                    counters[C_FLIGHTS + kind] += 1
+                    counters.flights[kind] += 1
                     if kind == LINK_DROP:
-                        ok, rest = check_flight(x0, y0, z0, ux, uy, dist, z1, LINK_DROP,
-                                                MODE_WALK_OFF, s_t, s_l, ex, ey, prm, tri, vox)
-                        if ok:
+                        flight = check_flight(x0, y0, z0, ux, uy, dist, z1, LINK_DROP,
+                                              MODE_WALK_OFF, s_t, s_l, ex, ey, prm, tri, vox)
+                        if flight.ok:
                             _record(res, found_at, i, LINK_DROP, di, j, x, y, z1, out_poly[c],
-                                    MODE_WALK_OFF, s_t, s_l, s_t + rest)
+                                    MODE_WALK_OFF, s_t, s_l, s_t + flight.length)
                             found[LINK_DROP] = True
                             dead[LINK_DROP] = True
                             continue
@@ -366,14 +381,14 @@ def search_landings(samples, dir_cos, dir_sin, enabled, prm, tri, vox, chf, pidx
                             dead[kind] = True
                         continue
                     tries[kind] += 1
-                    ok, rest = check_flight(x0, y0, z0, ux, uy, dist, z1, kind, MODE_JUMP, s_t,
-                                            s_l, ex, ey, prm, tri, vox)
-                    if not ok:
+                    flight = check_flight(x0, y0, z0, ux, uy, dist, z1, kind, MODE_JUMP, s_t,
+                                          s_l, ex, ey, prm, tri, vox)
+                    if not flight.ok:
                         if debug_on:
-                            why, bx, by, bz = explain_flight(x0, y0, z0, ux, uy, dist, z1, kind,
-                                                             MODE_JUMP, s_t, s_l, ex, ey, prm,
-                                                             tri, vox)
-                            record_reject(rej, i, kind, why, x, y, z1, bx, by, bz)
+                            why = explain_flight(x0, y0, z0, ux, uy, dist, z1, kind, MODE_JUMP,
+                                                 s_t, s_l, ex, ey, prm, tri, vox)
+                            record_reject(rej, i, kind, why.reason, x, y, z1, why.bx, why.by,
+                                          why.bz)
                         if kind != LINK_DROP:
                             fail_sl[kind] = s_l
                             fail_z[kind] = z1
@@ -381,10 +396,10 @@ def search_landings(samples, dir_cos, dir_sin, enabled, prm, tri, vox, chf, pidx
                     if kind == LINK_DROP:
                         have_fallback = True
                         _set_landing(fallback, di, j, x, y, z1, out_poly[c], MODE_JUMP, s_t,
-                                     s_l, s_t + rest)
+                                     s_l, s_t + flight.length)
                         continue
                     _record(res, found_at, i, kind, di, j, x, y, z1, out_poly[c], MODE_JUMP,
-                            s_t, s_l, s_t + rest)
+                            s_t, s_l, s_t + flight.length)
                     found[kind] = True
                     dead[kind] = True
             if not found[LINK_DROP] and have_fallback:
@@ -396,7 +411,7 @@ def search_landings(samples, dir_cos, dir_sin, enabled, prm, tri, vox, chf, pidx
             # a sample with no landing at all and no refused candidate: nothing to land on
             nothing = True
             for k in range(3):
-                if found_at[i, k] or rej[i, k, J_REASON] != REJECT_NONE:
+                if found_at[i, k] or rej[i, k].reason != REJECT_NONE:
                     nothing = False
             if nothing:
                 record_reject(rej, i, LINK_DROP, REJECT_NO_LANDING, x0, y0, z0, math.nan,
@@ -419,10 +434,10 @@ def group_runs(samples, res, found_at, tol_start, tol_end):
     follows the navmesh border across edges and polygons, so a straight ledge is one group
     at any angle.
 
-    Returns (G, N_GROUP) int64 rows (the G_* columns: first sample, last sample, kind).
+    Returns ``GROUP`` rows (first sample, last sample, kind).
     Reads ``found_at`` (small) to skip samples, not the large ``res``."""
     n = samples.shape[0]
-    out = np.empty((max(int(np.count_nonzero(found_at)), 1), N_GROUP), np.int64)
+    out = np.empty(max(int(np.count_nonzero(found_at)), 1), GROUP)
     arc = np.zeros(n + 1)
     stack = np.empty((n + 2, 2), np.int64)
     m = 0
@@ -471,9 +486,8 @@ def group_runs(samples, res, found_at, tol_start, tol_end):
                         worst = d
                         split = q
                 if split < 0:
-                    out[m, G_I0] = g0
-                    out[m, G_I1] = g1
-                    out[m, G_KIND] = kind
+                    grp = out[m]
+                    grp.i0, grp.i1, grp.kind = g0, g1, kind
                     m += 1
                     continue
                 # the later part is pushed first: groups come out in sample order
@@ -487,9 +501,9 @@ def group_runs(samples, res, found_at, tol_start, tol_end):
 
 
 @njit(cache=True)
-def fit_group(samples, res, i0, i1, kind, ext_lo, ext_hi, fit, march_step):
+def fit_group(samples, res, i0, i1, kind, ext_lo, ext_hi, fit, march_step, jump_height):
     """Straight start and end segments for samples i0..i1 of one kind, written to ``fit``
-    (the F_* slots): the start line is the least-squares line through the samples'
+    (a ``FIT`` record): the start line is the least-squares line through the samples'
     start points (so it follows the border's true direction, not its voxel steps), the
     samples' positions along it give the segment's extent (half a sample further at an
     end with ``ext_*``), and the start heights and the landing points are fitted linearly
@@ -550,35 +564,60 @@ def fit_group(samples, res, i0, i1, kind, ext_lo, ext_hi, fit, march_step):
         sez += res[i, kind].z
         stez += t * res[i, kind].z
     den = cnt * stt - st * st
-    fit[F_OX] = mx
-    fit[F_OY] = my
-    fit[F_DX] = dx
-    fit[F_DY] = dy
-    fit[F_TLO] = t_lo
-    fit[F_THI] = t_hi
+    fit.ox = mx
+    fit.oy = my
+    fit.dx = dx
+    fit.dy = dy
+    fit.t_lo = t_lo
+    fit.t_hi = t_hi
     if cnt > 1 and den > 1e-12:
-        for slot, s_v, s_tv in ((F_Z, sz, stz), (F_EX, sex, stex), (F_EY, sey, stey),
-                                (F_EZ, sez, stez)):
-            b = (cnt * s_tv - st * s_v) / den
-            fit[slot] = (s_v - b * st) / cnt
-            fit[slot + 1] = b
+        fit.z, fit.z_s = _line(cnt, st, den, sz, stz)
+        fit.ex, fit.ex_s = _line(cnt, st, den, sex, stex)
+        fit.ey, fit.ey_s = _line(cnt, st, den, sey, stey)
+        fit.ez, fit.ez_s = _line(cnt, st, den, sez, stez)
         # --- landing line outside every found landing (linkinv) ---
-        _landing_envelope(fit, samples, res, i0, i1, kind, march_step)
+        _landing_envelope(fit, samples, res, i0, i1, kind, march_step, jump_height)
     else:
         # one sample (or all at one place): the landing moves with the start
         t0 = st / cnt
-        fit[F_Z] = sz / cnt
-        fit[F_Z + 1] = 0.0
-        fit[F_EX] = sex / cnt - dx * t0
-        fit[F_EX + 1] = dx
-        fit[F_EY] = sey / cnt - dy * t0
-        fit[F_EY + 1] = dy
-        fit[F_EZ] = sez / cnt
-        fit[F_EZ + 1] = 0.0
+        fit.z = sz / cnt
+        fit.z_s = 0.0
+        fit.ex = sex / cnt - dx * t0
+        fit.ex_s = dx
+        fit.ey = sey / cnt - dy * t0
+        fit.ey_s = dy
+        fit.ez = sez / cnt
+        fit.ez_s = 0.0
+
+
+@hot_kernel
+def _line(cnt, st, den, s_v, s_tv):
+    """Least-squares line v = a + b t from the sums over cnt points (st = sum t, den =
+    cnt sum t^2 - st^2, s_v = sum v, s_tv = sum t v): (a, b)."""
+    b = (cnt * s_tv - st * s_v) / den
+    return (s_v - b * st) / cnt, b
+
+
+@hot_kernel
+def copy_fit(dst, src):
+    """Copy a ``FIT`` record's fields."""
+    dst.ox, dst.oy, dst.dx, dst.dy = src.ox, src.oy, src.dx, src.dy
+    dst.t_lo, dst.t_hi = src.t_lo, src.t_hi
+    dst.z, dst.z_s, dst.ex, dst.ex_s = src.z, src.z_s, src.ex, src.ex_s
+    dst.ey, dst.ey_s, dst.ez, dst.ez_s = src.ey, src.ey_s, src.ez, src.ez_s
+
+
+# Beyond the samples' own landings, the landing line of a walk-off drop deeper than any jump
+# is moved out by this share of a march step more: every landing on it is then past the
+# limit of validity by a margin, not just at it (a walk-off drop from a 3.9 m ledge whose
+# start line leaned 0.5 degrees off the edge clipped the lip at one end, and its reach
+# stopped 1.4 m short of the corner). Not for shallower drops: those may be the way back
+# of a jump up, and a landing moved out is no longer its near-duplicate.
+LANDING_MARGIN = 0.5
 
 
 @njit(cache=True)
-def _landing_envelope(fit, samples, res, i0, i1, kind, limit):
+def _landing_envelope(fit, samples, res, i0, i1, kind, limit, jump_height):
     """Move a fitted landing line out (away from the take-off, across the start line),
     by at most ``limit`` (one march step), so that no sample's own landing lies beyond
     it. The search takes each sample's first valid landing along its march, i.e. just
@@ -586,8 +625,8 @@ def _landing_envelope(fit, samples, res, i0, i1, kind, limit):
     line through such points passes inside that limit at about half of them (the navmesh
     border the samples sit on wanders, so the limit does too). Landing up to one step
     further is what the samples found valid."""
-    nx = fit[F_DY]  # the start line's right-hand normal, turned towards the landings
-    ny = -fit[F_DX]
+    nx = fit.dy  # the start line's right-hand normal, turned towards the landings
+    ny = -fit.dx
     side = 0.0
     worst = 0.0
     for i in range(i0, i1 + 1):
@@ -597,29 +636,67 @@ def _landing_envelope(fit, samples, res, i0, i1, kind, limit):
         nx = -nx
         ny = -ny
     for i in range(i0, i1 + 1):
-        t = (samples[i].x - fit[F_OX]) * fit[F_DX] + (samples[i].y - fit[F_OY]) \
-            * fit[F_DY]
-        r = (res[i, kind].x - fit[F_EX] - t * fit[F_EXS]) * nx \
-            + (res[i, kind].y - fit[F_EY] - t * fit[F_EYS]) * ny
+        t = (samples[i].x - fit.ox) * fit.dx + (samples[i].y - fit.oy) \
+            * fit.dy
+        r = (res[i, kind].x - fit.ex - t * fit.ex_s) * nx \
+            + (res[i, kind].y - fit.ey - t * fit.ey_s) * ny
         worst = max(worst, r)
     worst = min(worst, limit)
-    fit[F_EX] += worst * nx
-    fit[F_EY] += worst * ny
+    if kind == LINK_DROP and res[i0, kind].mode == MODE_WALK_OFF \
+            and res[i0, kind].z - samples[i0].z < -jump_height:
+        worst += LANDING_MARGIN * limit
+    fit.ex += worst * nx
+    fit.ey += worst * ny
 
 
-# slots of a group's fit (``fit_group``): start line origin and direction, extent along it,
-# start height and landing x, y, z as (value at t = 0, slope per metre of t)
-(F_OX, F_OY, F_DX, F_DY, F_TLO, F_THI, F_Z, F_ZS, F_EX, F_EXS, F_EY, F_EYS, F_EZ,
- F_EZS) = range(14)
-N_FIT = 14
+class LinkPoints(NamedTuple):
+    """A start point (sx, sy, sz) and the end point it maps to (ex, ey, ez)."""
+
+    sx: float
+    sy: float
+    sz: float
+    ex: float
+    ey: float
+    ez: float
+
+
+class FitTest(NamedTuple):
+    """A fitted link's test (``_test_fit``): the first failing position (0..1 along it) or
+    -1 when it passed, the polygons under its start and end midpoints, the mean path
+    length over the tested positions (0 unless it passed)."""
+
+    fail: float
+    start_poly: int
+    end_poly: int
+    length: float
+
+
+class Position(NamedTuple):
+    """One tested position of a link (``_position_ok``): valid, and its path length."""
+
+    ok: bool
+    length: float
+
+
+class Polys(NamedTuple):
+    """The polygons under a fitted link's start and end midpoints (-1: none)."""
+
+    start: int
+    end: int
 
 
 @hot_kernel
 def link_point(fit, pos):
-    """Start and end points at position pos (0..1) along a fitted group."""
-    t = fit[F_TLO] + pos * (fit[F_THI] - fit[F_TLO])
-    return (fit[F_OX] + t * fit[F_DX], fit[F_OY] + t * fit[F_DY], fit[F_Z] + t * fit[F_ZS],
-            fit[F_EX] + t * fit[F_EXS], fit[F_EY] + t * fit[F_EYS], fit[F_EZ] + t * fit[F_EZS])
+    """Start and end points (``LinkPoints``) at position pos (0..1) along a fitted group."""
+    t = fit.t_lo + pos * (fit.t_hi - fit.t_lo)
+    return LinkPoints(fit.ox + t * fit.dx, fit.oy + t * fit.dy, fit.z + t * fit.z_s,
+                      fit.ex + t * fit.ex_s, fit.ey + t * fit.ey_s, fit.ez + t * fit.ez_s)
+
+
+@hot_kernel
+def _width(a, b):
+    """Length of the start segment between two ``LinkPoints``."""
+    return math.sqrt((b.sx - a.sx) ** 2 + (b.sy - a.sy) ** 2 + (b.sz - a.sz) ** 2)
 
 
 @hot_kernel
@@ -636,21 +713,14 @@ def _end_poly(x, y, z, exclude, prm, pidx, out_poly, out_z):
     return best
 
 
-# operation counters per group (``validate_groups``' ``vc`` columns): parts fitted,
-# single positions tested while growing, positions tested in full tests, full tests failed
-(V_PARTS, V_GROW, V_FULL, V_FULL_FAILS) = range(4)
-N_VCOUNT = 4
-
-
 
 @hot_kernel
 def _set_segments(row, a, b):
     """A ``LINK`` row's start and end segments from ``link_point`` at its two ends."""
-    for k in range(3):
-        row.start[0, k] = a[k]
-        row.start[1, k] = b[k]
-        row.end[0, k] = a[3 + k]
-        row.end[1, k] = b[3 + k]
+    row.start[0, 0], row.start[0, 1], row.start[0, 2] = a.sx, a.sy, a.sz
+    row.start[1, 0], row.start[1, 1], row.start[1, 2] = b.sx, b.sy, b.sz
+    row.end[0, 0], row.end[0, 1], row.end[0, 2] = a.ex, a.ey, a.ez
+    row.end[1, 0], row.end[1, 1], row.end[1, 2] = b.ex, b.ey, b.ez
 
 
 @hot_kernel
@@ -678,13 +748,14 @@ def validate_groups(samples, res, groups, offsets, prm, tri, vox, pidx, out, out
     """
     out_poly = np.empty(MAX_LAYERS, np.int32)
     out_z = np.empty(MAX_LAYERS, np.float64)
-    fit = np.empty(N_FIT, np.float64)
-    fit2 = np.empty(N_FIT, np.float64)
+    fits = np.zeros(2, FIT)
+    fit = fits[0]
+    fit2 = fits[1]
     for g in range(g_lo, g_hi):
         m = offsets[g]
-        size = groups[g, G_I1] - groups[g, G_I0] + 1
-        stack = np.empty((2 * size + 2, N_PART), np.int64)
-        top = _push(stack, 0, groups[g, G_I0], groups[g, G_I1], groups[g, G_KIND], 1, 1)
+        grp = groups[g]
+        stack = np.empty(2 * (grp.i1 - grp.i0 + 1) + 2, PART)
+        top = _push(stack, 0, grp.i0, grp.i1, grp.kind, True, True)
         m = _validate_stack(samples, res, prm, tri, vox, pidx, out, m, stack, top, fit, fit2,
                             out_poly, out_z, vc[g])
         out_n[g] = m - offsets[g]
@@ -723,22 +794,21 @@ def _near_navmesh(x, y, z, exclude, prm, pidx, out_poly, out_z):
 @njit(cache=True)
 def _position_ok(fit, t, sp, kind, mode, ex, ey, prm, tri, vox, pidx, out_poly, out_z):
     """One position (t along the fitted start line) of a link: start on the navmesh, end on
-    another polygon than ``sp``, of the kind, trajectory valid. Returns (ok, path length)."""
-    x0 = fit[F_OX] + t * fit[F_DX]
-    y0 = fit[F_OY] + t * fit[F_DY]
-    z0 = fit[F_Z] + t * fit[F_ZS]
-    x1 = fit[F_EX] + t * fit[F_EXS]
-    y1 = fit[F_EY] + t * fit[F_EYS]
-    z1 = fit[F_EZ] + t * fit[F_EZS]
+    another polygon than ``sp``, of the kind, trajectory valid. Returns a ``Position``."""
+    x0 = fit.ox + t * fit.dx
+    y0 = fit.oy + t * fit.dy
+    z0 = fit.z + t * fit.z_s
+    x1 = fit.ex + t * fit.ex_s
+    y1 = fit.ey + t * fit.ey_s
+    z1 = fit.ez + t * fit.ez_s
     if kind_of(z1 - z0, prm.climb) != kind:
-        return False, 0.0
+        return Position(False, 0.0)
     if not _near_navmesh(x0, y0, z0, -1, prm, pidx, out_poly, out_z):
-        return False, 0.0
+        return Position(False, 0.0)
     if not _near_navmesh(x1, y1, z1, sp, prm, pidx, out_poly, out_z):
-        return False, 0.0
-    ok, _st, _sl, length = check_path(x0, y0, z0, x1, y1, z1, kind, mode, ex, ey, prm, tri,
-                                      vox)
-    return ok, length
+        return Position(False, 0.0)
+    path = check_path(x0, y0, z0, x1, y1, z1, kind, mode, ex, ey, prm, tri, vox)
+    return Position(path.ok, path.length)
 
 
 # moves of a fitted start (landing) line whose midpoint is just off the navmesh, metres
@@ -751,10 +821,10 @@ def _test_fit(fit, n, kind, mode, prm, tri, vox, pidx, out_poly, out_z):
     """Test a fitted link at n + 1 evenly spaced positions (both ends included) and the
     midpoints of its segments (the start line is moved inward, and the landing line
     outward, up to SHIFT_STEPS SHIFT_STEP, when its midpoint is off the navmesh).
-    Returns (first failing position or -1, start polygon, end polygon, mean path length)."""
+    Returns a ``FitTest``."""
     sp, ep = _fit_polys(fit, prm, pidx, out_poly, out_z)
     if sp < 0 or ep < 0:
-        return 0.5, sp, ep, 0.0
+        return FitTest(0.5, sp, ep, 0.0)
     return _test_positions(fit, n, kind, mode, sp, ep, prm, tri, vox, pidx, out_poly, out_z)
 
 
@@ -762,23 +832,23 @@ def _test_fit(fit, n, kind, mode, prm, tri, vox, pidx, out_poly, out_z):
 def _fit_polys(fit, prm, pidx, out_poly, out_z):
     """The polygons under the midpoints of a fitted link's start and landing lines (each
     line moved in, up to SHIFT_STEPS SHIFT_STEP, when its midpoint is just off the
-    navmesh); -1 where there is none."""
+    navmesh): ``Polys``, -1 where there is none."""
     c = link_point(fit, 0.5)
-    sp = _end_poly(c[0], c[1], c[2], -1, prm, pidx, out_poly, out_z)
+    sp = _end_poly(c.sx, c.sy, c.sz, -1, prm, pidx, out_poly, out_z)
     if sp < 0:
         # the fitted line passes outside a bend of the border at its middle: move it in
         # (against the outward normal) until the midpoint is on the navmesh
         for k in range(1, SHIFT_STEPS + 1):
             d = k * SHIFT_STEP
-            sp = _end_poly(c[0] - d * fit[F_DY], c[1] + d * fit[F_DX], c[2], -1, prm, pidx,
+            sp = _end_poly(c.sx - d * fit.dy, c.sy + d * fit.dx, c.sz, -1, prm, pidx,
                            out_poly, out_z)
             if sp >= 0:
-                fit[F_OX] -= d * fit[F_DY]
-                fit[F_OY] += d * fit[F_DX]
+                fit.ox -= d * fit.dy
+                fit.oy += d * fit.dx
                 break
     ep = -1
     if sp >= 0:
-        ep = _end_poly(c[3], c[4], c[5], sp, prm, pidx, out_poly, out_z)
+        ep = _end_poly(c.ex, c.ey, c.ez, sp, prm, pidx, out_poly, out_z)
         # the landing line is a straight fit over a border that wanders just as much
         # (voxel steps, contour simplification): when its midpoint lies just off the
         # navmesh, move it in too (along the outward normal, away from the take-off)
@@ -786,12 +856,12 @@ def _fit_polys(fit, prm, pidx, out_poly, out_z):
             if ep >= 0:
                 break
             d = k * SHIFT_STEP
-            ep = _end_poly(c[3] + d * fit[F_DY], c[4] - d * fit[F_DX], c[5], sp, prm, pidx,
+            ep = _end_poly(c.ex + d * fit.dy, c.ey - d * fit.dx, c.ez, sp, prm, pidx,
                            out_poly, out_z)
             if ep >= 0:
-                fit[F_EX] += d * fit[F_DY]
-                fit[F_EY] -= d * fit[F_DX]
-    return sp, ep
+                fit.ex += d * fit.dy
+                fit.ey -= d * fit.dx
+    return Polys(sp, ep)
 
 
 @njit(cache=True)
@@ -810,12 +880,13 @@ def _test_positions(fit, n, kind, mode, sp, ep, prm, tri, vox, pidx, out_poly, o
             ok = _near_navmesh(x0, y0, z0, -1, prm, pidx, out_poly, out_z) and _near_navmesh(
                 x1, y1, z1, sp, prm, pidx, out_poly, out_z)
         if ok:
-            ok, _st, _sl, length = check_path(x0, y0, z0, x1, y1, z1, kind, mode, fit[F_DX],
-                                              fit[F_DY], prm, tri, vox)
-            total += length
+            path = check_path(x0, y0, z0, x1, y1, z1, kind, mode, fit.dx, fit.dy, prm, tri,
+                              vox)
+            ok = path.ok
+            total += path.length
         if not ok:
-            return pos, sp, ep, 0.0
-    return -1.0, sp, ep, total / (n + 1)
+            return FitTest(pos, sp, ep, 0.0)
+    return FitTest(-1.0, sp, ep, total / (n + 1))
 
 
 @hot_kernel
@@ -832,11 +903,10 @@ def _tested(fail, n):
 
 @njit(cache=True)
 def _push(stack, top, i0, i1, kind, ext_lo, ext_hi):
-    stack[top, P_I0] = i0
-    stack[top, P_I1] = i1
-    stack[top, P_KIND] = kind
-    stack[top, P_EXT_LO] = ext_lo
-    stack[top, P_EXT_HI] = ext_hi
+    """Push a ``PART`` on the validation stack; returns the new top."""
+    part = stack[top]
+    part.i0, part.i1, part.kind = i0, i1, kind
+    part.ext_lo, part.ext_hi = ext_lo, ext_hi
     return top + 1
 
 
@@ -848,36 +918,35 @@ def _grow(fit, fit2, doubled, sp, kind, mode, prm, tri, vox, pidx, out_poly, out
     fails): where validity along the line has no gaps, the same ends in half the tests.
     ``doubled`` (2,): steps each end took two at a time (the odd ones among them were not
     tested, ``_fill_gaps``). Returns whether an end grew."""
-    for k in range(N_FIT):
-        fit2[k] = fit[k]
+    copy_fit(fit2, fit)
     grown = False
     for side in range(2):
         step = EXTEND_STEP * prm.cs if side == 1 else -EXTEND_STEP * prm.cs
-        t_end = fit2[F_THI] if side == 1 else fit2[F_TLO]
+        t_end = fit2.t_hi if side == 1 else fit2.t_lo
         k = 0
         doubled[side] = 0
         while k < EXTEND_STEPS:
             t1 = t_end + step
             if k + 2 <= EXTEND_STEPS:
-                vc[V_GROW] += 1
-                if _position_ok(fit2, t1 + step, sp, kind, mode, fit[F_DX], fit[F_DY], prm,
-                                tri, vox, pidx, out_poly, out_z)[0]:
+                vc.grow += 1
+                if _position_ok(fit2, t1 + step, sp, kind, mode, fit.dx, fit.dy, prm,
+                                tri, vox, pidx, out_poly, out_z).ok:
                     t_end = t1 + step
                     k += 2
                     doubled[side] = k
                     continue
-            vc[V_GROW] += 1
-            if _position_ok(fit2, t1, sp, kind, mode, fit[F_DX], fit[F_DY], prm, tri, vox,
-                            pidx, out_poly, out_z)[0]:
+            vc.grow += 1
+            if _position_ok(fit2, t1, sp, kind, mode, fit.dx, fit.dy, prm, tri, vox,
+                            pidx, out_poly, out_z).ok:
                 t_end = t1
                 k += 1
             break
         if k > 0:
             grown = True
             if side == 1:
-                fit2[F_THI] = t_end
+                fit2.t_hi = t_end
             else:
-                fit2[F_TLO] = t_end
+                fit2.t_lo = t_end
     return grown
 
 
@@ -889,17 +958,17 @@ def _fill_gaps(fit, fit2, doubled, sp, kind, mode, prm, tri, vox, pidx, out_poly
     moved = False
     for side in range(2):
         step = EXTEND_STEP * prm.cs if side == 1 else -EXTEND_STEP * prm.cs
-        t = fit[F_THI] if side == 1 else fit[F_TLO]
+        t = fit.t_hi if side == 1 else fit.t_lo
         for _ in range(doubled[side] // 2):  # the odd steps 1, 3, ... below doubled
             t_before = t
             t = t + step
-            vc[V_GROW] += 1
-            if not _position_ok(fit2, t, sp, kind, mode, fit[F_DX], fit[F_DY], prm, tri, vox,
-                                pidx, out_poly, out_z)[0]:
+            vc.grow += 1
+            if not _position_ok(fit2, t, sp, kind, mode, fit.dx, fit.dy, prm, tri, vox,
+                                pidx, out_poly, out_z).ok:
                 if side == 1:
-                    fit2[F_THI] = t_before
+                    fit2.t_hi = t_before
                 else:
-                    fit2[F_TLO] = t_before
+                    fit2.t_lo = t_before
                 moved = True
                 break
             t = t + step
@@ -912,11 +981,13 @@ def _validate_stack(samples, res, prm, tri, vox, pidx, out, m, stack, top, fit, 
     doubled = np.zeros(2, np.int64)
     while top > 0:
         top -= 1
-        vc[V_PARTS] += 1
-        i0, i1, kind = stack[top, P_I0], stack[top, P_I1], stack[top, P_KIND]
-        ext_lo, ext_hi = stack[top, P_EXT_LO], stack[top, P_EXT_HI]
+        vc.parts += 1
+        part = stack[top]
+        i0, i1, kind = part.i0, part.i1, part.kind
+        ext_lo, ext_hi = part.ext_lo, part.ext_hi
         mode = res[i0, kind].mode
-        fit_group(samples, res, i0, i1, kind, ext_lo == 1, ext_hi == 1, fit, prm.march_step)
+        fit_group(samples, res, i0, i1, kind, ext_lo, ext_hi, fit, prm.march_step,
+                  prm.jump_height)
         fail = 0.5
         mean_len = 0.0
         sp, ep = _fit_polys(fit, prm, pidx, out_poly, out_z)
@@ -932,17 +1003,13 @@ def _validate_stack(samples, res, prm, tri, vox, pidx, out, m, stack, top, fit, 
         for attempt in range(2):
             if not grown:
                 break
-            a2 = link_point(fit2, 0.0)
-            b2 = link_point(fit2, 1.0)
-            w2 = math.sqrt((b2[0] - a2[0]) ** 2 + (b2[1] - a2[1]) ** 2 + (b2[2] - a2[2]) ** 2)
-            n2 = check_positions(w2, prm)
+            n2 = check_positions(_width(link_point(fit2, 0.0), link_point(fit2, 1.0)), prm)
             f2, sp2, ep2, len2 = _test_fit(fit2, n2, kind, mode, prm, tri, vox, pidx, out_poly,
                                            out_z)
-            vc[V_FULL] += _tested(f2, n2)
-            vc[V_FULL_FAILS] += f2 >= 0.0
+            vc.full += _tested(f2, n2)
+            vc.full_fails += f2 >= 0.0
             if f2 < 0.0:
-                for k in range(N_FIT):
-                    fit[k] = fit2[k]
+                copy_fit(fit, fit2)
                 fail, sp, ep, mean_len = f2, sp2, ep2, len2
                 break
             # the grown link fails: grown one step at a time, an end may stop earlier (a
@@ -950,16 +1017,13 @@ def _validate_stack(samples, res, prm, tri, vox, pidx, out, m, stack, top, fit, 
             if attempt == 1 or not _fill_gaps(fit, fit2, doubled, sp, kind, mode, prm, tri,
                                               vox, pidx, out_poly, out_z, vc):
                 break
-            grown = fit2[F_TLO] != fit[F_TLO] or fit2[F_THI] != fit[F_THI]
+            grown = fit2.t_lo != fit.t_lo or fit2.t_hi != fit.t_hi
         if fail >= 0.0 and sp >= 0 and ep >= 0:
-            a = link_point(fit, 0.0)
-            b = link_point(fit, 1.0)
-            width = math.sqrt((b[0] - a[0]) ** 2 + (b[1] - a[1]) ** 2 + (b[2] - a[2]) ** 2)
-            n1 = check_positions(width, prm)
+            n1 = check_positions(_width(link_point(fit, 0.0), link_point(fit, 1.0)), prm)
             fail, sp, ep, mean_len = _test_positions(fit, n1, kind, mode, sp, ep, prm, tri,
                                                      vox, pidx, out_poly, out_z)
-            vc[V_FULL] += _tested(fail, n1)
-            vc[V_FULL_FAILS] += fail >= 0.0
+            vc.full += _tested(fail, n1)
+            vc.full_fails += fail >= 0.0
         a = link_point(fit, 0.0)
         b = link_point(fit, 1.0)
         if fail < 0.0:
@@ -971,46 +1035,55 @@ def _validate_stack(samples, res, prm, tri, vox, pidx, out, m, stack, top, fit, 
             continue
         # where the failure lies among the samples (their positions along the fit);
         # every part pushed is smaller than this one, so it ends
-        t_fail = fit[F_TLO] + fail * (fit[F_THI] - fit[F_TLO])
+        t_fail = fit.t_lo + fail * (fit.t_hi - fit.t_lo)
         q_first = i1 + 1  # first sample at or after the failure
         for q in range(i0, i1 + 1):
-            t = (samples[q].x - fit[F_OX]) * fit[F_DX] + (samples[q].y - fit[F_OY]) \
-                * fit[F_DY]
+            t = (samples[q].x - fit.ox) * fit.dx + (samples[q].y - fit.oy) \
+                * fit.dy
             if t >= t_fail - 1e-9:
                 q_first = q
                 break
         if q_first == i0:  # at or before the first sample
-            if ext_lo == 1:
-                top = _push(stack, top, i0, i1, kind, 0, ext_hi)
+            if ext_lo:
+                top = _push(stack, top, i0, i1, kind, False, ext_hi)
             elif i0 + 1 <= i1:
-                top = _push(stack, top, i0 + 1, i1, kind, 0, ext_hi)
+                top = _push(stack, top, i0 + 1, i1, kind, False, ext_hi)
             continue
         if q_first > i1:  # after the last sample
-            if ext_hi == 1:
-                top = _push(stack, top, i0, i1, kind, ext_lo, 0)
+            if ext_hi:
+                top = _push(stack, top, i0, i1, kind, ext_lo, False)
             elif i0 <= i1 - 1:
-                top = _push(stack, top, i0, i1 - 1, kind, ext_lo, 0)
+                top = _push(stack, top, i0, i1 - 1, kind, ext_lo, False)
             continue
-        t = (samples[q_first].x - fit[F_OX]) * fit[F_DX] \
-            + (samples[q_first].y - fit[F_OY]) * fit[F_DY]
+        t = (samples[q_first].x - fit.ox) * fit.dx \
+            + (samples[q_first].y - fit.oy) * fit.dy
         r0 = q_first if t > t_fail + 1e-9 else q_first + 1  # a failing sample is left out
         if r0 <= i1:
-            top = _push(stack, top, r0, i1, kind, 0, ext_hi)
-        top = _push(stack, top, i0, q_first - 1, kind, ext_lo, 0)
+            top = _push(stack, top, r0, i1, kind, False, ext_hi)
+        top = _push(stack, top, i0, q_first - 1, kind, ext_lo, False)
     return m
 
 
-def reverse_valid(starts, ends, modes, edge_dirs, enabled, prm, tri, vox):
+class Reverse(NamedTuple):
+    """``reverse_valid``'s answer per link: the way back is valid, its kind (-1 when not),
+    its mean path length."""
+
+    ok: np.ndarray  # (L,) bool
+    kind: np.ndarray  # (L,) int64
+    length: np.ndarray  # (L,) float64
+
+
+def reverse_valid(starts, ends, modes, edge_dirs, enabled, prm, tri, vox) -> Reverse:
     """For each link, is the trajectory from its end back to its start valid at every
-    tested position (``check_positions``)? Returns (ok (L,), reverse kind (L,), mean
-    reverse path length (L,)). Bands of links run on threads (``reverse_band``)."""
+    tested position (``check_positions``)? Bands of links run on threads
+    (``reverse_band``)."""
     nl = starts.shape[0]
     ok_out = np.zeros(nl, np.bool_)
     kind_out = np.full(nl, -1, np.int64)
     len_out = np.zeros(nl, np.float64)
     run_banded(reverse_band, nl, starts, ends, modes, edge_dirs, enabled, prm, tri, vox,
                ok_out, kind_out, len_out, min_rows=8, per_worker=8)
-    return ok_out, kind_out, len_out
+    return Reverse(ok_out, kind_out, len_out)
 
 
 @njit(cache=True, nogil=True)
@@ -1047,13 +1120,12 @@ def reverse_band(starts, ends, modes, edge_dirs, enabled, prm, tri, vox, ok_out,
             elif k != rkind:
                 good = False
                 break
-            ok, _st, _sl, length = check_path(x0, y0, z0, x1, y1, z1, k, MODE_JUMP,
-                                              edge_dirs[li, 0], edge_dirs[li, 1], prm, tri,
-                                              vox)
-            if not ok:
+            path = check_path(x0, y0, z0, x1, y1, z1, k, MODE_JUMP, edge_dirs[li, 0],
+                              edge_dirs[li, 1], prm, tri, vox)
+            if not path.ok:
                 good = False
                 break
-            total += length
+            total += path.length
         if good:
             ok_out[li] = True
             kind_out[li] = rkind
@@ -1162,7 +1234,7 @@ def merge_links(links, chain_of, tol, tol_end, prm, tri, vox, pidx):
     returns a keep mask."""
     nl = links.shape[0]
     keep = np.ones(nl, np.bool_)
-    fit = np.empty(N_FIT, np.float64)
+    fit = np.zeros(1, FIT)[0]
     out_poly = np.empty(MAX_LAYERS, np.int32)
     out_z = np.empty(MAX_LAYERS, np.float64)
     # passes until nothing joins: a piece that could not be joined to its neighbour
@@ -1221,36 +1293,33 @@ def _join(links, cur, nxt, chain_of, tol, tol_end, prm, tri, vox, pidx, fit, out
     if not ok or gap > prm.cs or dx * (a.start[1, 0] - sx0) + dy * (
             a.start[1, 1] - sy0) <= 0.0:
         return False
-    fit[F_OX] = sx0
-    fit[F_OY] = sy0
-    fit[F_DX] = dx
-    fit[F_DY] = dy
-    fit[F_TLO] = 0.0
-    fit[F_THI] = ln
-    fit[F_Z] = sz0
-    fit[F_ZS] = (sz1 - sz0) / ln
-    fit[F_EX] = ex0
-    fit[F_EXS] = (ex1 - ex0) / ln
-    fit[F_EY] = ey0
-    fit[F_EYS] = (ey1 - ey0) / ln
-    fit[F_EZ] = ez0
-    fit[F_EZS] = (ez1 - ez0) / ln
+    fit.ox = sx0
+    fit.oy = sy0
+    fit.dx = dx
+    fit.dy = dy
+    fit.t_lo = 0.0
+    fit.t_hi = ln
+    fit.z = sz0
+    fit.z_s = (sz1 - sz0) / ln
+    fit.ex = ex0
+    fit.ex_s = (ex1 - ex0) / ln
+    fit.ey = ey0
+    fit.ey_s = (ey1 - ey0) / ln
+    fit.ez = ez0
+    fit.ez_s = (ez1 - ez0) / ln
     # the outer ends were grown to where single positions stop being valid (``Reach``):
     # on the joined line, whose direction differs slightly, an end may fail; it is
     # pulled back, at most JOIN_PULL_STEPS steps (else the two stay apart)
     for _ in range(JOIN_PULL_STEPS + 1):
-        p = link_point(fit, 0.0)
-        q = link_point(fit, 1.0)
-        width = math.sqrt((q[0] - p[0]) ** 2 + (q[1] - p[1]) ** 2 + (q[2] - p[2]) ** 2)
-        n = check_positions(width, prm)
+        n = check_positions(_width(link_point(fit, 0.0), link_point(fit, 1.0)), prm)
         fail, sp, ep, mean_len = _test_fit(fit, n, a.kind, a.mode, prm,
                                            tri, vox, pidx, out_poly, out_z)
         if fail < 0.0:
             break
         if fail == 0.0:
-            fit[F_TLO] += EXTEND_STEP * prm.cs
+            fit.t_lo += EXTEND_STEP * prm.cs
         elif fail == 1.0:
-            fit[F_THI] -= EXTEND_STEP * prm.cs
+            fit.t_hi -= EXTEND_STEP * prm.cs
         else:
             return False
     if fail >= 0.0:

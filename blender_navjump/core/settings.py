@@ -293,7 +293,8 @@ class LinkParams(NamedTuple):
     by: float
     bz: float
     body_radius: float  # collision radius: agent_radius - LINK_COLLISION_TOLERANCE
-    climb: float  # agent_max_climb rounded down to whole cell heights
+    climb: float  # agent_max_climb: the step the agent walks up or down (kinds, support)
+    voxel_climb: float  # agent_max_climb rounded down to whole cell heights (the navmesh's)
     top: float  # body top above the feet (stand height)
     jump_height: float  # max_jump_height
     jump_distance: float  # max_jump_distance
@@ -336,8 +337,11 @@ def link_sample_step(settings: BakeSettings, cs: float) -> float:
 
 def link_params(s: BakeSettings, cs: float, ch: float, bmin, width: int, height: int,
                 walkable_climb: int) -> LinkParams:
-    """World-unit link parameters (the world-to-voxel rules: climb in whole cell heights,
-    steps in cells)."""
+    """World-unit link parameters (the world-to-voxel rules: steps in cells). The climb
+    that decides a link's kind and the ground under it is ``agent_max_climb`` itself,
+    measured on the triangles (issue 18): the navmesh's climb is rounded down to whole
+    cell heights, and whether it joins a step between the two is decided by the grid's
+    offset; a rise the agent steps up is never a jump."""
     g = float(s.gravity)
     h = float(s.max_jump_height)
     vz = math.sqrt(2.0 * g * h)
@@ -345,7 +349,7 @@ def link_params(s: BakeSettings, cs: float, ch: float, bmin, width: int, height:
     return LinkParams(
         cs=cs, ch=ch, bx=float(bmin[0]), by=float(bmin[1]), bz=float(bmin[2]),
         body_radius=max(float(s.agent_radius) - LINK_COLLISION_TOLERANCE, 0.0),
-        climb=walkable_climb * ch,
+        climb=float(s.agent_max_climb), voxel_climb=walkable_climb * ch,
         top=float(s.stand_height if s.multi_stance else s.agent_height),
         jump_height=h, jump_distance=float(s.max_jump_distance),
         drop_height=float(s.max_drop_height), gravity=g, vz=vz,

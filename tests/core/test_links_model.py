@@ -16,9 +16,10 @@ import pytest
 from link_oracle import _triangle_hits
 from numba import njit
 
+from blender_navjump.core.kinds import LINK_DROP, LINK_JUMP_ACROSS, LINK_JUMP_UP
 from blender_navjump.core.links_geom import make_grid, triangle_index
-from blender_navjump.core.links_model import TRI_SWEEP, arc_length, tri_arc_blocked
-from blender_navjump.core.settings import LinkParams
+from blender_navjump.core.links_model import TRI_SWEEP, arc_length, kind_of, tri_arc_blocked
+from blender_navjump.core.settings import BakeSettings, LinkParams, voxel_config
 
 CLIMB, TOP = 0.4, 2.0
 
@@ -115,3 +116,18 @@ def test_arc_length_is_the_polyline_of_the_parabola():
     z = vz * ts - 0.5 * 9.81 * ts * ts
     exact = float(np.sum(np.hypot(np.diff(x), np.diff(z))))
     assert length == pytest.approx(exact, rel=0.01)
+
+
+def test_link_kinds_use_agent_max_climb_not_the_voxel_climb():
+    # agent_max_climb 0.9 m at 0.2 m cells: the navmesh climbs 4 cells (0.8 m), the links
+    # judge kinds and ground on the triangles against 0.9 m (issue 18): a rise of 0.85 m
+    # is a step, not a jump up, whatever the grid's offset
+    stg = BakeSettings(links_enabled=True, agent_max_climb=0.9, cell_height=0.2)
+    cfg = voxel_config(stg, np.zeros(3), np.array([10.0, 10.0, 3.0]))
+    prm = cfg.links
+    assert cfg.walkable_climb == 4 and prm.voxel_climb == pytest.approx(0.8)
+    assert prm.climb == 0.9
+    assert kind_of(0.85, prm.climb) == LINK_JUMP_ACROSS
+    assert kind_of(-0.85, prm.climb) == LINK_JUMP_ACROSS
+    assert kind_of(0.92, prm.climb) == LINK_JUMP_UP
+    assert kind_of(-0.92, prm.climb) == LINK_DROP
