@@ -37,6 +37,7 @@ from .climb_geom import (
     _closest_on_triangle_xy,
     _dot,
     _segment_hits,
+    _walk_one,
     point_bounds,
     segment_first_hits,
     triangle_bounds,
@@ -999,19 +1000,91 @@ def build_climb_graph(elements: ClimbElements, params: ClimbParams | None = None
 
 # ------------------------------------------------------------------------ navmesh join
 @njit(cache=True)
-def _nearest_ground(nodes, zlo, zhi, reach, tris, start, items, origin, cell, nx, ny,
-                    tri_poly, skip):
-    """For each node k and band b: the nearest (in XY) surface point within ``reach`` whose
-    height lies in [zlo[k, b], zhi[k, b]] and whose polygon (``tri_poly``) is not marked in
-    ``skip[k, b]`` (polygon ids, -1 padding): (triangle index or -1, point), (n, B) and (n,
-    B, 3). Ties go to the lowest triangle index. The bands of a node share one walk of the
-    grid (each band's answer is that of a walk of its own)."""
-    n, n_band = zlo.shape
-    best_t = np.full((n, n_band), -1, np.int64)
-    best_p = np.zeros((n, n_band, 3))
+def _skipped(skip, n_skip, poly):
+    for m in range(n_skip):
+        if skip[m] == poly:
+            return True
+    return False
+
+
+@njit(cache=True)
+def _ground_walk(px, py, zlo, zhi, n_band, skip, n_skip, reach, tris, tri_zlo, tri_zhi,
+                 tri_xy, tri_poly, start, items, origin, cell, nx, ny, stamp, mark, out_t,
+                 out_p):
+    """The nearest (in XY) surface point to (px, py) within ``reach`` for each of the
+    ``n_band`` height bands [zlo[b], zhi[b]], leaving out the polygons ``skip[:n_skip]``:
+    ``out_t[b]`` (triangle or -1), ``out_p[b]``. Ties go to the lowest triangle. The bands
+    share one walk of the grid (each band's answer is that of a walk of its own);
+    ``stamp``/``mark`` as in ``climb_geom._walk_one``."""
     best = np.empty(n_band)
+    for b in range(n_band):
+        best[b] = reach
+        out_t[b] = -1
+    i0, i1, j0, j1 = _cell_range(px - reach, px + reach, py - reach, py + reach, origin,
+                                 cell, nx, ny)
+    for i in range(i0, i1 + 1):
+        for j in range(j0, j1 + 1):
+            c = j * nx + i
+            for m in range(start[c], start[c + 1]):
+                t = items[m]
+                if stamp[t] == mark:
+                    continue
+                stamp[t] = mark
+                reach_now = 0.0
+                in_band = False
+                skipped = _skipped(skip, n_skip, tri_poly[t])
+                for b in range(n_band):
+                    if tri_zlo[t] <= zhi[b] and tri_zhi[t] >= zlo[b] and not skipped:
+                        in_band = True
+                        reach_now = max(reach_now, best[b])
+                if not in_band or tri_xy[t, 0] > px + reach_now \
+                        or tri_xy[t, 1] < px - reach_now or tri_xy[t, 2] > py + reach_now \
+                        or tri_xy[t, 3] < py - reach_now:
+                    continue
+                x, y, z, d = _closest_on_triangle_xy(px, py, tris[t])
+                for b in range(n_band):
+                    if d <= best[b] and zlo[b] <= z <= zhi[b]:
+                        if d < best[b] or out_t[b] < 0 or t < out_t[b]:
+                            best[b] = d
+                            out_t[b] = t
+                            out_p[b, 0] = x
+                            out_p[b, 1] = y
+                            out_p[b, 2] = z
+
+
+@njit(cache=True)
+def _ground_blocked(nx_, ny_, nz, gx, gy, gz, lift, l_tris, l_lo, l_hi, l_origin, l_cell,
+                    l_nx, l_ny, l_start, l_items, stamp, mark):
+    """Whether the straight move from node (nx_, ny_, nz) to ground (gx, gy, gz), both
+    raised by ``lift``, crosses a level triangle: the same segment and answer as
+    :func:`probe_blocked` of the raised points (lifted by ``PROBE_LIFT``, trimmed by
+    ``PROBE_TRIM``), in the same floating-point order."""
+    az, bz = nz + lift, gz + lift
+    dx, dy, dz = gx - nx_, gy - ny_, bz - az
+    length = math.sqrt(dx * dx + dy * dy + dz * dz)
+    m = min(PROBE_TRIM, 0.25 * length)
+    den = max(length, 1e-12)
+    tx, ty, tz = m * dx / den, m * dy / den, m * dz / den
+    _w, t = _walk_one(nx_ + tx, ny_ + ty, az + tz + PROBE_LIFT, gx - tx, gy - ty,
+                      bz - tz + PROBE_LIFT, l_tris, l_lo, l_hi, l_origin, l_cell, l_nx, l_ny,
+                      l_start, l_items, True, stamp, mark)
+    return t >= 0
+
+
+@njit(cache=True)
+def _join_kernel(pos, el_kind, el_links, el_hold, node_base, node_flat, tris, tri_poly,
+                 origin, cell, nx, ny, start, items, reach, step, drop, climb_height, lift,
+                 probe, l_tris, l_lo, l_hi, l_origin, l_cell, l_nx, l_ny, l_start, l_items,
+                 link_base):
+    """The navmesh links of every element's nodes in one pass (see :func:`join_navmesh`):
+    per element in order, a ledge's nodes as mount then as hang, a ladder's or pipe's
+    bottom node as ladder foot and its top node as mount; each node's bands share one
+    ground walk, and with ``probe`` each answer whose straight move is blocked gives way
+    to the nearest ground of another polygon, up to ``GROUND_RETRIES`` times. Returns the
+    links (kind, node, point, poly, bidirectional, length, abilities) whose element allows
+    their kind, and per element whether any ground was found."""
+    n_el = el_kind.shape[0]
     n_tri = tris.shape[0]
-    stamp = np.full(n_tri, -1, np.int64)
     tri_zlo = np.empty(n_tri)
     tri_zhi = np.empty(n_tri)
     tri_xy = np.empty((n_tri, 4))  # x min, x max, y min, y max
@@ -1022,127 +1095,153 @@ def _nearest_ground(nodes, zlo, zhi, reach, tris, start, items, origin, cell, nx
         tri_xy[t, 1] = max(tris[t, 0, 0], tris[t, 1, 0], tris[t, 2, 0])
         tri_xy[t, 2] = min(tris[t, 0, 1], tris[t, 1, 1], tris[t, 2, 1])
         tri_xy[t, 3] = max(tris[t, 0, 1], tris[t, 1, 1], tris[t, 2, 1])
-    for k in range(n):
-        px, py = nodes[k, 0], nodes[k, 1]
-        for b in range(n_band):
-            best[b] = reach
-        i0, i1, j0, j1 = _cell_range(px - reach, px + reach, py - reach, py + reach, origin,
-                                     cell, nx, ny)
-        for i in range(i0, i1 + 1):
-            for j in range(j0, j1 + 1):
-                c = j * nx + i
-                for m in range(start[c], start[c + 1]):
-                    t = items[m]
-                    if stamp[t] == k:
-                        continue
-                    stamp[t] = k
-                    reach_now = 0.0
-                    in_band = False
-                    for b in range(n_band):
-                        if tri_zlo[t] <= zhi[k, b] and tri_zhi[t] >= zlo[k, b] \
-                                and not _skipped(skip, k, b, tri_poly[t]):
-                            in_band = True
-                            reach_now = max(reach_now, best[b])
-                    if not in_band or tri_xy[t, 0] > px + reach_now \
-                            or tri_xy[t, 1] < px - reach_now or tri_xy[t, 2] > py + reach_now \
-                            or tri_xy[t, 3] < py - reach_now:
-                        continue
-                    x, y, z, d = _closest_on_triangle_xy(px, py, tris[t])
-                    for b in range(n_band):
-                        if d <= best[b] and zlo[k, b] <= z <= zhi[k, b] \
-                                and not _skipped(skip, k, b, tri_poly[t]):
-                            if d < best[b] or best_t[k, b] < 0 or t < best_t[k, b]:
-                                best[b] = d
-                                best_t[k, b] = t
-                                best_p[k, b, 0] = x
-                                best_p[k, b, 1] = y
-                                best_p[k, b, 2] = z
-    return best_t, best_p
-
-
-@njit(cache=True)
-def _skipped(skip, k, b, poly):
-    for m in range(skip.shape[2]):
-        if skip[k, b, m] == poly:
-            return True
-    return False
-
-
-def _ground_points(tris, nodes, zlo, zhi, reach, tri_poly=None, skip=None, grid=None):
-    """:func:`_nearest_ground` over query/spatial.py's uniform XY grid of the triangles
-    (``grid``: that grid already built); ``zlo``/``zhi`` (n, B) bands per node; ``skip``
-    (n, B, S) polygons (of ``tri_poly``) left out, -1 padding."""
-    zlo = np.ascontiguousarray(zlo, np.float64)
-    zhi = np.ascontiguousarray(zhi, np.float64)
-    if zlo.ndim == 1:  # one band
-        zlo, zhi = zlo[:, None], zhi[:, None]
-    if tris.shape[0] == 0 or nodes.shape[0] == 0:
-        return np.full(zlo.shape, -1, np.int64), np.zeros((*zlo.shape, 3))
-    if tri_poly is None:
-        tri_poly = np.zeros(tris.shape[0], np.int64)
-    if skip is None:
-        skip = np.full((*zlo.shape, 1), -1, np.int64)
-    origin, cell, nx, ny, start, items = grid if grid is not None \
-        else build_grid(*triangle_bounds(tris))
-    return _nearest_ground(np.ascontiguousarray(nodes), zlo, zhi, float(reach), tris, start,
-                           items, origin, float(cell), int(nx), int(ny),
-                           np.ascontiguousarray(tri_poly, np.int64),
-                           np.ascontiguousarray(skip, np.int64))
+    n_q = 0
+    for e in range(n_el):
+        n_q += 2 * (node_base[e + 1] - node_base[e]) if el_kind[e] == CLIMB_LEDGE else 2
+    kind = np.empty(n_q, np.int8)
+    node = np.empty(n_q, np.int32)
+    point = np.empty((n_q, 3))
+    poly = np.empty(n_q, np.int32)
+    bidir = np.empty(n_q, np.bool_)
+    length = np.empty(n_q)
+    abil = np.empty(n_q, np.uint16)
+    linked = np.zeros(n_el, np.bool_)
+    stamp = np.full(n_tri, -1, np.int64)
+    l_stamp = np.full(l_tris.shape[0], -1, np.int64)
+    mark, l_mark = 0, 0
+    zlo = np.empty(2)
+    zhi = np.empty(2)
+    bt = np.empty(2, np.int64)
+    bp = np.empty((2, 3))
+    one_lo = np.empty(1)
+    one_hi = np.empty(1)
+    one_t = np.empty(1, np.int64)
+    one_p = np.empty((1, 3))
+    skip = np.full(GROUND_RETRIES, -1, np.int64)
+    # per element: its queries' answers (triangle, point), laid out as the rows
+    cap = 2
+    for e in range(n_el):
+        cap = max(cap, 2 * (node_base[e + 1] - node_base[e]))
+    q_t = np.empty(cap, np.int64)
+    q_p = np.empty((cap, 3))
+    q_node = np.empty(cap, np.int64)
+    q_kind = np.empty(cap, np.int64)
+    k = 0
+    for e in range(n_el):
+        a, b = node_base[e], node_base[e + 1]
+        ledge = el_kind[e] == CLIMB_LEDGE
+        if ledge:
+            cnt = b - a
+            walks = cnt
+        else:
+            cnt = 1
+            walks = 2
+        for w in range(walks):
+            if ledge:
+                v = node_flat[a + w]
+                n_band = 2
+                rows0, rows1 = w, cnt + w  # mount, hang
+                q_kind[rows0], q_kind[rows1] = CLIMB_LINK_MOUNT, CLIMB_LINK_HANG
+                q_node[rows0], q_node[rows1] = v, v
+            else:
+                v = node_flat[a] if w == 0 else node_flat[b - 1]
+                n_band = 1
+                rows0, rows1 = w, -1
+                q_kind[rows0] = CLIMB_LINK_LADDER_FOOT if w == 0 else CLIMB_LINK_MOUNT
+                q_node[rows0] = v
+            z = pos[v, 2]
+            zlo[0], zhi[0] = z - step, z + step
+            zlo[1], zhi[1] = z - drop, z - step - 1e-6
+            _ground_walk(pos[v, 0], pos[v, 1], zlo, zhi, n_band, skip, 0, reach, tris,
+                         tri_zlo, tri_zhi, tri_xy, tri_poly, start, items, origin, cell, nx,
+                         ny, stamp, mark, bt, bp)
+            mark += 1
+            for band in range(n_band):
+                t = bt[band]
+                px, py, pz = bp[band, 0], bp[band, 1], bp[band, 2]
+                if probe:
+                    for retry in range(GROUND_RETRIES + 1):
+                        if t < 0:
+                            break
+                        blocked = _ground_blocked(pos[v, 0], pos[v, 1], pos[v, 2], px, py, pz,
+                                                  lift, l_tris, l_lo, l_hi, l_origin, l_cell,
+                                                  l_nx, l_ny, l_start, l_items, l_stamp,
+                                                  l_mark)
+                        l_mark += 1
+                        if not blocked:
+                            break
+                        if retry == GROUND_RETRIES:  # nothing reachable among the nearest
+                            t = -1
+                            break
+                        skip[retry] = tri_poly[t]
+                        one_lo[0], one_hi[0] = zlo[band], zhi[band]
+                        _ground_walk(pos[v, 0], pos[v, 1], one_lo, one_hi, 1, skip,
+                                     retry + 1, reach, tris, tri_zlo, tri_zhi, tri_xy,
+                                     tri_poly, start, items, origin, cell, nx, ny, stamp,
+                                     mark, one_t, one_p)
+                        mark += 1
+                        t = one_t[0]
+                        px, py, pz = one_p[0, 0], one_p[0, 1], one_p[0, 2]
+                row = rows0 if band == 0 else rows1
+                q_t[row] = t
+                q_p[row, 0], q_p[row, 1], q_p[row, 2] = px, py, pz
+        for r in range(2 * cnt):
+            t = q_t[r]
+            if t < 0:
+                continue
+            linked[e] = True  # (the warning is about the ground, not the element's links)
+            kd = q_kind[r]
+            if not (el_links[e] >> kd) & 1:
+                continue
+            v = q_node[r]
+            kind[k] = kd
+            node[k] = v
+            point[k, 0], point[k, 1], point[k, 2] = q_p[r, 0], q_p[r, 1], q_p[r, 2]
+            poly[k] = tri_poly[t]
+            bidir[k] = kd != CLIMB_LINK_HANG or pos[v, 2] - q_p[r, 2] <= climb_height
+            dx = q_p[r, 0] - pos[v, 0]
+            dy = q_p[r, 1] - pos[v, 1]
+            dz = q_p[r, 2] - pos[v, 2]
+            length[k] = math.sqrt(dx * dx + dy * dy + dz * dz)
+            abil[k] = link_base[kd] | el_hold[e]
+            k += 1
+    return (kind[:k].copy(), node[:k].copy(), point[:k].copy(), poly[:k].copy(),
+            bidir[:k].copy(), length[:k].copy(), abil[:k].copy(), linked)
 
 
 # a node's nearest ground behind a wall is skipped for the next nearest this many times
 GROUND_RETRIES = 3
 
 
-def _reachable_ground(tris, tri_poly, nodes, zlo, zhi, reach, level, lift):
-    """:func:`_ground_points`, where a ground point that the straight move from its node
-    cannot reach (:func:`probe_blocked` against the level's triangles, the move raised by
-    ``lift`` so that steps the agent walks over do not count: a floor behind the wall a
-    ladder stands against, the inside of a closed tower below its ledge) gives way to the
-    nearest ground of another polygon, up to ``GROUND_RETRIES`` times; ``level``:
-    (vertices, triangles, grid) or None (no probe)."""
-    zlo = np.asarray(zlo, np.float64)
-    zhi = np.asarray(zhi, np.float64)
-    skip = np.full((*zlo.shape, GROUND_RETRIES), -1, np.int64)
-    grid = build_grid(*triangle_bounds(tris)) if tris.shape[0] else None
-    found_t, found_p = _ground_points(tris, nodes, zlo, zhi, reach, tri_poly, skip, grid)
-    if level is None or found_t.size == 0:
-        return found_t, found_p
-    vertices, triangles, level_grid = level
-    up = np.array([0.0, 0.0, lift])
-    todo = np.argwhere(found_t >= 0)  # (node, band) rows still to probe
-    for retry in range(GROUND_RETRIES + 1):
-        if todo.shape[0] == 0:
-            break
-        k, b = todo[:, 0], todo[:, 1]
-        blocked = probe_blocked(nodes[k] + up, found_p[k, b] + up, vertices, triangles,
-                                level_grid)
-        k, b = k[blocked], b[blocked]
-        if k.size == 0:
-            break
-        if retry == GROUND_RETRIES:  # nothing reachable among the nearest few
-            found_t[k, b] = -1
-            break
-        skip[k, b, retry] = tri_poly[found_t[k, b]]
-        redo = np.unique(k)
-        row = np.full(nodes.shape[0], -1, np.int64)
-        row[redo] = np.arange(redo.size)
-        # only the blocked bands searched again (the others left empty)
-        r_lo = np.full((redo.size, zlo.shape[1]), np.inf)
-        r_hi = np.full((redo.size, zlo.shape[1]), -np.inf)
-        r_lo[row[k], b] = zlo[k, b]
-        r_hi[row[k], b] = zhi[k, b]
-        rt, rp = _ground_points(tris, nodes[redo], r_lo, r_hi, reach, tri_poly, skip[redo],
-                                grid)
-        found_t[k, b] = rt[row[k], b]
-        found_p[k, b] = rp[row[k], b]
-        again = found_t[k, b] >= 0
-        todo = np.stack([k[again], b[again]], axis=1)
-    return found_t, found_p
+class SurfaceGrid(NamedTuple):
+    """A navmesh's surface triangles (``NavMesh.surface_triangles``), the polygon of each
+    and their XY grid (query/spatial.py): built once per navmesh and shared by the ledge
+    finder and the navmesh join."""
+
+    start: np.ndarray  # (P + 1,) polygon p owns tris[start[p]:start[p + 1]]
+    tris: np.ndarray  # (T, 3, 3)
+    poly: np.ndarray  # (T,) int64
+    origin: np.ndarray
+    cell: float
+    nx: int
+    ny: int
+    grid_start: np.ndarray
+    grid_items: np.ndarray
+
+
+def surface_grid(navmesh) -> SurfaceGrid:
+    """The :class:`SurfaceGrid` of ``navmesh``."""
+    start, tris = navmesh.surface_triangles()
+    tris = np.ascontiguousarray(tris, np.float64)
+    poly = np.repeat(np.arange(navmesh.polygon_count, dtype=np.int64), np.diff(start))
+    origin, cell, nx, ny, gstart, gitems = build_grid(*triangle_bounds(tris))
+    return SurfaceGrid(start, tris, poly, origin, float(cell), int(nx), int(ny), gstart,
+                       gitems)
 
 
 def join_navmesh(navmesh, elements: ClimbElements, graph: ClimbGraph,
-                 params: ClimbParams | None = None, level=None) -> tuple[ClimbLinks, list[str]]:
+                 params: ClimbParams | None = None, level=None,
+                 surface: SurfaceGrid | None = None) -> tuple[ClimbLinks, list[str]]:
     """Links between climb nodes and walkable ground, and a warning per element with none.
 
     * ``mount`` (both ways): ground level with a ledge node (within ``step_height``) and
@@ -1153,79 +1252,43 @@ def join_navmesh(navmesh, elements: ClimbElements, graph: ClimbGraph,
       one way (a drop) when at most ``max_drop_height`` below.
 
     ``level`` (vertices, triangles, grid of them): each link's straight move is probed
-    against the level (:func:`probe_blocked`); ground behind a wall is skipped for the
-    nearest reachable ground (:func:`_reachable_ground`). None: no probe.
+    against the level (the segment of :func:`probe_blocked` between node and ground, both
+    raised by ``step_height``); ground behind a wall gives way to the nearest ground of
+    another polygon, up to ``GROUND_RETRIES`` times. None: no probe. ``surface``: the
+    navmesh's :class:`SurfaceGrid` when already built. One numba pass
+    (:func:`_join_kernel`).
     """
     params = params or ClimbParams()
-    start, tris = navmesh.surface_triangles()
-    tri_poly = np.repeat(np.arange(navmesh.polygon_count, dtype=np.int32), np.diff(start))
-    warnings: list[str] = []
-    pos = graph.node_position
-    n_el = elements.kind.shape[0]
-    # queries, per element in order: a ledge's nodes as mount then as hang; a ladder's or
-    # pipe's bottom node as ladder foot, then its top node as mount
+    sg = surface if surface is not None else surface_grid(navmesh)
+    pos = np.ascontiguousarray(graph.node_position, np.float64).reshape(-1, 3)
+    kind_el = np.asarray(elements.kind, np.int64)
+    n_el = kind_el.shape[0]
     counts = np.fromiter(map(len, graph.element_nodes), np.int64, len(graph.element_nodes))
+    node_base = np.zeros(n_el + 1, np.int64)
+    np.cumsum(counts, out=node_base[1:])
     flat = np.concatenate(graph.element_nodes).astype(np.int64) if n_el \
         else np.zeros(0, np.int64)
-    el = np.repeat(np.arange(n_el), counts)
-    first = np.zeros(n_el + 1, np.int64)
-    np.cumsum(counts, out=first[1:])
-    rank = np.arange(flat.shape[0]) - first[el]
-    ledge = np.asarray(elements.kind)[el] == CLIMB_LEDGE
-    top = rank == counts[el] - 1
-    q_el = np.concatenate([el[ledge], el[ledge], el[~ledge & (rank == 0)], el[~ledge & top]])
-    q_node = np.concatenate([flat[ledge], flat[ledge], flat[~ledge & (rank == 0)],
-                             flat[~ledge & top]])
-    n_l, n_v = int(ledge.sum()), int((~ledge & top).sum())
-    q_kind = np.repeat(np.array([CLIMB_LINK_MOUNT, CLIMB_LINK_HANG, CLIMB_LINK_LADDER_FOOT,
-                                 CLIMB_LINK_MOUNT], np.int64), [n_l, n_l, n_v, n_v])
-    # sorted by element, then mount before hang (foot before top), then rank: each row's
-    # place computed directly (no sort)
-    el_ledge = np.asarray(elements.kind) == CLIMB_LEDGE
-    q_start = np.zeros(n_el + 1, np.int64)
-    np.cumsum(np.where(el_ledge, 2 * counts, 2), out=q_start[1:])
-    bottoms = el[~ledge & (rank == 0)]
-    place = np.concatenate([q_start[el[ledge]] + rank[ledge],
-                            q_start[el[ledge]] + counts[el[ledge]] + rank[ledge],
-                            q_start[bottoms], q_start[el[~ledge & top]] + 1])
-    order = np.empty(place.shape[0], np.int64)
-    order[place] = np.arange(place.shape[0])
-    # one walk per node: a ledge node's mount and hang bands together (band 1 empty for
-    # the others), the answers laid out as the queries above
-    walk = np.concatenate([flat[ledge], flat[~ledge & (rank == 0)], flat[~ledge & top]])
-    z = pos[walk, 2] if walk.size else np.zeros(0)
-    level_lo, level_hi = z - params.step_height, z + params.step_height
-    is_ledge = np.arange(walk.shape[0]) < n_l
-    zlo = np.stack([level_lo, np.where(is_ledge, z - params.max_drop_height, np.inf)], axis=1)
-    zhi = np.stack([level_hi, np.where(is_ledge, z - params.step_height - 1e-6, -np.inf)],
-                   axis=1)
-    walk_t, walk_p = _reachable_ground(np.ascontiguousarray(tris), tri_poly,
-                                       np.ascontiguousarray(pos[walk].reshape(-1, 3)), zlo,
-                                       zhi, float(params.reach), level,
-                                       float(params.step_height))
-    found_t = np.concatenate([walk_t[:n_l, 0], walk_t[:n_l, 1], walk_t[n_l:, 0]])[order]
-    found_p = np.concatenate([walk_p[:n_l, 0], walk_p[:n_l, 1], walk_p[n_l:, 0]])[order]
-    q_el, q_node, q_kind = q_el[order], q_node[order], q_kind[order]
-    z = pos[q_node, 2] if q_node.size else np.zeros(0)
-    got = found_t >= 0
-    linked = np.zeros(n_el, np.bool_)
-    linked[q_el[got]] = True  # (the warning is about the ground, not the element's links)
-    got &= ((np.asarray(elements.links, np.int64)[q_el] >> q_kind) & 1) == 1
-    for e in np.nonzero(~linked)[0].tolist():
-        warnings.append(f"{CLIMB_ELEMENT_KINDS[int(elements.kind[e])]} "
-                        f"{str(elements.name[e])!r}: no walkable ground within "
-                        f"{params.reach:g} m across and {params.max_drop_height:g} m down; it "
-                        f"has no entry or exit")
-    node = q_node[got].astype(np.int32)
-    point = found_p[got].reshape(-1, 3)
-    kind = q_kind[got]
-    bidir = (kind != CLIMB_LINK_HANG) | (z[got] - point[:, 2] <= params.max_climb_height)
-    return ClimbLinks(kind.astype(np.int8), node, point,
-                      tri_poly[found_t[got]].astype(np.int32), bidir.astype(np.bool_),
-                      np.linalg.norm(point - pos[node], axis=1) if node.size
-                      else np.zeros(0),
-                      link_abilities(kind, np.asarray(elements.abilities)[q_el[got]])), \
-        warnings
+    g = level[2] if level is not None else None
+    probe = g is not None and g.tris.shape[0] > 0
+    if not probe:
+        g = _NO_GRID
+    hold = np.asarray(elements.abilities, np.int64) & ~np.int64(ALONG_ONLY_ABILITIES)
+    kind, node, point, poly, bidir, length, abil, linked = _join_kernel(
+        pos, kind_el, np.asarray(elements.links, np.int64), hold, node_base, flat, sg.tris,
+        sg.poly, sg.origin, sg.cell, sg.nx, sg.ny, sg.grid_start, sg.grid_items,
+        float(params.reach), float(params.step_height), float(params.max_drop_height),
+        float(params.max_climb_height), float(params.step_height), probe, g.tris, g.lo,
+        g.hi, g.origin, g.cell, g.nx, g.ny, g.start, g.items, _LINK_BASE)
+    warnings = [f"{CLIMB_ELEMENT_KINDS[int(elements.kind[e])]} "
+                f"{str(elements.name[e])!r}: no walkable ground within "
+                f"{params.reach:g} m across and {params.max_drop_height:g} m down; it "
+                f"has no entry or exit" for e in np.nonzero(~linked)[0].tolist()]
+    return ClimbLinks(kind, node, point, poly, bidir, length, abil), warnings
+
+
+_LINK_BASE = np.array(CLIMB_LINK_BASE_ABILITIES, np.int64)
+# no level to probe against (join_navmesh without ``level``)
+_NO_GRID = triangle_grid(np.zeros((0, 3)), np.zeros((0, 3), np.int64))
 
 
 # ------------------------------------------------------------------------ on the NavMesh
@@ -1352,9 +1415,10 @@ def add_climbing(navmesh, items, vertices, triangles, settings,
         warnings += buried
     n_found = 0
     fronts = None
+    surface = surface_grid(navmesh)  # shared by the ledge finder and the navmesh join
     if getattr(settings, "auto_ledges", False) and grid is not None:
         found = find_ledges(v, triangles, navmesh, LedgeCriteria.from_settings(settings), grid,
-                            ledge_mask, triangle_object, object_names)
+                            ledge_mask, triangle_object, object_names, surface)
         before = elements.kind.shape[0]
         kept = _found_kept(elements, found) if found.ends.shape[0] else []
         elements = add_found_ledges(elements, found)
@@ -1363,7 +1427,7 @@ def add_climbing(navmesh, items, vertices, triangles, settings,
         fronts[before:] = np.asarray(found.front).reshape(-1, 3)[kept]
     graph = build_climb_graph(elements, params, v, triangles, grid, fronts)
     links, more = join_navmesh(navmesh, elements, graph, params,
-                               None if grid is None else (v, triangles, grid))
+                               None if grid is None else (v, triangles, grid), surface)
     stats = dict(navmesh.stats)
     stats.update(climb_elements=int(elements.kind.shape[0]),
                  climb_found_ledges=int(n_found),
