@@ -1000,26 +1000,23 @@ def build_climb_graph(elements: ClimbElements, params: ClimbParams | None = None
 
 # ------------------------------------------------------------------------ navmesh join
 @njit(cache=True)
-def _skipped(skip, n_skip, poly):
-    for m in range(n_skip):
-        if skip[m] == poly:
-            return True
-    return False
+def _before(d, t, d2, t2):
+    """Whether (distance d, triangle t) comes before (d2, t2): nearer, then lower index."""
+    return d < d2 or (d == d2 and t < t2)
 
 
 @njit(cache=True)
-def _ground_walk(px, py, zlo, zhi, n_band, skip, n_skip, reach, tris, tri_zlo, tri_zhi,
-                 tri_xy, tri_poly, start, items, origin, cell, nx, ny, stamp, mark, out_t,
-                 out_p):
-    """The nearest (in XY) surface point to (px, py) within ``reach`` for each of the
-    ``n_band`` height bands [zlo[b], zhi[b]], leaving out the polygons ``skip[:n_skip]``:
-    ``out_t[b]`` (triangle or -1), ``out_p[b]``. Ties go to the lowest triangle. The bands
-    share one walk of the grid (each band's answer is that of a walk of its own);
+def _ground_walk(px, py, zlo, zhi, n_band, reach, tris, tri_zlo, tri_zhi, tri_xy, tri_poly,
+                 start, items, origin, cell, nx, ny, stamp, mark, lst_d, lst_t, lst_p, count):
+    """For each of the ``n_band`` height bands [zlo[b], zhi[b]]: the nearest (in XY) surface
+    points to (px, py) within ``reach`` of the ``K`` nearest polygons, one per polygon (its
+    nearest triangle), nearest first (ties: the lowest triangle): ``lst_d[b, :count[b]]``,
+    ``lst_t``, ``lst_p`` (K = ``lst_d.shape[1]``). So entry r is what a search leaving out
+    the polygons of entries 0..r-1 finds. The bands share one walk of the grid;
     ``stamp``/``mark`` as in ``climb_geom._walk_one``."""
-    best = np.empty(n_band)
+    n_keep = lst_d.shape[1]
     for b in range(n_band):
-        best[b] = reach
-        out_t[b] = -1
+        count[b] = 0
     i0, i1, j0, j1 = _cell_range(px - reach, px + reach, py - reach, py + reach, origin,
                                  cell, nx, ny)
     for i in range(i0, i1 + 1):
@@ -1032,24 +1029,53 @@ def _ground_walk(px, py, zlo, zhi, n_band, skip, n_skip, reach, tris, tri_zlo, t
                 stamp[t] = mark
                 reach_now = 0.0
                 in_band = False
-                skipped = _skipped(skip, n_skip, tri_poly[t])
                 for b in range(n_band):
-                    if tri_zlo[t] <= zhi[b] and tri_zhi[t] >= zlo[b] and not skipped:
+                    if tri_zlo[t] <= zhi[b] and tri_zhi[t] >= zlo[b]:
                         in_band = True
-                        reach_now = max(reach_now, best[b])
+                        reach_now = max(reach_now, lst_d[b, n_keep - 1]
+                                        if count[b] == n_keep else reach)
                 if not in_band or tri_xy[t, 0] > px + reach_now \
                         or tri_xy[t, 1] < px - reach_now or tri_xy[t, 2] > py + reach_now \
                         or tri_xy[t, 3] < py - reach_now:
                     continue
                 x, y, z, d = _closest_on_triangle_xy(px, py, tris[t])
                 for b in range(n_band):
-                    if d <= best[b] and zlo[b] <= z <= zhi[b]:
-                        if d < best[b] or out_t[b] < 0 or t < out_t[b]:
-                            best[b] = d
-                            out_t[b] = t
-                            out_p[b, 0] = x
-                            out_p[b, 1] = y
-                            out_p[b, 2] = z
+                    if d <= reach and zlo[b] <= z <= zhi[b]:
+                        _keep_nearest(b, d, t, tri_poly, x, y, z, lst_d, lst_t, lst_p, count)
+
+
+@njit(cache=True)
+def _keep_nearest(b, d, t, tri_poly, x, y, z, lst_d, lst_t, lst_p, count):
+    """Enter (d, t) in band b's list of the nearest polygons (:func:`_ground_walk`)."""
+    n_keep = lst_d.shape[1]
+    cnt = count[b]
+    poly = tri_poly[t]
+    same = -1
+    for m in range(cnt):
+        if tri_poly[lst_t[b, m]] == poly:
+            same = m
+            break
+    if same >= 0:
+        if not _before(d, t, lst_d[b, same], lst_t[b, same]):
+            return
+        for m in range(same, cnt - 1):  # its polygon's entry goes, the new one comes in
+            lst_d[b, m], lst_t[b, m] = lst_d[b, m + 1], lst_t[b, m + 1]
+            lst_p[b, m, 0], lst_p[b, m, 1] = lst_p[b, m + 1, 0], lst_p[b, m + 1, 1]
+            lst_p[b, m, 2] = lst_p[b, m + 1, 2]
+        cnt -= 1
+    elif cnt == n_keep:
+        if not _before(d, t, lst_d[b, cnt - 1], lst_t[b, cnt - 1]):
+            return
+        cnt -= 1
+    m = cnt
+    while m > 0 and _before(d, t, lst_d[b, m - 1], lst_t[b, m - 1]):
+        lst_d[b, m], lst_t[b, m] = lst_d[b, m - 1], lst_t[b, m - 1]
+        lst_p[b, m, 0], lst_p[b, m, 1], lst_p[b, m, 2] = \
+            lst_p[b, m - 1, 0], lst_p[b, m - 1, 1], lst_p[b, m - 1, 2]
+        m -= 1
+    lst_d[b, m], lst_t[b, m] = d, t
+    lst_p[b, m, 0], lst_p[b, m, 1], lst_p[b, m, 2] = x, y, z
+    count[b] = cnt + 1
 
 
 @njit(cache=True)
@@ -1111,13 +1137,11 @@ def _join_kernel(pos, el_kind, el_links, el_hold, node_base, node_flat, tris, tr
     mark, l_mark = 0, 0
     zlo = np.empty(2)
     zhi = np.empty(2)
-    bt = np.empty(2, np.int64)
-    bp = np.empty((2, 3))
-    one_lo = np.empty(1)
-    one_hi = np.empty(1)
-    one_t = np.empty(1, np.int64)
-    one_p = np.empty((1, 3))
-    skip = np.full(GROUND_RETRIES, -1, np.int64)
+    # per band: the nearest ground of the nearest polygons (_ground_walk)
+    lst_d = np.empty((2, GROUND_RETRIES + 1))
+    lst_t = np.empty((2, GROUND_RETRIES + 1), np.int64)
+    lst_p = np.empty((2, GROUND_RETRIES + 1, 3))
+    count = np.zeros(2, np.int64)
     # per element: its queries' answers (triangle, point), laid out as the rows
     cap = 2
     for e in range(n_el):
@@ -1152,36 +1176,29 @@ def _join_kernel(pos, el_kind, el_links, el_hold, node_base, node_flat, tris, tr
             z = pos[v, 2]
             zlo[0], zhi[0] = z - step, z + step
             zlo[1], zhi[1] = z - drop, z - step - 1e-6
-            _ground_walk(pos[v, 0], pos[v, 1], zlo, zhi, n_band, skip, 0, reach, tris,
-                         tri_zlo, tri_zhi, tri_xy, tri_poly, start, items, origin, cell, nx,
-                         ny, stamp, mark, bt, bp)
+            _ground_walk(pos[v, 0], pos[v, 1], zlo, zhi, n_band, reach, tris, tri_zlo,
+                         tri_zhi, tri_xy, tri_poly, start, items, origin, cell, nx, ny, stamp,
+                         mark, lst_d, lst_t, lst_p, count)
             mark += 1
             for band in range(n_band):
-                t = bt[band]
-                px, py, pz = bp[band, 0], bp[band, 1], bp[band, 2]
-                if probe:
-                    for retry in range(GROUND_RETRIES + 1):
-                        if t < 0:
-                            break
-                        blocked = _ground_blocked(pos[v, 0], pos[v, 1], pos[v, 2], px, py, pz,
-                                                  lift, l_tris, l_lo, l_hi, l_origin, l_cell,
-                                                  l_nx, l_ny, l_start, l_items, l_stamp,
-                                                  l_mark)
-                        l_mark += 1
-                        if not blocked:
-                            break
-                        if retry == GROUND_RETRIES:  # nothing reachable among the nearest
-                            t = -1
-                            break
-                        skip[retry] = tri_poly[t]
-                        one_lo[0], one_hi[0] = zlo[band], zhi[band]
-                        _ground_walk(pos[v, 0], pos[v, 1], one_lo, one_hi, 1, skip,
-                                     retry + 1, reach, tris, tri_zlo, tri_zhi, tri_xy,
-                                     tri_poly, start, items, origin, cell, nx, ny, stamp,
-                                     mark, one_t, one_p)
-                        mark += 1
-                        t = one_t[0]
-                        px, py, pz = one_p[0, 0], one_p[0, 1], one_p[0, 2]
+                # the nearest ground, or when the move there is blocked the next polygon's
+                # nearest, up to GROUND_RETRIES times
+                t, r = -1, 0
+                while r < count[band]:
+                    t = lst_t[band, r]
+                    if not probe or not _ground_blocked(
+                            pos[v, 0], pos[v, 1], pos[v, 2], lst_p[band, r, 0],
+                            lst_p[band, r, 1], lst_p[band, r, 2], lift, l_tris, l_lo, l_hi,
+                            l_origin, l_cell, l_nx, l_ny, l_start, l_items, l_stamp, l_mark):
+                        break
+                    l_mark += 1
+                    t = -1
+                    r += 1
+                l_mark += 1
+                if t >= 0:
+                    px, py, pz = lst_p[band, r, 0], lst_p[band, r, 1], lst_p[band, r, 2]
+                else:
+                    px, py, pz = 0.0, 0.0, 0.0
                 row = rows0 if band == 0 else rows1
                 q_t[row] = t
                 q_p[row, 0], q_p[row, 1], q_p[row, 2] = px, py, pz
