@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import operator
 from typing import NamedTuple
 
 import numpy as np
@@ -295,9 +296,14 @@ def _segments_of(items) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         pts = [np.asarray(it[2], np.float64).reshape(-1, 3) for it in items]
         np.cumsum(np.fromiter((p.shape[0] for p in pts), np.int64, len(pts)), out=start[1:])
         flat = np.concatenate(pts) if pts else np.zeros((0, 3))
-    kind = np.fromiter((int(it[1]) for it in items), np.int8, len(items))
+    kind = _item_kinds(items)
     seg, status = _element_segments(flat, start, kind, LEDGE_TOP_TOLERANCE)
     return seg, status, np.linalg.norm(seg[:, 1] - seg[:, 0], axis=1)
+
+
+def _item_kinds(items) -> np.ndarray:
+    """(E,) int8 kind of each ``(name, kind, points[, options])`` item."""
+    return np.array(list(map(int, map(operator.itemgetter(1), items))), np.int8)
 
 
 def _refusal(name, kind: int, status: int, length: float) -> str | None:
@@ -340,7 +346,8 @@ def make_elements(items, scene_bounds=None) -> tuple[ClimbElements, list[str]]:
     warnings: list[str] = []
     if not items:
         return empty_elements(), warnings
-    options = [item_options(it) for it in items]
+    # options: None when no item has its own (the usual case: no per-item work)
+    options = [item_options(it) for it in items] if set(map(len, items)) != {3} else None
     all_segs, status, length = _segments_of(items)
     ok = np.ones(len(items), np.bool_)
     if scene_bounds is not None:
@@ -364,9 +371,11 @@ def make_elements(items, scene_bounds=None) -> tuple[ClimbElements, list[str]]:
     if idx.size == 0:
         return empty_elements(), warnings
     segs = np.ascontiguousarray(all_segs[idx])
-    all_kinds = np.fromiter((int(it[1]) for it in items), np.int8, len(items))
+    all_kinds = _item_kinds(items)
     kinds = all_kinds[idx]
-    names = [str(items[e][0]) for e in idx.tolist()]
+    names = list(map(str, map(operator.itemgetter(0), items)))
+    if idx.size < len(items):
+        names = [names[e] for e in idx.tolist()]
     # overlaps: an element on one line with an earlier kept one over more than the merge
     # distance is skipped (candidate pairs from a kernel, decided in order here)
     pairs = _near_pairs(segs, MERGE_DISTANCE, MERGE_DISTANCE)
@@ -390,7 +399,8 @@ def make_elements(items, scene_bounds=None) -> tuple[ClimbElements, list[str]]:
     abilities = _ELEMENT_ABILITY_TABLE[kinds]
     moves = np.full(keep.shape[0], ALL_MOVES, np.uint8)
     links = np.full(keep.shape[0], ALL_LINKS, np.uint8)
-    custom = [k for k, e in enumerate(rows.tolist()) if options[e] is not _DEFAULT_OPTIONS]
+    custom = [] if options is None else \
+        [k for k, e in enumerate(rows.tolist()) if options[e] is not _DEFAULT_OPTIONS]
     for k in custom:  # items with options of their own
         o = options[int(rows[k])]
         if o.abilities is not None:
