@@ -878,6 +878,138 @@ def _corner_rows(cand, pos, abilities, el_front, grid, params):
     return c[new], np.array(rows, np.int64).reshape(-1, 6), cand
 
 
+@njit(cache=True)
+def _vertical_corner_candidates(kind, ends, lengths, pairs, moves, front, touching,
+                                merge, max_gap, height_tol, turn_cos):
+    """Pairs of a ledge and a ladder or pipe that could meet round a corner (Fuse's
+    ledge-to-pipe corner): the ledge's height within ``height_tol`` of the vertical's span,
+    the vertical's wall known (its ``front``), the ledge turning by more than the angle of
+    ``turn_cos`` from the vertical's wall face (the horizontal across its front), no
+    contact between them (``touching``: (E,) element pair keys i * E + j), both allowing
+    along moves, and the crossing C in plan of the ledge's line with the line across the
+    vertical's front through P, the vertical's point at the ledge's height, beyond an end
+    of the ledge and at most ``max_gap`` from that end and from P (and farther than
+    ``merge`` from P). Outside corners (each hanging side faces away from the other
+    element) and inside ones (each faces the other) are kept. Rows (ledge, vertical, the
+    ledge's end at the corner (0: p0, 1: p1), C x, y, z, P's parameter on the vertical,
+    outside 1 / inside 0)."""
+    n_el = kind.shape[0]
+    out = np.zeros((pairs.shape[0] + 1, 8))
+    k = 0
+    for m in range(pairs.shape[0]):
+        i, j = pairs[m, 0], pairs[m, 1]
+        if (kind[i] == CLIMB_LEDGE) == (kind[j] == CLIMB_LEDGE):
+            continue
+        if kind[i] != CLIMB_LEDGE:
+            i, j = j, i
+        if (moves[i] & moves[j] & (1 << CLIMB_EDGE_ALONG)) == 0:
+            continue
+        fjx, fjy = front[j, 0], front[j, 1]
+        fix, fiy = front[i, 0], front[i, 1]
+        if fjx * fjx + fjy * fjy < 0.25 or fix * fix + fiy * fiy < 0.25:
+            continue  # a ladder or pipe without a wall: no face to turn onto
+        z = ends[i, 0, 2]
+        zb, zt = ends[j, 0, 2], ends[j, 1, 2]
+        if z < zb - height_tol or z > zt + height_tol:
+            continue
+        a_, b_ = min(i, j), max(i, j)
+        met = False
+        for q in range(touching.shape[0]):
+            if touching[q] == a_ * n_el + b_:
+                met = True
+                break
+        if met:
+            continue
+        pz = min(max(z, zb), zt)
+        uix = (ends[i, 1, 0] - ends[i, 0, 0]) / lengths[i]
+        uiy = (ends[i, 1, 1] - ends[i, 0, 1]) / lengths[i]
+        ujx, ujy = -fjy, fjx  # across the vertical's front, along its wall
+        if abs(uix * ujx + uiy * ujy) > turn_cos:
+            continue
+        px, py = ends[j, 0, 0], ends[j, 0, 1]
+        cr = uix * ujy - uiy * ujx
+        dx = px - ends[i, 0, 0]
+        dy = py - ends[i, 0, 1]
+        s = (dx * ujy - dy * ujx) / cr  # C = p0 of i + s ui = P + w uj
+        w = (dx * uiy - dy * uix) / cr
+        if s > lengths[i]:
+            gap_i, ra, sgn_i = s - lengths[i], 1, -1.0
+        elif s < 0.0:
+            gap_i, ra, sgn_i = -s, 0, 1.0
+        else:
+            continue  # C on the ledge's span: the vertical is beside it, not round a corner
+        gap_j = abs(w)
+        if gap_i > max_gap or gap_j > max_gap or gap_j <= merge:
+            continue
+        cx, cy = ends[i, 0, 0] + s * uix, ends[i, 0, 1] + s * uiy
+        dix, diy = sgn_i * uix, sgn_i * uiy  # from C into the ledge
+        djx, djy = (px - cx) / gap_j, (py - cy) / gap_j  # from C to P
+        fi_dj = fix * djx + fiy * djy
+        fj_di = fjx * dix + fjy * diy
+        if fi_dj < 0.0 and fj_di < 0.0:
+            outside = 1.0
+        elif fi_dj > 0.0 and fj_di > 0.0:
+            outside = 0.0
+        else:
+            continue
+        out[k, 0], out[k, 1], out[k, 2] = i, j, ra
+        out[k, 3], out[k, 4], out[k, 5] = cx, cy, z
+        out[k, 6] = (pz - zb) / (zt - zb)
+        out[k, 7] = outside
+        k += 1
+    return out[:k]
+
+
+def _vertical_corner_rows(cand, base, t_all, node_of, pos, abilities, el_front, grid,
+                          params, first_new):
+    """Corner nodes and edges of the ledge-to-ladder/pipe candidates
+    (``_vertical_corner_candidates`` rows) whose move is free: an outside corner is the
+    move of a ledge corner (:func:`corner_blocked`: to C, pivot, on to P; edges end -> C ->
+    P), an inside one a straight move from the ledge's end to P (the hand line as
+    :func:`probe_blocked` and the body swept by ``climb_body.body_blocked``; one edge).
+    Returns (positions of the new nodes, numbered from ``first_new``; edge rows (a, b,
+    kind, -1, abilities, 1); the (ledge end node, P node) pairs of all candidates)."""
+    i = cand[:, 0].astype(np.int64)
+    j = cand[:, 1].astype(np.int64)
+    a = node_of[np.where(cand[:, 2] > 0.5, base[i + 1] - 1, base[i])]
+    # P: the vertical's raw node nearest its parameter (the corner's own, added to it)
+    p = np.empty(cand.shape[0], np.int64)
+    for k in range(cand.shape[0]):  # few
+        r = np.arange(base[j[k]], base[j[k] + 1])
+        p[k] = node_of[r[np.argmin(np.abs(t_all[r] - cand[k, 6]))]]
+    c = np.ascontiguousarray(cand[:, 3:6])
+    fi, fj = el_front[i], el_front[j]
+    outside = cand[:, 7] > 0.5
+    blocked = np.zeros(cand.shape[0], np.bool_)
+    o = np.nonzero(outside)[0]
+    if o.size:
+        blocked[o] = corner_blocked(pos[a[o]], c[o], pos[p[o]], fi[o], fj[o], grid, params)
+    n_in = np.nonzero(~outside)[0]
+    if n_in.size:
+        hands = probe_blocked(pos[a[n_in]] + PROBE_OUT * fi[n_in],
+                              pos[p[n_in]] + PROBE_OUT * fj[n_in], None, grid.tris, grid)
+        rest = n_in[~hands]
+        blocked[n_in[hands]] = True
+        blocked[rest] = body_blocked(pos[a[rest]], pos[p[rest]], fi[rest], fj[rest], grid,
+                                     float(params.body_radius), float(params.hang_height))
+    abil = ABILITY_CLIMB | abilities[i] | abilities[j]
+    merge = float(params.merge_distance)
+    new_pos, rows = [], []
+    for k in np.nonzero(~blocked)[0].tolist():  # few: one or two edges per corner
+        if outside[k]:
+            if np.linalg.norm(c[k] - pos[a[k]]) <= merge:
+                mid = a[k]
+            else:
+                mid = first_new + len(new_pos)
+                new_pos.append(c[k])
+            hops = ((a[k], mid), (mid, p[k]))
+        else:
+            hops = ((a[k], p[k]),)
+        rows += [(u, v, CLIMB_EDGE_CORNER, -1, abil[k], 1) for u, v in hops if u != v]
+    return (np.array(new_pos, np.float64).reshape(-1, 3),
+            np.array(rows, np.int64).reshape(-1, 6), np.stack([a, p], axis=1))
+
+
 def _node_elements(base, node_of, n_nodes) -> np.ndarray:
     """(N,) the first element owning each node."""
     owner = np.repeat(np.arange(base.shape[0] - 1), np.diff(base))
@@ -924,11 +1056,35 @@ def build_climb_graph(elements: ClimbElements, params: ClimbParams | None = None
     lengths = np.linalg.norm(ends[:, 1] - ends[:, 0], axis=1)
     contacts = _contacts(ends, float(params.merge_distance)) if n_el > 1 \
         else np.zeros((0, 4))
+    scene = vertices is not None and triangles is not None and len(triangles)
+    g = None
+    early_need = np.zeros(0, np.int64)  # elements whose fronts are needed before the nodes
+    early = None
+    vcand = np.zeros((0, 8))
+    if n_el > 1:
+        reach = float(params.max_link_distance)
+        near = max(reach, 2.0 * float(params.corner_gap))  # a corner's ends, too
+        pairs = _near_pairs(ends, near, max(near, float(params.max_drop_height)))
+        is_ledge = np.asarray(elements.kind) == CLIMB_LEDGE
+        mixed = pairs[is_ledge[pairs[:, 0]] != is_ledge[pairs[:, 1]]]
+        if scene and mixed.shape[0]:
+            # corners between a ledge and a ladder or pipe: found before the nodes, as a
+            # corner adds a node to the ladder or pipe at the ledge's height
+            g = grid if grid is not None else triangle_grid(vertices, triangles)
+            early_need = np.unique(mixed)
+            early = _element_fronts(elements, g, params, fronts, early_need)
+            ci, cj = contacts[:, 0].astype(np.int64), contacts[:, 1].astype(np.int64)
+            vcand = _vertical_corner_candidates(
+                np.asarray(elements.kind, np.int64), ends, lengths, mixed,
+                np.asarray(elements.moves, np.int64), early,
+                np.minimum(ci, cj) * n_el + np.maximum(ci, cj),
+                float(params.merge_distance), float(params.corner_gap), CORNER_HEIGHT_TOL,
+                math.cos(math.radians(CORNER_MIN_TURN_DEG)))
 
-    # 1. per element: regular parameters, with contact parameters replacing any regular
-    #    one closer than the merge distance
-    c_el = np.concatenate([contacts[:, 0], contacts[:, 1]]).astype(np.int64)
-    c_t = np.concatenate([contacts[:, 2], contacts[:, 3]])
+    # 1. per element: regular parameters, with contact parameters (and a ladder's or
+    #    pipe's corner point) replacing any regular one closer than the merge distance
+    c_el = np.concatenate([contacts[:, 0], contacts[:, 1], vcand[:, 1]]).astype(np.int64)
+    c_t = np.concatenate([contacts[:, 2], contacts[:, 3], vcand[:, 6]])
     order = np.lexsort((c_t, c_el))
     c_start = np.searchsorted(c_el[order], np.arange(n_el + 1)).astype(np.int64)
     base, t_all = _element_params(lengths, float(params.spacing),
@@ -950,9 +1106,6 @@ def build_climb_graph(elements: ClimbElements, params: ClimbParams | None = None
     implicit = np.zeros((0, 6), np.int64)
     corner_cand = np.zeros((0, 11))
     if n_el > 1:
-        reach = float(params.max_link_distance)
-        near = max(reach, 2.0 * float(params.corner_gap))  # a corner's ends, too
-        pairs = _near_pairs(ends, near, max(near, float(params.max_drop_height)))
         axes = ends[:, 1] - ends[:, 0]
         axes = np.ascontiguousarray(axes / np.maximum(lengths, 1e-12)[:, None])
         implicit = _implicit_links(
@@ -969,13 +1122,18 @@ def build_climb_graph(elements: ClimbElements, params: ClimbParams | None = None
     keep = keep[keep >= along.shape[0]]  # an implicit link only where no edge is yet
     implicit = rows[keep]
     corner = np.zeros((0, 6), np.int64)
-    scene = vertices is not None and triangles is not None and len(triangles)
-    if scene and (implicit.shape[0] or corner_cand.shape[0]):
-        g = grid if grid is not None else triangle_grid(vertices, triangles)
+    if scene and (implicit.shape[0] or corner_cand.shape[0] or vcand.shape[0]):
+        g = g if g is not None else grid if grid is not None \
+            else triangle_grid(vertices, triangles)
         node_el = _node_elements(base, node_of, pos.shape[0])
         need = np.concatenate([node_el[implicit[:, :2].ravel()],
-                               corner_cand[:, :2].ravel().astype(np.int64)])
-        el_front = _element_fronts(elements, g, params, fronts, need)
+                               corner_cand[:, :2].ravel().astype(np.int64), early_need])
+        known = fronts
+        if early is not None:  # those already worked out
+            known = np.zeros((n_el, 3)) if fronts is None \
+                else np.array(fronts, np.float64).reshape(n_el, 3)
+            known[early_need] = early[early_need]
+        el_front = _element_fronts(elements, g, params, known, need)
         if corner_cand.shape[0]:
             new_pos, corner, outside = _corner_rows(corner_cand, pos, abilities, el_front, g,
                                                     params)
@@ -987,6 +1145,19 @@ def build_climb_graph(elements: ClimbElements, params: ClimbParams | None = None
                 + np.maximum(implicit[:, 0], implicit[:, 1])
             implicit = implicit[~np.isin(key, taken)]
             pos = np.concatenate([pos, new_pos])
+        if vcand.shape[0]:
+            # a ledge's end and the ladder's or pipe's node round the corner get the
+            # corner move, not a straight jump
+            new_pos, more, ends_ap = _vertical_corner_rows(
+                vcand, base, t_all, node_of, pos, abilities, el_front, g, params,
+                pos.shape[0])
+            n = max(pos.shape[0], 1)
+            taken = ends_ap.min(axis=1) * n + ends_ap.max(axis=1)
+            key = np.minimum(implicit[:, 0], implicit[:, 1]) * n \
+                + np.maximum(implicit[:, 0], implicit[:, 1])
+            implicit = implicit[~np.isin(key, taken)]
+            pos = np.concatenate([pos, new_pos])
+            corner = np.concatenate([corner, more])
         a, b = implicit[:, 0], implicit[:, 1]
         front = el_front[node_el[implicit[:, :2]]] if implicit.shape[0] \
             else np.zeros((0, 2, 3))
