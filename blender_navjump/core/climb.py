@@ -1219,7 +1219,7 @@ def _ground_walk(px, py, zlo, zhi, n_band, reach, tris, tri_zlo, tri_zhi, tri_xy
                         or tri_xy[t, 1] < px - reach_now or tri_xy[t, 2] > py + reach_now \
                         or tri_xy[t, 3] < py - reach_now:
                     continue
-                x, y, z, d = _closest_on_triangle_xy(px, py, tris[t])
+                x, y, z, d = _closest_on_triangle_xy(px, py, tris, t)
                 for b in range(n_band):
                     if d <= reach and zlo[b] <= z <= zhi[b]:
                         _keep_nearest(b, d, t, tri_poly, x, y, z, lst_d, lst_t, lst_p, count)

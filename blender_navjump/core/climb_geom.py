@@ -177,31 +177,33 @@ def segment_first_hits(a, b, grid: TriangleGrid):
                                grid.nx, grid.ny, grid.start, grid.items)
 
 @njit(cache=True)
-def _closest_on_triangle_xy(px, py, tri):
-    """Closest point (x, y, z on the triangle's plane) of triangle ``tri`` to (px, py) in XY."""
+def _closest_on_triangle_xy(px, py, tris, t):
+    """Closest point (x, y, z on the triangle's plane) of triangle ``tris[t]`` to (px, py) in
+    XY, and its XY distance (scalar indexing: no view of the triangle is made)."""
     best_d = np.inf
     bx, by, bz = 0.0, 0.0, 0.0
-    ax, ay = tri[0, 0], tri[0, 1]
-    e1x, e1y = tri[1, 0] - ax, tri[1, 1] - ay
-    e2x, e2y = tri[2, 0] - ax, tri[2, 1] - ay
+    ax, ay = tris[t, 0, 0], tris[t, 0, 1]
+    e1x, e1y = tris[t, 1, 0] - ax, tris[t, 1, 1] - ay
+    e2x, e2y = tris[t, 2, 0] - ax, tris[t, 2, 1] - ay
     det = e1x * e2y - e1y * e2x
     if abs(det) > 1e-14:
         u = ((px - ax) * e2y - (py - ay) * e2x) / det
         v = (e1x * (py - ay) - e1y * (px - ax)) / det
         if u >= 0.0 and v >= 0.0 and u + v <= 1.0:
-            z = tri[0, 2] + u * (tri[1, 2] - tri[0, 2]) + v * (tri[2, 2] - tri[0, 2])
+            z = tris[t, 0, 2] + u * (tris[t, 1, 2] - tris[t, 0, 2]) \
+                + v * (tris[t, 2, 2] - tris[t, 0, 2])
             return px, py, z, 0.0
     for k in range(3):
-        p = tri[k]
-        q = tri[(k + 1) % 3]
-        dx, dy = q[0] - p[0], q[1] - p[1]
+        k1 = (k + 1) % 3
+        p0, p1, p2 = tris[t, k, 0], tris[t, k, 1], tris[t, k, 2]
+        dx, dy = tris[t, k1, 0] - p0, tris[t, k1, 1] - p1
         ll = dx * dx + dy * dy
-        t = 0.0
+        s = 0.0
         if ll > 0.0:
-            t = min(max(((px - p[0]) * dx + (py - p[1]) * dy) / ll, 0.0), 1.0)
-        cx, cy = p[0] + t * dx, p[1] + t * dy
+            s = min(max(((px - p0) * dx + (py - p1) * dy) / ll, 0.0), 1.0)
+        cx, cy = p0 + s * dx, p1 + s * dy
         dd = (cx - px) ** 2 + (cy - py) ** 2
         if dd < best_d:
             best_d = dd
-            bx, by, bz = cx, cy, p[2] + t * (q[2] - p[2])
+            bx, by, bz = cx, cy, p2 + s * (tris[t, k1, 2] - p2)
     return bx, by, bz, np.sqrt(best_d)

@@ -194,7 +194,7 @@ def _sample_tests(pts, front, tris, start, items, origin, cell, nx, ny, reach, s
                             or hi[t, 0] < px - reach or lo[t, 1] > py + reach \
                             or hi[t, 1] < py - reach:
                         continue
-                    x, y, z, d = _closest_on_triangle_xy(px, py, tris[t])
+                    x, y, z, d = _closest_on_triangle_xy(px, py, tris, t)
                     if d > reach:
                         continue
                     side = (x - px) * front[k, 0] + (y - py) * front[k, 1]
