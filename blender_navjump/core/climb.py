@@ -39,9 +39,9 @@ from .climb_geom import (
     _dot,
     _segment_hits,
     _walk_one,
+    bounds_grid,
     point_bounds,
     segment_first_hits,
-    triangle_bounds,
     triangle_grid,
 )
 from .climb_options import ALL_LINKS, ALL_MOVES, ElementOptions
@@ -69,7 +69,7 @@ from .kinds import (
 )
 from .navmesh_check import climb_link_ability_masks
 from .query.astar import heap_pop, heap_push
-from .query.spatial import _cell_range, build_grid
+from .query.spatial import _cell_range
 
 # Abilities an element needs to be used at all, and that its "along" edges need.
 ELEMENT_ABILITIES = {
@@ -1432,7 +1432,7 @@ def surface_grid(navmesh) -> SurfaceGrid:
     start, tris = navmesh.surface_triangles()
     tris = np.ascontiguousarray(tris, np.float64)
     poly = np.repeat(np.arange(navmesh.polygon_count, dtype=np.int64), np.diff(start))
-    origin, cell, nx, ny, gstart, gitems = build_grid(*triangle_bounds(tris))
+    _lo, _hi, origin, cell, nx, ny, gstart, gitems = bounds_grid(tris)
     return SurfaceGrid(start, tris, poly, origin, float(cell), int(nx), int(ny), gstart,
                        gitems)
 

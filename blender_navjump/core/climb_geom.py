@@ -4,12 +4,13 @@ triangles, and the closest point of a triangle in XY. numpy + numba only."""
 
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
 import numpy as np
 from numba import njit
 
-from .query.spatial import _cell_range, build_grid
+from .query.spatial import _cell_range, fill_grid
 
 # Horizontal reach from a climb node to walkable ground, beyond the agent radius (metres).
 GROUND_REACH = 0.5
@@ -149,12 +150,42 @@ def point_bounds(points) -> tuple[np.ndarray, np.ndarray]:
 
 
 def triangle_grid(vertices, triangles) -> TriangleGrid:
-    tris = np.asarray(vertices, np.float64).reshape(-1, 3)[
-        np.asarray(triangles, np.int64).reshape(-1, 3)]
-    lo, hi = triangle_bounds(tris)
-    origin, cell, nx, ny, start, items = build_grid(lo, hi)
-    return TriangleGrid(np.ascontiguousarray(tris), lo, hi, origin, float(cell), int(nx),
-                        int(ny), start, items)
+    tris = np.ascontiguousarray(np.asarray(vertices, np.float64).reshape(-1, 3)[
+        np.asarray(triangles, np.int64).reshape(-1, 3)])
+    lo, hi, origin, cell, nx, ny, start, items = bounds_grid(tris)
+    return TriangleGrid(tris, lo, hi, origin, float(cell), int(nx), int(ny), start, items)
+
+
+@njit(cache=True)
+def bounds_grid(tris):
+    """(lo, hi, origin, cell, nx, ny, start, items): the (T, 3) bounds of triangles (T, 3, 3)
+    and query/spatial.py's uniform XY grid over them, in one numba call (the grid is
+    ``spatial.build_grid``'s: the same origin, cell and binning)."""
+    n = tris.shape[0]
+    lo = np.empty((n, 3))
+    hi = np.empty((n, 3))
+    for t in range(n):
+        for a in range(3):
+            lo[t, a] = min(tris[t, 0, a], tris[t, 1, a], tris[t, 2, a])
+            hi[t, a] = max(tris[t, 0, a], tris[t, 1, a], tris[t, 2, a])
+    if n == 0:
+        return lo, hi, np.zeros(2), 1.0, 1, 1, np.zeros(2, np.int64), np.zeros(0, np.int64)
+    origin = np.empty(2)
+    top = np.empty(2)
+    for a in range(2):
+        origin[a] = lo[:, a].min() - 1e-3
+        top[a] = hi[:, a].max() + 1e-3
+    span0, span1 = top[0] - origin[0], top[1] - origin[1]
+    sizes = np.empty(n)
+    for t in range(n):
+        sizes[t] = max(hi[t, 0] - lo[t, 0], hi[t, 1] - lo[t, 1])
+    # about one triangle per cell; never more than ~4 cells per triangle over the grid
+    cell = max(float(np.median(sizes)), 0.25)
+    cell = max(cell, math.sqrt(span0 * span1 / (4.0 * n + 16.0)))
+    nx = int(span0 / cell) + 1
+    ny = int(span1 / cell) + 1
+    start, items = fill_grid(lo, hi, origin, cell, nx, ny)
+    return lo, hi, origin, cell, nx, ny, start, items
 
 
 def segment_hits(a, b, grid: TriangleGrid) -> np.ndarray:
