@@ -1021,7 +1021,9 @@ def _node_elements(base, node_of, n_nodes) -> np.ndarray:
 
 def _element_fronts(elements, grid, params, fronts, need) -> np.ndarray:
     """(E, 3) hanging side of the elements ``need`` (climb_body.py), zero rows elsewhere."""
-    need = np.unique(need)
+    mask = np.zeros(elements.kind.shape[0], np.bool_)
+    mask[need] = True
+    need = np.nonzero(mask)[0]
     known = None if fronts is None else np.asarray(fronts, np.float64).reshape(-1, 3)[need]
     el_front = np.zeros((elements.kind.shape[0], 3))
     el_front[need] = hang_fronts(np.asarray(elements.kind)[need],
