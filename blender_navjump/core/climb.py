@@ -795,10 +795,42 @@ def _corner_candidates(kind, ends, lengths, base, node_of, pairs, moves, merge, 
     return out[:k]
 
 
-def _rotate_xy(v, angle):
-    """Each row of ``v`` (n, 3) turned by ``angle[n]`` (radians) about the vertical."""
-    c, s = np.cos(angle), np.sin(angle)
-    return np.stack([c * v[:, 0] - s * v[:, 1], s * v[:, 0] + c * v[:, 1], v[:, 2]], axis=1)
+@njit(cache=True)
+def _corner_chains(a, c, b, fa, fb, step):
+    """The chains of holds of corner moves (``climb_body.chain_blocked``): per corner, a
+    (a's front), c turned from a's front to b's in ``steps`` = ceil(turn / ``step``) steps
+    (steps + 1 holds: a's front, the turned ones, b's front), b (b's front). Returns (hold
+    (H, 3), front (H, 3), start (n + 1,))."""
+    n = a.shape[0]
+    turn = np.empty(n)
+    steps = np.empty(n, np.int64)
+    start = np.zeros(n + 1, np.int64)
+    for k in range(n):
+        turn[k] = math.atan2(fa[k, 0] * fb[k, 1] - fa[k, 1] * fb[k, 0],
+                             fa[k, 0] * fb[k, 0] + fa[k, 1] * fb[k, 1])
+        steps[k] = max(1, int(math.ceil(abs(turn[k]) / step - 1e-9)))
+        start[k + 1] = start[k] + steps[k] + 3
+    hold = np.empty((start[n], 3))
+    front = np.empty((start[n], 3))
+    for k in range(n):
+        h = start[k]
+        for q in range(3):
+            hold[h, q], front[h, q] = a[k, q], fa[k, q]
+            hold[start[k + 1] - 1, q], front[start[k + 1] - 1, q] = b[k, q], fb[k, q]
+        for r in range(1, steps[k] + 2):
+            for q in range(3):
+                hold[h + r, q] = c[k, q]
+            if r == 1:
+                front[h + r, 0], front[h + r, 1], front[h + r, 2] = fa[k, 0], fa[k, 1], fa[k, 2]
+            elif r == steps[k] + 1:
+                front[h + r, 0], front[h + r, 1], front[h + r, 2] = fb[k, 0], fb[k, 1], fb[k, 2]
+            else:
+                ang = turn[k] * ((r - 1) / steps[k])
+                cs, sn = math.cos(ang), math.sin(ang)
+                front[h + r, 0] = cs * fa[k, 0] - sn * fa[k, 1]
+                front[h + r, 1] = sn * fa[k, 0] + cs * fa[k, 1]
+                front[h + r, 2] = fa[k, 2]
+    return hold, front, start
 
 
 def corner_blocked(a, c, b, front_a, front_b, grid: TriangleGrid, params: ClimbParams):
@@ -818,33 +850,13 @@ def corner_blocked(a, c, b, front_a, front_b, grid: TriangleGrid, params: ClimbP
                           np.concatenate([c + PROBE_OUT * fa, b + PROBE_OUT * fb]), None,
                           grid.tris, grid)
     blocked = hands[:n] | hands[n:]
-    turn = np.arctan2(fa[:, 0] * fb[:, 1] - fa[:, 1] * fb[:, 0],
-                      fa[:, 0] * fb[:, 0] + fa[:, 1] * fb[:, 1])
-    steps = np.maximum(1, np.ceil(np.abs(turn) / math.radians(CORNER_PIVOT_STEP_DEG)
-                                  - 1e-9)).astype(np.int64)
-    # each corner's chain of holds: a (a's front), c turned from a's front to b's in
-    # ``steps`` steps (steps + 1 holds), b (b's front)
-    per = steps + 3
-    start = np.zeros(n + 1, np.int64)
-    np.cumsum(per, out=start[1:])
-    owner = np.repeat(np.arange(n), per)
-    rank = np.arange(owner.shape[0]) - start[owner]  # 0: a, 1..steps + 1: c, last: b
-    last = rank == per[owner] - 1
-    frac = np.clip((rank - 1) / steps[owner], 0.0, 1.0)
-    front = _rotate_xy(fa[owner], turn[owner] * frac)
-    front[rank == 0] = fa
-    front[rank == 1] = fa
-    front[last] = fb
-    front[rank == steps[owner] + 1] = fb
-    hold = c[owner]
-    hold[rank == 0] = a
-    hold[last] = b
     open_ = np.nonzero(~blocked)[0]
     if open_.size:
-        keep = ~blocked[owner]
-        blocked[open_] = chain_blocked(hold[keep], front[keep],
-                                       np.concatenate([[0], np.cumsum(per[open_])]), grid,
-                                       float(params.body_radius), float(params.hang_height))
+        hold, front, start = _corner_chains(a[open_], c[open_], b[open_], fa[open_],
+                                            fb[open_],
+                                            math.radians(CORNER_PIVOT_STEP_DEG))
+        blocked[open_] = chain_blocked(hold, front, start, grid, float(params.body_radius),
+                                       float(params.hang_height))
     return blocked
 
 
@@ -870,12 +882,13 @@ def _corner_rows(cand, pos, abilities, el_front, grid, params):
     node = np.where(at_a, a, b)
     node[new] = pos.shape[0] + np.arange(int(new.sum()))
     abil = ABILITY_CLIMB | abilities[i] | abilities[j]
-    rows = []
-    for k in range(a.shape[0]):  # few: one or two edges per corner
-        for u, v in ((a[k], node[k]), (node[k], b[k])):
-            if u != v:
-                rows.append((u, v, CLIMB_EDGE_CORNER, -1, abil[k], 1))
-    return c[new], np.array(rows, np.int64).reshape(-1, 6), cand
+    # per corner: a -> node, node -> b (one of them empty when the node is an end)
+    frm = np.stack([a, node], axis=1).ravel()
+    to = np.stack([node, b], axis=1).ravel()
+    two = np.ones(frm.shape[0], np.int64)
+    rows = np.stack([frm, to, two * CLIMB_EDGE_CORNER, -two, np.repeat(abil, 2), two],
+                    axis=1)
+    return c[new], rows[frm != to], cand
 
 
 @njit(cache=True)
