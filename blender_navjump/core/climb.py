@@ -274,9 +274,9 @@ def _element_segments(points, start, kind, top_tol):
     return seg, status
 
 
-def _segments_of(items) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _segments_of(items, kind=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(segments (E, 2, 3), status (E,), lengths (E,)) of ``(name, kind, points[, options])``
-    items."""
+    items (``kind``: their kinds, :func:`_item_kinds`, when already known)."""
     start = np.zeros(len(items) + 1, np.int64)
     flat = None
     try:  # every item's points already (k, 3) rows: one concatenation, no per-item work
@@ -296,7 +296,7 @@ def _segments_of(items) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         pts = [np.asarray(it[2], np.float64).reshape(-1, 3) for it in items]
         np.cumsum(np.fromiter((p.shape[0] for p in pts), np.int64, len(pts)), out=start[1:])
         flat = np.concatenate(pts) if pts else np.zeros((0, 3))
-    kind = _item_kinds(items)
+    kind = _item_kinds(items) if kind is None else kind
     seg, status = _element_segments(flat, start, kind, LEDGE_TOP_TOLERANCE)
     return seg, status, np.linalg.norm(seg[:, 1] - seg[:, 0], axis=1)
 
@@ -348,12 +348,14 @@ def make_elements(items, scene_bounds=None) -> tuple[ClimbElements, list[str]]:
         return empty_elements(), warnings
     # options: None when no item has its own (the usual case: no per-item work)
     options = [item_options(it) for it in items] if set(map(len, items)) != {3} else None
-    all_segs, status, length = _segments_of(items)
+    all_kinds = _item_kinds(items)
+    all_segs, status, length = _segments_of(items, all_kinds)
     ok = np.ones(len(items), np.bool_)
     if scene_bounds is not None:
         lo = np.asarray(scene_bounds[0], np.float64) - OUTSIDE_SCENE_MARGIN
         hi = np.asarray(scene_bounds[1], np.float64) + OUTSIDE_SCENE_MARGIN
-        outside = ((all_segs.min(axis=1) < lo) | (all_segs.max(axis=1) > hi)).any(axis=1)
+        outside = ((np.minimum(all_segs[:, 0], all_segs[:, 1]) < lo)
+                   | (np.maximum(all_segs[:, 0], all_segs[:, 1]) > hi)).any(axis=1)
     else:
         outside = np.zeros(len(items), np.bool_)
     bad = np.nonzero((status != _SEG_OK) | ~(length >= MIN_ELEMENT_LENGTH) | outside)[0]
@@ -371,7 +373,6 @@ def make_elements(items, scene_bounds=None) -> tuple[ClimbElements, list[str]]:
     if idx.size == 0:
         return empty_elements(), warnings
     segs = np.ascontiguousarray(all_segs[idx])
-    all_kinds = _item_kinds(items)
     kinds = all_kinds[idx]
     names = list(map(str, map(operator.itemgetter(0), items)))
     if idx.size < len(items):
@@ -1045,6 +1046,20 @@ def _element_fronts(elements, grid, params, fronts, need) -> np.ndarray:
     return el_front
 
 
+@njit(cache=True)
+def _edge_lengths(pos, edge_nodes):
+    """(K,) Euclidean length of each edge (the arithmetic of ``np.linalg.norm(b - a,
+    axis=1)``)."""
+    out = np.empty(edge_nodes.shape[0])
+    for k in range(edge_nodes.shape[0]):
+        a, b = edge_nodes[k, 0], edge_nodes[k, 1]
+        dx = pos[b, 0] - pos[a, 0]
+        dy = pos[b, 1] - pos[a, 1]
+        dz = pos[b, 2] - pos[a, 2]
+        out[k] = math.sqrt(dx * dx + dy * dy + dz * dz)
+    return out
+
+
 def _first_of_each_pair(rows, n_nodes) -> np.ndarray:
     """Indices (ascending) of the first row of each unordered node pair."""
     if rows.shape[0] == 0:
@@ -1187,8 +1202,7 @@ def build_climb_graph(elements: ClimbElements, params: ClimbParams | None = None
         implicit = implicit[~blocked]
     rows = np.concatenate([along, implicit, corner])
     en = rows[:, :2].astype(np.int32)
-    length = np.linalg.norm(pos[en[:, 1]] - pos[en[:, 0]], axis=1) if rows.shape[0] \
-        else np.zeros(0)
+    length = _edge_lengths(pos, en)
     return ClimbGraph(pos, en.reshape(-1, 2), rows[:, 2].astype(np.int8),
                       rows[:, 3].astype(np.int32), length, rows[:, 4].astype(np.uint16),
                       rows[:, 5].astype(np.bool_), element_nodes)
