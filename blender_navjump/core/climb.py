@@ -40,8 +40,6 @@ from .climb_geom import (
     _segment_hits,
     _walk_one,
     bounds_grid,
-    point_bounds,
-    segment_first_hits,
     triangle_grid,
 )
 from .climb_options import ALL_LINKS, ALL_MOVES, ElementOptions
@@ -519,21 +517,49 @@ def inside_solid(points, grid: TriangleGrid) -> np.ndarray:
     """Whether each point is inside a closed surface of the scene (outward normals): the
     first triangle that each of two horizontal rays (slightly skewed, ``BURIED_PROBE``
     long) meets is met from behind. Open planes (a single-sided wall) do not enclose."""
-    p = np.asarray(points, np.float64).reshape(-1, 3)
+    p = np.ascontiguousarray(points, np.float64).reshape(-1, 3)
     if p.shape[0] == 0 or grid.tris.shape[0] == 0:
         return np.zeros(p.shape[0], np.bool_)
-    inside = np.ones(p.shape[0], np.bool_)
-    for direction in ((1.0, 0.0137, 0.0), (-0.0113, 1.0, 0.0)):
-        todo = np.nonzero(inside)[0]  # the second ray only where the first says inside
-        if todo.size == 0:
-            break
-        q = p[todo]
-        _param, first = segment_first_hits(q, q + BURIED_PROBE * np.array(direction), grid)
-        met = grid.tris[first[first >= 0]]
-        normal = np.cross(met[:, 1] - met[:, 0], met[:, 2] - met[:, 0])
-        behind = np.zeros(todo.size, np.bool_)
-        behind[first >= 0] = normal @ np.array(direction) > 0.0  # along the outward normal
-        inside[todo] = behind
+    return _inside_solid(p, _BURIED_RAYS, BURIED_PROBE, grid.tris, grid.lo, grid.hi,
+                         grid.origin, grid.cell, grid.nx, grid.ny, grid.start, grid.items)
+
+
+# the two ray directions of inside_solid (slightly skewed off the axes)
+_BURIED_RAYS = np.array([(1.0, 0.0137, 0.0), (-0.0113, 1.0, 0.0)])
+
+
+@njit(cache=True)
+def _inside_solid(p, rays, length, tris, tri_lo, tri_hi, origin, cell, nx, ny, grid_start,
+                  grid_items):
+    """:func:`inside_solid` of the points ``p``: each ray of ``rays`` (``length`` long)
+    in turn, stopping at the first that meets nothing or meets its first triangle from
+    the front."""
+    n = p.shape[0]
+    inside = np.ones(n, np.bool_)
+    stamp = np.full(tris.shape[0], -1, np.int64)
+    mark = 0
+    for k in range(n):
+        for r in range(rays.shape[0]):
+            dx, dy, dz = rays[r, 0], rays[r, 1], rays[r, 2]
+            _w, t = _walk_one(p[k, 0], p[k, 1], p[k, 2], p[k, 0] + length * dx,
+                              p[k, 1] + length * dy, p[k, 2] + length * dz, tris, tri_lo,
+                              tri_hi, origin, cell, nx, ny, grid_start, grid_items, False,
+                              stamp, mark)
+            mark += 1
+            if t < 0:
+                inside[k] = False
+                break
+            e1x = tris[t, 1, 0] - tris[t, 0, 0]
+            e1y = tris[t, 1, 1] - tris[t, 0, 1]
+            e1z = tris[t, 1, 2] - tris[t, 0, 2]
+            e2x = tris[t, 2, 0] - tris[t, 0, 0]
+            e2y = tris[t, 2, 1] - tris[t, 0, 1]
+            e2z = tris[t, 2, 2] - tris[t, 0, 2]
+            facing = (e1y * e2z - e1z * e2y) * dx + (e1z * e2x - e1x * e2z) * dy \
+                + (e1x * e2y - e1y * e2x) * dz
+            if not facing > 0.0:  # met from the front: outside (along the outward normal)
+                inside[k] = False
+                break
     return inside
 
 
@@ -1633,10 +1659,10 @@ def add_climbing(navmesh, items, vertices, triangles, settings,
 
     params = params or ClimbParams.from_settings(settings)
     v = np.asarray(vertices, np.float64).reshape(-1, 3)
-    used = v[np.asarray(triangles, np.int64).ravel()] if len(triangles) else v[:0]
-    bounds = point_bounds(used) if used.shape[0] else None
-    elements, warnings = make_elements(items, bounds)
     grid = triangle_grid(v, triangles) if len(triangles) else None
+    # the bounds of the walkable geometry's used vertices: those of its triangles
+    bounds = None if grid is None else (grid.lo.min(axis=0), grid.hi.max(axis=0))
+    elements, warnings = make_elements(items, bounds)
     if grid is not None and elements.kind.shape[0]:
         elements, buried = _drop_buried(elements, grid)
         warnings += buried
