@@ -99,29 +99,65 @@ def hang_fronts(kind, ends, grid: TriangleGrid | None, radius: float,
         fronts[ledge] = _ledge_fronts(np.ascontiguousarray(ends[ledge]), reach, g.tris, g.lo,
                                       g.hi, g.origin, g.cell, g.nx, g.ny, g.start, g.items)
     if vertical.size and grid is not None and grid.tris.shape[0]:
-        mid = ends[vertical].mean(axis=1)
-        ang = 2.0 * math.pi * np.arange(VERTICAL_RAYS) / VERTICAL_RAYS
-        dirs = np.stack([np.cos(ang), np.sin(ang), np.zeros(VERTICAL_RAYS)], axis=1)
-        a = np.repeat(mid, VERTICAL_RAYS, axis=0)
-        b = (mid[:, None, :] + dirs[None] * reach).reshape(-1, 3)
-        param, tri = _fan_first_hits(np.ascontiguousarray(a), np.ascontiguousarray(b),
-                                     VERTICAL_RAYS, grid.tris, grid.lo, grid.hi, grid.origin,
-                                     grid.cell, grid.nx, grid.ny, grid.start, grid.items)
-        param = param.reshape(-1, VERTICAL_RAYS)
-        tri = tri.reshape(-1, VERTICAL_RAYS)
-        best = np.argmin(param, axis=1)  # first of equals: deterministic
-        rows = np.arange(vertical.size)
-        hit = np.isfinite(param[rows, best])
-        t = tri[rows, best][hit]
-        tr = grid.tris[t]
-        normal, size = _unit_xy(np.cross(tr[:, 1] - tr[:, 0], tr[:, 2] - tr[:, 0]))
-        ray = dirs[best[hit]]
-        flat = np.linalg.norm(normal, axis=1) < 0.5  # a flat triangle: away from where met
-        normal = np.where(flat[:, None], -ray, normal)
-        flip = np.einsum("ij,ij->i", normal, ray) > 0.0
-        normal[flip] *= -1.0
-        fronts[vertical[hit]] = normal
+        fronts[vertical] = _vertical_fronts(np.ascontiguousarray(ends[vertical]), _RAY_DIRS,
+                                            reach, grid.tris, grid.lo, grid.hi, grid.origin,
+                                            grid.cell, grid.nx, grid.ny, grid.start,
+                                            grid.items)
     return fronts
+
+
+# the horizontal directions of a ladder's or pipe's fan of rays
+_RAY_ANGLES = 2.0 * math.pi * np.arange(VERTICAL_RAYS) / VERTICAL_RAYS
+_RAY_DIRS = np.stack([np.cos(_RAY_ANGLES), np.sin(_RAY_ANGLES), np.zeros(VERTICAL_RAYS)],
+                     axis=1)
+
+
+@njit(cache=True)
+def _vertical_fronts(ends, dirs, reach, tris, tri_lo, tri_hi, origin, cell, nx, ny,
+                     grid_start, grid_items):
+    """(k, 3) front of each ladder or pipe ``ends[k]`` (module doc): of the rays ``dirs``
+    from the middle of its axis, ``reach`` long, the first to meet a triangle (least
+    param, then the first ray) gives its wall, the front is that triangle's horizontal
+    normal turned to point at the axis (a flat triangle: back along the ray); none met:
+    zero. One numba pass (the arithmetic of the numpy form, step by step)."""
+    n, n_ray = ends.shape[0], dirs.shape[0]
+    a = np.empty((n * n_ray, 3))
+    b = np.empty((n * n_ray, 3))
+    for k in range(n):
+        for r in range(n_ray):
+            for q in range(3):
+                m = (ends[k, 0, q] + ends[k, 1, q]) / 2.0
+                a[k * n_ray + r, q] = m
+                b[k * n_ray + r, q] = m + dirs[r, q] * reach
+    param, tri = _fan_first_hits(a, b, n_ray, tris, tri_lo, tri_hi, origin, cell, nx, ny,
+                                 grid_start, grid_items)
+    out = np.zeros((n, 3))
+    for k in range(n):
+        best = 0
+        for r in range(1, n_ray):
+            if param[k * n_ray + r] < param[k * n_ray + best]:
+                best = r
+        if not param[k * n_ray + best] < np.inf:
+            continue
+        t = tri[k * n_ray + best]
+        e1x = tris[t, 1, 0] - tris[t, 0, 0]
+        e1y = tris[t, 1, 1] - tris[t, 0, 1]
+        e1z = tris[t, 1, 2] - tris[t, 0, 2]
+        e2x = tris[t, 2, 0] - tris[t, 0, 0]
+        e2y = tris[t, 2, 1] - tris[t, 0, 1]
+        e2z = tris[t, 2, 2] - tris[t, 0, 2]
+        vx, vy = e1y * e2z - e1z * e2y, e1z * e2x - e1x * e2z  # the normal, flattened
+        size = math.sqrt(vx * vx + vy * vy + 0.0)
+        if size > 1e-9:
+            ux, uy, uz = vx / max(size, 1e-12), vy / max(size, 1e-12), 0.0 / max(size, 1e-12)
+        else:
+            ux, uy, uz = 0.0, 0.0, 0.0
+        if math.sqrt(ux * ux + uy * uy + uz * uz) < 0.5:  # a flat triangle: back along the ray
+            ux, uy, uz = -dirs[best, 0], -dirs[best, 1], -dirs[best, 2]
+        if ux * dirs[best, 0] + uy * dirs[best, 1] + uz * dirs[best, 2] > 0.0:
+            ux, uy, uz = ux * -1.0, uy * -1.0, uz * -1.0
+        out[k, 0], out[k, 1], out[k, 2] = ux, uy, uz
+    return out
 
 
 @njit(cache=True)
