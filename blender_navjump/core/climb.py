@@ -100,7 +100,9 @@ PROBE_TRIM = 0.1
 PROBE_OUT = 0.05
 # An element farther than this from the scene's bounds is refused (metres).
 OUTSIDE_SCENE_MARGIN = 100.0
-# Outside corners (a shimmy round a block's corner from one ledge to the next): the two
+# Corners (a shimmy round a block's corner from one ledge to the next, or from a ledge
+# onto a ladder or pipe on the next face; docs/climbing.md "Corners"). Outside corners
+# between ledges: the two
 # ledges turn by at least CORNER_MIN_TURN_DEG, lie within CORNER_HEIGHT_TOL of one height,
 # and each ends at most ``ClimbParams.corner_gap`` short of the corner; the hanging body
 # pivots round the corner in steps of at most CORNER_PIVOT_STEP_DEG.
@@ -398,10 +400,11 @@ def make_elements(items, scene_bounds=None) -> tuple[ClimbElements, list[str]]:
     abilities = _ELEMENT_ABILITY_TABLE[kinds]
     moves = np.full(keep.shape[0], ALL_MOVES, np.uint8)
     links = np.full(keep.shape[0], ALL_LINKS, np.uint8)
-    custom = [] if options is None else \
-        [k for k, e in enumerate(rows.tolist()) if options[e] is not _DEFAULT_OPTIONS]
-    for k in custom:  # items with options of their own
-        o = options[int(rows[k])]
+    own = [] if options is None else options
+    for k, e in enumerate(rows.tolist() if own else ()):
+        o = own[e]  # an item with options of its own
+        if o is _DEFAULT_OPTIONS:
+            continue
         if o.abilities is not None:
             abilities[k] = o.abilities
         moves[k], links[k] = o.moves, o.links
@@ -1034,7 +1037,8 @@ def _vertical_corner_rows(cand, base, t_all, node_of, pos, abilities, el_front, 
                                      float(params.body_radius), float(params.hang_height))
     abil = ABILITY_CLIMB | abilities[i] | abilities[j]
     merge = float(params.merge_distance)
-    new_pos, rows = [], []
+    new_pos: list[np.ndarray] = []
+    rows: list[tuple] = []
     for k in np.nonzero(~blocked)[0].tolist():  # few: one or two edges per corner
         if outside[k]:
             if np.linalg.norm(c[k] - pos[a[k]]) <= merge:
@@ -1104,7 +1108,10 @@ def build_climb_graph(elements: ClimbElements, params: ClimbParams | None = None
     With ``vertices``/``triangles`` given, implicit links whose collision probe (the line
     between the hands, and the hanging body swept along the move: ``climb_body.py``) hits
     a triangle are left out (``grid``: those triangles already binned). ``fronts`` (E, 3):
-    hanging sides already known (a found ledge's wall front), zero rows where not.
+    hanging sides already known (a found ledge's wall front), zero rows where not. With
+    the scene, corners are built too: round a block's outside corner between two ledges,
+    and between a ledge and a ladder or pipe round an outside corner or across an inside
+    one (the ladder or pipe gets a node at the ledge's height; docs/climbing.md).
     """
     params = params or ClimbParams()
     ends = np.ascontiguousarray(elements.ends, np.float64).reshape(-1, 2, 3)
@@ -1521,10 +1528,10 @@ def join_navmesh(navmesh, elements: ClimbElements, graph: ClimbGraph,
     np.cumsum(counts, out=node_base[1:])
     flat = np.concatenate(graph.element_nodes).astype(np.int64) if n_el \
         else np.zeros(0, np.int64)
-    g = level[2] if level is not None else None
-    probe = g is not None and g.tris.shape[0] > 0
-    if not probe:
-        g = _NO_GRID
+    g: TriangleGrid = _NO_GRID
+    probe = False
+    if level is not None and level[2] is not None and level[2].tris.shape[0] > 0:
+        g, probe = level[2], True
     hold = np.asarray(elements.abilities, np.int64) & ~np.int64(ALONG_ONLY_ABILITIES)
     kind, node, point, poly, bidir, length, abil, linked = _join_kernel(
         pos, kind_el, np.asarray(elements.links, np.int64), hold, node_base, flat, sg.tris,
