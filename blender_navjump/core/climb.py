@@ -34,12 +34,13 @@ from numba import njit
 from .climb_body import body_blocked, chain_blocked, hang_fronts
 from .climb_geom import (
     GROUND_REACH,
+    SurfaceGrid,
     TriangleGrid,
     _closest_on_triangle_xy,
     _dot,
     _segment_hits,
     _walk_one,
-    bounds_grid,
+    surface_grid,
     triangle_grid,
 )
 from .climb_options import ALL_LINKS, ALL_MOVES, ElementOptions
@@ -1471,32 +1472,6 @@ def _join_kernel(pos, el_kind, el_links, el_hold, node_base, node_flat, tris, tr
 
 # a node's nearest ground behind a wall is skipped for the next nearest this many times
 GROUND_RETRIES = 3
-
-
-class SurfaceGrid(NamedTuple):
-    """A navmesh's surface triangles (``NavMesh.surface_triangles``), the polygon of each
-    and their XY grid (query/spatial.py): built once per navmesh and shared by the ledge
-    finder and the navmesh join."""
-
-    start: np.ndarray  # (P + 1,) polygon p owns tris[start[p]:start[p + 1]]
-    tris: np.ndarray  # (T, 3, 3)
-    poly: np.ndarray  # (T,) int64
-    origin: np.ndarray
-    cell: float
-    nx: int
-    ny: int
-    grid_start: np.ndarray
-    grid_items: np.ndarray
-
-
-def surface_grid(navmesh) -> SurfaceGrid:
-    """The :class:`SurfaceGrid` of ``navmesh``."""
-    start, tris = navmesh.surface_triangles()
-    tris = np.ascontiguousarray(tris, np.float64)
-    poly = np.repeat(np.arange(navmesh.polygon_count, dtype=np.int64), np.diff(start))
-    _lo, _hi, origin, cell, nx, ny, gstart, gitems = bounds_grid(tris)
-    return SurfaceGrid(start, tris, poly, origin, float(cell), int(nx), int(ny), gstart,
-                       gitems)
 
 
 def join_navmesh(navmesh, elements: ClimbElements, graph: ClimbGraph,

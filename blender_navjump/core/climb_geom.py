@@ -238,3 +238,29 @@ def _closest_on_triangle_xy(px, py, tris, t):
             best_d = dd
             bx, by, bz = cx, cy, p2 + s * (tris[t, k1, 2] - p2)
     return bx, by, bz, np.sqrt(best_d)
+
+
+class SurfaceGrid(NamedTuple):
+    """A navmesh's surface triangles (``NavMesh.surface_triangles``), the polygon of each
+    and their XY grid (query/spatial.py): built once per navmesh and shared by the ledge
+    finder and the navmesh join."""
+
+    start: np.ndarray  # (P + 1,) polygon p owns tris[start[p]:start[p + 1]]
+    tris: np.ndarray  # (T, 3, 3)
+    poly: np.ndarray  # (T,) int64
+    origin: np.ndarray
+    cell: float
+    nx: int
+    ny: int
+    grid_start: np.ndarray
+    grid_items: np.ndarray
+
+
+def surface_grid(navmesh) -> SurfaceGrid:
+    """The :class:`SurfaceGrid` of ``navmesh``."""
+    start, tris = navmesh.surface_triangles()
+    tris = np.ascontiguousarray(tris, np.float64)
+    poly = np.repeat(np.arange(navmesh.polygon_count, dtype=np.int64), np.diff(start))
+    _lo, _hi, origin, cell, nx, ny, gstart, gitems = bounds_grid(tris)
+    return SurfaceGrid(start, tris, poly, origin, float(cell), int(nx), int(ny), gstart,
+                       gitems)

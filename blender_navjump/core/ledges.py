@@ -36,7 +36,13 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from .climb_geom import GROUND_REACH, TriangleGrid, _closest_on_triangle_xy, _segment_hits
+from .climb_geom import (
+    GROUND_REACH,
+    TriangleGrid,
+    _closest_on_triangle_xy,
+    _segment_hits,
+    surface_grid,
+)
 from .query.spatial import _cell_range
 
 # A wall triangle is steeper than this (degrees from the horizontal).
@@ -211,7 +217,7 @@ def find_ledges(vertices, triangles, navmesh, criteria: LedgeCriteria,
                 object_names=None, surface=None) -> FoundLedges:
     """The found ledges of a scene (``vertices``/``triangles``: the walkable geometry the
     navmesh was baked from; ``grid``: its triangles binned, :func:`climb.triangle_grid`;
-    ``surface``: the navmesh's ``climb.SurfaceGrid`` when already built)."""
+    ``surface``: the navmesh's ``climb_geom.SurfaceGrid`` when already built)."""
     from .climb_geom import triangle_grid
 
     a, b, front, wall_tri = candidate_edges(vertices, triangles, criteria.max_slope_deg,
@@ -227,8 +233,6 @@ def find_ledges(vertices, triangles, navmesh, criteria: LedgeCriteria,
     pts = a[edge] + frac[:, None] * (b - a)[edge]
     fr = np.ascontiguousarray(front[edge])
     if surface is None:
-        from .climb import surface_grid
-
         surface = surface_grid(navmesh)
     stris = surface.tris
     if stris.shape[0] == 0:
