@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import operator
 from typing import NamedTuple
 
 import numpy as np
@@ -33,13 +34,13 @@ from numba import njit
 from .climb_body import body_blocked, chain_blocked, hang_fronts
 from .climb_geom import (
     GROUND_REACH,
+    SurfaceGrid,
     TriangleGrid,
     _closest_on_triangle_xy,
     _dot,
     _segment_hits,
-    point_bounds,
-    segment_first_hits,
-    triangle_bounds,
+    _walk_one,
+    surface_grid,
     triangle_grid,
 )
 from .climb_options import ALL_LINKS, ALL_MOVES, ElementOptions
@@ -67,7 +68,7 @@ from .kinds import (
 )
 from .navmesh_check import climb_link_ability_masks
 from .query.astar import heap_pop, heap_push
-from .query.spatial import _cell_range, build_grid
+from .query.spatial import _cell_range
 
 # Abilities an element needs to be used at all, and that its "along" edges need.
 ELEMENT_ABILITIES = {
@@ -100,7 +101,9 @@ PROBE_TRIM = 0.1
 PROBE_OUT = 0.05
 # An element farther than this from the scene's bounds is refused (metres).
 OUTSIDE_SCENE_MARGIN = 100.0
-# Outside corners (a shimmy round a block's corner from one ledge to the next): the two
+# Corners (a shimmy round a block's corner from one ledge to the next, or from a ledge
+# onto a ladder or pipe on the next face; docs/climbing.md "Corners"). Outside corners
+# between ledges: the two
 # ledges turn by at least CORNER_MIN_TURN_DEG, lie within CORNER_HEIGHT_TOL of one height,
 # and each ends at most ``ClimbParams.corner_gap`` short of the corner; the hanging body
 # pivots round the corner in steps of at most CORNER_PIVOT_STEP_DEG.
@@ -272,9 +275,9 @@ def _element_segments(points, start, kind, top_tol):
     return seg, status
 
 
-def _segments_of(items) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _segments_of(items, kind=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(segments (E, 2, 3), status (E,), lengths (E,)) of ``(name, kind, points[, options])``
-    items."""
+    items (``kind``: their kinds, :func:`_item_kinds`, when already known)."""
     start = np.zeros(len(items) + 1, np.int64)
     flat = None
     try:  # every item's points already (k, 3) rows: one concatenation, no per-item work
@@ -294,9 +297,14 @@ def _segments_of(items) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         pts = [np.asarray(it[2], np.float64).reshape(-1, 3) for it in items]
         np.cumsum(np.fromiter((p.shape[0] for p in pts), np.int64, len(pts)), out=start[1:])
         flat = np.concatenate(pts) if pts else np.zeros((0, 3))
-    kind = np.fromiter((int(it[1]) for it in items), np.int8, len(items))
+    kind = _item_kinds(items) if kind is None else kind
     seg, status = _element_segments(flat, start, kind, LEDGE_TOP_TOLERANCE)
     return seg, status, np.linalg.norm(seg[:, 1] - seg[:, 0], axis=1)
+
+
+def _item_kinds(items) -> np.ndarray:
+    """(E,) int8 kind of each ``(name, kind, points[, options])`` item."""
+    return np.array(list(map(int, map(operator.itemgetter(1), items))), np.int8)
 
 
 def _refusal(name, kind: int, status: int, length: float) -> str | None:
@@ -339,13 +347,16 @@ def make_elements(items, scene_bounds=None) -> tuple[ClimbElements, list[str]]:
     warnings: list[str] = []
     if not items:
         return empty_elements(), warnings
-    options = [item_options(it) for it in items]
-    all_segs, status, length = _segments_of(items)
+    # options: None when no item has its own (the usual case: no per-item work)
+    options = [item_options(it) for it in items] if set(map(len, items)) != {3} else None
+    all_kinds = _item_kinds(items)
+    all_segs, status, length = _segments_of(items, all_kinds)
     ok = np.ones(len(items), np.bool_)
     if scene_bounds is not None:
         lo = np.asarray(scene_bounds[0], np.float64) - OUTSIDE_SCENE_MARGIN
         hi = np.asarray(scene_bounds[1], np.float64) + OUTSIDE_SCENE_MARGIN
-        outside = ((all_segs.min(axis=1) < lo) | (all_segs.max(axis=1) > hi)).any(axis=1)
+        outside = ((np.minimum(all_segs[:, 0], all_segs[:, 1]) < lo)
+                   | (np.maximum(all_segs[:, 0], all_segs[:, 1]) > hi)).any(axis=1)
     else:
         outside = np.zeros(len(items), np.bool_)
     bad = np.nonzero((status != _SEG_OK) | ~(length >= MIN_ELEMENT_LENGTH) | outside)[0]
@@ -363,9 +374,10 @@ def make_elements(items, scene_bounds=None) -> tuple[ClimbElements, list[str]]:
     if idx.size == 0:
         return empty_elements(), warnings
     segs = np.ascontiguousarray(all_segs[idx])
-    all_kinds = np.fromiter((int(it[1]) for it in items), np.int8, len(items))
     kinds = all_kinds[idx]
-    names = [str(items[e][0]) for e in idx.tolist()]
+    names = list(map(str, map(operator.itemgetter(0), items)))
+    if idx.size < len(items):
+        names = [names[e] for e in idx.tolist()]
     # overlaps: an element on one line with an earlier kept one over more than the merge
     # distance is skipped (candidate pairs from a kernel, decided in order here)
     pairs = _near_pairs(segs, MERGE_DISTANCE, MERGE_DISTANCE)
@@ -389,9 +401,11 @@ def make_elements(items, scene_bounds=None) -> tuple[ClimbElements, list[str]]:
     abilities = _ELEMENT_ABILITY_TABLE[kinds]
     moves = np.full(keep.shape[0], ALL_MOVES, np.uint8)
     links = np.full(keep.shape[0], ALL_LINKS, np.uint8)
-    custom = [k for k, e in enumerate(rows.tolist()) if options[e] is not _DEFAULT_OPTIONS]
-    for k in custom:  # items with options of their own
-        o = options[int(rows[k])]
+    own = [] if options is None else options
+    for k, e in enumerate(rows.tolist() if own else ()):
+        o = own[e]  # an item with options of its own
+        if o is _DEFAULT_OPTIONS:
+            continue
         if o.abilities is not None:
             abilities[k] = o.abilities
         moves[k], links[k] = o.moves, o.links
@@ -507,21 +521,49 @@ def inside_solid(points, grid: TriangleGrid) -> np.ndarray:
     """Whether each point is inside a closed surface of the scene (outward normals): the
     first triangle that each of two horizontal rays (slightly skewed, ``BURIED_PROBE``
     long) meets is met from behind. Open planes (a single-sided wall) do not enclose."""
-    p = np.asarray(points, np.float64).reshape(-1, 3)
+    p = np.ascontiguousarray(points, np.float64).reshape(-1, 3)
     if p.shape[0] == 0 or grid.tris.shape[0] == 0:
         return np.zeros(p.shape[0], np.bool_)
-    inside = np.ones(p.shape[0], np.bool_)
-    for direction in ((1.0, 0.0137, 0.0), (-0.0113, 1.0, 0.0)):
-        todo = np.nonzero(inside)[0]  # the second ray only where the first says inside
-        if todo.size == 0:
-            break
-        q = p[todo]
-        _param, first = segment_first_hits(q, q + BURIED_PROBE * np.array(direction), grid)
-        met = grid.tris[first[first >= 0]]
-        normal = np.cross(met[:, 1] - met[:, 0], met[:, 2] - met[:, 0])
-        behind = np.zeros(todo.size, np.bool_)
-        behind[first >= 0] = normal @ np.array(direction) > 0.0  # along the outward normal
-        inside[todo] = behind
+    return _inside_solid(p, _BURIED_RAYS, BURIED_PROBE, grid.tris, grid.lo, grid.hi,
+                         grid.origin, grid.cell, grid.nx, grid.ny, grid.start, grid.items)
+
+
+# the two ray directions of inside_solid (slightly skewed off the axes)
+_BURIED_RAYS = np.array([(1.0, 0.0137, 0.0), (-0.0113, 1.0, 0.0)])
+
+
+@njit(cache=True)
+def _inside_solid(p, rays, length, tris, tri_lo, tri_hi, origin, cell, nx, ny, grid_start,
+                  grid_items):
+    """:func:`inside_solid` of the points ``p``: each ray of ``rays`` (``length`` long)
+    in turn, stopping at the first that meets nothing or meets its first triangle from
+    the front."""
+    n = p.shape[0]
+    inside = np.ones(n, np.bool_)
+    stamp = np.full(tris.shape[0], -1, np.int64)
+    mark = 0
+    for k in range(n):
+        for r in range(rays.shape[0]):
+            dx, dy, dz = rays[r, 0], rays[r, 1], rays[r, 2]
+            _w, t = _walk_one(p[k, 0], p[k, 1], p[k, 2], p[k, 0] + length * dx,
+                              p[k, 1] + length * dy, p[k, 2] + length * dz, tris, tri_lo,
+                              tri_hi, origin, cell, nx, ny, grid_start, grid_items, False,
+                              stamp, mark)
+            mark += 1
+            if t < 0:
+                inside[k] = False
+                break
+            e1x = tris[t, 1, 0] - tris[t, 0, 0]
+            e1y = tris[t, 1, 1] - tris[t, 0, 1]
+            e1z = tris[t, 1, 2] - tris[t, 0, 2]
+            e2x = tris[t, 2, 0] - tris[t, 0, 0]
+            e2y = tris[t, 2, 1] - tris[t, 0, 1]
+            e2z = tris[t, 2, 2] - tris[t, 0, 2]
+            facing = (e1y * e2z - e1z * e2y) * dx + (e1z * e2x - e1x * e2z) * dy \
+                + (e1x * e2y - e1y * e2x) * dz
+            if not facing > 0.0:  # met from the front: outside (along the outward normal)
+                inside[k] = False
+                break
     return inside
 
 
@@ -784,10 +826,42 @@ def _corner_candidates(kind, ends, lengths, base, node_of, pairs, moves, merge, 
     return out[:k]
 
 
-def _rotate_xy(v, angle):
-    """Each row of ``v`` (n, 3) turned by ``angle[n]`` (radians) about the vertical."""
-    c, s = np.cos(angle), np.sin(angle)
-    return np.stack([c * v[:, 0] - s * v[:, 1], s * v[:, 0] + c * v[:, 1], v[:, 2]], axis=1)
+@njit(cache=True)
+def _corner_chains(a, c, b, fa, fb, step):
+    """The chains of holds of corner moves (``climb_body.chain_blocked``): per corner, a
+    (a's front), c turned from a's front to b's in ``steps`` = ceil(turn / ``step``) steps
+    (steps + 1 holds: a's front, the turned ones, b's front), b (b's front). Returns (hold
+    (H, 3), front (H, 3), start (n + 1,))."""
+    n = a.shape[0]
+    turn = np.empty(n)
+    steps = np.empty(n, np.int64)
+    start = np.zeros(n + 1, np.int64)
+    for k in range(n):
+        turn[k] = math.atan2(fa[k, 0] * fb[k, 1] - fa[k, 1] * fb[k, 0],
+                             fa[k, 0] * fb[k, 0] + fa[k, 1] * fb[k, 1])
+        steps[k] = max(1, int(math.ceil(abs(turn[k]) / step - 1e-9)))
+        start[k + 1] = start[k] + steps[k] + 3
+    hold = np.empty((start[n], 3))
+    front = np.empty((start[n], 3))
+    for k in range(n):
+        h = start[k]
+        for q in range(3):
+            hold[h, q], front[h, q] = a[k, q], fa[k, q]
+            hold[start[k + 1] - 1, q], front[start[k + 1] - 1, q] = b[k, q], fb[k, q]
+        for r in range(1, steps[k] + 2):
+            for q in range(3):
+                hold[h + r, q] = c[k, q]
+            if r == 1:
+                front[h + r, 0], front[h + r, 1], front[h + r, 2] = fa[k, 0], fa[k, 1], fa[k, 2]
+            elif r == steps[k] + 1:
+                front[h + r, 0], front[h + r, 1], front[h + r, 2] = fb[k, 0], fb[k, 1], fb[k, 2]
+            else:
+                ang = turn[k] * ((r - 1) / steps[k])
+                cs, sn = math.cos(ang), math.sin(ang)
+                front[h + r, 0] = cs * fa[k, 0] - sn * fa[k, 1]
+                front[h + r, 1] = sn * fa[k, 0] + cs * fa[k, 1]
+                front[h + r, 2] = fa[k, 2]
+    return hold, front, start
 
 
 def corner_blocked(a, c, b, front_a, front_b, grid: TriangleGrid, params: ClimbParams):
@@ -807,33 +881,13 @@ def corner_blocked(a, c, b, front_a, front_b, grid: TriangleGrid, params: ClimbP
                           np.concatenate([c + PROBE_OUT * fa, b + PROBE_OUT * fb]), None,
                           grid.tris, grid)
     blocked = hands[:n] | hands[n:]
-    turn = np.arctan2(fa[:, 0] * fb[:, 1] - fa[:, 1] * fb[:, 0],
-                      fa[:, 0] * fb[:, 0] + fa[:, 1] * fb[:, 1])
-    steps = np.maximum(1, np.ceil(np.abs(turn) / math.radians(CORNER_PIVOT_STEP_DEG)
-                                  - 1e-9)).astype(np.int64)
-    # each corner's chain of holds: a (a's front), c turned from a's front to b's in
-    # ``steps`` steps (steps + 1 holds), b (b's front)
-    per = steps + 3
-    start = np.zeros(n + 1, np.int64)
-    np.cumsum(per, out=start[1:])
-    owner = np.repeat(np.arange(n), per)
-    rank = np.arange(owner.shape[0]) - start[owner]  # 0: a, 1..steps + 1: c, last: b
-    last = rank == per[owner] - 1
-    frac = np.clip((rank - 1) / steps[owner], 0.0, 1.0)
-    front = _rotate_xy(fa[owner], turn[owner] * frac)
-    front[rank == 0] = fa
-    front[rank == 1] = fa
-    front[last] = fb
-    front[rank == steps[owner] + 1] = fb
-    hold = c[owner]
-    hold[rank == 0] = a
-    hold[last] = b
     open_ = np.nonzero(~blocked)[0]
     if open_.size:
-        keep = ~blocked[owner]
-        blocked[open_] = chain_blocked(hold[keep], front[keep],
-                                       np.concatenate([[0], np.cumsum(per[open_])]), grid,
-                                       float(params.body_radius), float(params.hang_height))
+        hold, front, start = _corner_chains(a[open_], c[open_], b[open_], fa[open_],
+                                            fb[open_],
+                                            math.radians(CORNER_PIVOT_STEP_DEG))
+        blocked[open_] = chain_blocked(hold, front, start, grid, float(params.body_radius),
+                                       float(params.hang_height))
     return blocked
 
 
@@ -859,12 +913,146 @@ def _corner_rows(cand, pos, abilities, el_front, grid, params):
     node = np.where(at_a, a, b)
     node[new] = pos.shape[0] + np.arange(int(new.sum()))
     abil = ABILITY_CLIMB | abilities[i] | abilities[j]
-    rows = []
-    for k in range(a.shape[0]):  # few: one or two edges per corner
-        for u, v in ((a[k], node[k]), (node[k], b[k])):
-            if u != v:
-                rows.append((u, v, CLIMB_EDGE_CORNER, -1, abil[k], 1))
-    return c[new], np.array(rows, np.int64).reshape(-1, 6), cand
+    # per corner: a -> node, node -> b (one of them empty when the node is an end)
+    frm = np.stack([a, node], axis=1).ravel()
+    to = np.stack([node, b], axis=1).ravel()
+    two = np.ones(frm.shape[0], np.int64)
+    rows = np.stack([frm, to, two * CLIMB_EDGE_CORNER, -two, np.repeat(abil, 2), two],
+                    axis=1)
+    return c[new], rows[frm != to], cand
+
+
+@njit(cache=True)
+def _vertical_corner_candidates(kind, ends, lengths, pairs, moves, front, touching,
+                                merge, max_gap, height_tol, turn_cos):
+    """Pairs of a ledge and a ladder or pipe that could meet round a corner (Fuse's
+    ledge-to-pipe corner): the ledge's height within ``height_tol`` of the vertical's span,
+    the vertical's wall known (its ``front``), the ledge turning by more than the angle of
+    ``turn_cos`` from the vertical's wall face (the horizontal across its front), no
+    contact between them (``touching``: (E,) element pair keys i * E + j), both allowing
+    along moves, and the crossing C in plan of the ledge's line with the line across the
+    vertical's front through P, the vertical's point at the ledge's height, beyond an end
+    of the ledge and at most ``max_gap`` from that end and from P (and farther than
+    ``merge`` from P). Outside corners (each hanging side faces away from the other
+    element) and inside ones (each faces the other) are kept. Rows (ledge, vertical, the
+    ledge's end at the corner (0: p0, 1: p1), C x, y, z, P's parameter on the vertical,
+    outside 1 / inside 0)."""
+    n_el = kind.shape[0]
+    out = np.zeros((pairs.shape[0] + 1, 8))
+    k = 0
+    for m in range(pairs.shape[0]):
+        i, j = pairs[m, 0], pairs[m, 1]
+        if (kind[i] == CLIMB_LEDGE) == (kind[j] == CLIMB_LEDGE):
+            continue
+        if kind[i] != CLIMB_LEDGE:
+            i, j = j, i
+        if (moves[i] & moves[j] & (1 << CLIMB_EDGE_ALONG)) == 0:
+            continue
+        fjx, fjy = front[j, 0], front[j, 1]
+        fix, fiy = front[i, 0], front[i, 1]
+        if fjx * fjx + fjy * fjy < 0.25 or fix * fix + fiy * fiy < 0.25:
+            continue  # a ladder or pipe without a wall: no face to turn onto
+        z = ends[i, 0, 2]
+        zb, zt = ends[j, 0, 2], ends[j, 1, 2]
+        if z < zb - height_tol or z > zt + height_tol:
+            continue
+        a_, b_ = min(i, j), max(i, j)
+        met = False
+        for q in range(touching.shape[0]):
+            if touching[q] == a_ * n_el + b_:
+                met = True
+                break
+        if met:
+            continue
+        pz = min(max(z, zb), zt)
+        uix = (ends[i, 1, 0] - ends[i, 0, 0]) / lengths[i]
+        uiy = (ends[i, 1, 1] - ends[i, 0, 1]) / lengths[i]
+        ujx, ujy = -fjy, fjx  # across the vertical's front, along its wall
+        if abs(uix * ujx + uiy * ujy) > turn_cos:
+            continue
+        px, py = ends[j, 0, 0], ends[j, 0, 1]
+        cr = uix * ujy - uiy * ujx
+        dx = px - ends[i, 0, 0]
+        dy = py - ends[i, 0, 1]
+        s = (dx * ujy - dy * ujx) / cr  # C = p0 of i + s ui = P + w uj
+        w = (dx * uiy - dy * uix) / cr
+        if s > lengths[i]:
+            gap_i, ra, sgn_i = s - lengths[i], 1, -1.0
+        elif s < 0.0:
+            gap_i, ra, sgn_i = -s, 0, 1.0
+        else:
+            continue  # C on the ledge's span: the vertical is beside it, not round a corner
+        gap_j = abs(w)
+        if gap_i > max_gap or gap_j > max_gap or gap_j <= merge:
+            continue
+        cx, cy = ends[i, 0, 0] + s * uix, ends[i, 0, 1] + s * uiy
+        dix, diy = sgn_i * uix, sgn_i * uiy  # from C into the ledge
+        djx, djy = (px - cx) / gap_j, (py - cy) / gap_j  # from C to P
+        fi_dj = fix * djx + fiy * djy
+        fj_di = fjx * dix + fjy * diy
+        if fi_dj < 0.0 and fj_di < 0.0:
+            outside = 1.0
+        elif fi_dj > 0.0 and fj_di > 0.0:
+            outside = 0.0
+        else:
+            continue
+        out[k, 0], out[k, 1], out[k, 2] = i, j, ra
+        out[k, 3], out[k, 4], out[k, 5] = cx, cy, z
+        out[k, 6] = (pz - zb) / (zt - zb)
+        out[k, 7] = outside
+        k += 1
+    return out[:k]
+
+
+def _vertical_corner_rows(cand, base, t_all, node_of, pos, abilities, el_front, grid,
+                          params, first_new):
+    """Corner nodes and edges of the ledge-to-ladder/pipe candidates
+    (``_vertical_corner_candidates`` rows) whose move is free: an outside corner is the
+    move of a ledge corner (:func:`corner_blocked`: to C, pivot, on to P; edges end -> C ->
+    P), an inside one a straight move from the ledge's end to P (the hand line as
+    :func:`probe_blocked` and the body swept by ``climb_body.body_blocked``; one edge).
+    Returns (positions of the new nodes, numbered from ``first_new``; edge rows (a, b,
+    kind, -1, abilities, 1); the (ledge end node, P node) pairs of all candidates)."""
+    i = cand[:, 0].astype(np.int64)
+    j = cand[:, 1].astype(np.int64)
+    a = node_of[np.where(cand[:, 2] > 0.5, base[i + 1] - 1, base[i])]
+    # P: the vertical's raw node nearest its parameter (the corner's own, added to it)
+    p = np.empty(cand.shape[0], np.int64)
+    for k in range(cand.shape[0]):  # few
+        r = np.arange(base[j[k]], base[j[k] + 1])
+        p[k] = node_of[r[np.argmin(np.abs(t_all[r] - cand[k, 6]))]]
+    c = np.ascontiguousarray(cand[:, 3:6])
+    fi, fj = el_front[i], el_front[j]
+    outside = cand[:, 7] > 0.5
+    blocked = np.zeros(cand.shape[0], np.bool_)
+    o = np.nonzero(outside)[0]
+    if o.size:
+        blocked[o] = corner_blocked(pos[a[o]], c[o], pos[p[o]], fi[o], fj[o], grid, params)
+    n_in = np.nonzero(~outside)[0]
+    if n_in.size:
+        hands = probe_blocked(pos[a[n_in]] + PROBE_OUT * fi[n_in],
+                              pos[p[n_in]] + PROBE_OUT * fj[n_in], None, grid.tris, grid)
+        rest = n_in[~hands]
+        blocked[n_in[hands]] = True
+        blocked[rest] = body_blocked(pos[a[rest]], pos[p[rest]], fi[rest], fj[rest], grid,
+                                     float(params.body_radius), float(params.hang_height))
+    abil = ABILITY_CLIMB | abilities[i] | abilities[j]
+    merge = float(params.merge_distance)
+    new_pos: list[np.ndarray] = []
+    rows: list[tuple] = []
+    for k in np.nonzero(~blocked)[0].tolist():  # few: one or two edges per corner
+        if outside[k]:
+            if np.linalg.norm(c[k] - pos[a[k]]) <= merge:
+                mid = a[k]
+            else:
+                mid = first_new + len(new_pos)
+                new_pos.append(c[k])
+            hops = ((a[k], mid), (mid, p[k]))
+        else:
+            hops = ((a[k], p[k]),)
+        rows += [(u, v, CLIMB_EDGE_CORNER, -1, abil[k], 1) for u, v in hops if u != v]
+    return (np.array(new_pos, np.float64).reshape(-1, 3),
+            np.array(rows, np.int64).reshape(-1, 6), np.stack([a, p], axis=1))
 
 
 def _node_elements(base, node_of, n_nodes) -> np.ndarray:
@@ -878,13 +1066,29 @@ def _node_elements(base, node_of, n_nodes) -> np.ndarray:
 
 def _element_fronts(elements, grid, params, fronts, need) -> np.ndarray:
     """(E, 3) hanging side of the elements ``need`` (climb_body.py), zero rows elsewhere."""
-    need = np.unique(need)
+    mask = np.zeros(elements.kind.shape[0], np.bool_)
+    mask[need] = True
+    need = np.nonzero(mask)[0]
     known = None if fronts is None else np.asarray(fronts, np.float64).reshape(-1, 3)[need]
     el_front = np.zeros((elements.kind.shape[0], 3))
     el_front[need] = hang_fronts(np.asarray(elements.kind)[need],
                                  np.asarray(elements.ends).reshape(-1, 2, 3)[need], grid,
                                  float(params.body_radius), known)
     return el_front
+
+
+@njit(cache=True)
+def _edge_lengths(pos, edge_nodes):
+    """(K,) Euclidean length of each edge (the arithmetic of ``np.linalg.norm(b - a,
+    axis=1)``)."""
+    out = np.empty(edge_nodes.shape[0])
+    for k in range(edge_nodes.shape[0]):
+        a, b = edge_nodes[k, 0], edge_nodes[k, 1]
+        dx = pos[b, 0] - pos[a, 0]
+        dy = pos[b, 1] - pos[a, 1]
+        dz = pos[b, 2] - pos[a, 2]
+        out[k] = math.sqrt(dx * dx + dy * dy + dz * dz)
+    return out
 
 
 def _first_of_each_pair(rows, n_nodes) -> np.ndarray:
@@ -905,7 +1109,10 @@ def build_climb_graph(elements: ClimbElements, params: ClimbParams | None = None
     With ``vertices``/``triangles`` given, implicit links whose collision probe (the line
     between the hands, and the hanging body swept along the move: ``climb_body.py``) hits
     a triangle are left out (``grid``: those triangles already binned). ``fronts`` (E, 3):
-    hanging sides already known (a found ledge's wall front), zero rows where not.
+    hanging sides already known (a found ledge's wall front), zero rows where not. With
+    the scene, corners are built too: round a block's outside corner between two ledges,
+    and between a ledge and a ladder or pipe round an outside corner or across an inside
+    one (the ladder or pipe gets a node at the ledge's height; docs/climbing.md).
     """
     params = params or ClimbParams()
     ends = np.ascontiguousarray(elements.ends, np.float64).reshape(-1, 2, 3)
@@ -913,11 +1120,35 @@ def build_climb_graph(elements: ClimbElements, params: ClimbParams | None = None
     lengths = np.linalg.norm(ends[:, 1] - ends[:, 0], axis=1)
     contacts = _contacts(ends, float(params.merge_distance)) if n_el > 1 \
         else np.zeros((0, 4))
+    scene = vertices is not None and triangles is not None and len(triangles)
+    g = None
+    early_need = np.zeros(0, np.int64)  # elements whose fronts are needed before the nodes
+    early = None
+    vcand = np.zeros((0, 8))
+    if n_el > 1:
+        reach = float(params.max_link_distance)
+        near = max(reach, 2.0 * float(params.corner_gap))  # a corner's ends, too
+        pairs = _near_pairs(ends, near, max(near, float(params.max_drop_height)))
+        is_ledge = np.asarray(elements.kind) == CLIMB_LEDGE
+        mixed = pairs[is_ledge[pairs[:, 0]] != is_ledge[pairs[:, 1]]]
+        if scene and mixed.shape[0]:
+            # corners between a ledge and a ladder or pipe: found before the nodes, as a
+            # corner adds a node to the ladder or pipe at the ledge's height
+            g = grid if grid is not None else triangle_grid(vertices, triangles)
+            early_need = np.unique(mixed)
+            early = _element_fronts(elements, g, params, fronts, early_need)
+            ci, cj = contacts[:, 0].astype(np.int64), contacts[:, 1].astype(np.int64)
+            vcand = _vertical_corner_candidates(
+                np.asarray(elements.kind, np.int64), ends, lengths, mixed,
+                np.asarray(elements.moves, np.int64), early,
+                np.minimum(ci, cj) * n_el + np.maximum(ci, cj),
+                float(params.merge_distance), float(params.corner_gap), CORNER_HEIGHT_TOL,
+                math.cos(math.radians(CORNER_MIN_TURN_DEG)))
 
-    # 1. per element: regular parameters, with contact parameters replacing any regular
-    #    one closer than the merge distance
-    c_el = np.concatenate([contacts[:, 0], contacts[:, 1]]).astype(np.int64)
-    c_t = np.concatenate([contacts[:, 2], contacts[:, 3]])
+    # 1. per element: regular parameters, with contact parameters (and a ladder's or
+    #    pipe's corner point) replacing any regular one closer than the merge distance
+    c_el = np.concatenate([contacts[:, 0], contacts[:, 1], vcand[:, 1]]).astype(np.int64)
+    c_t = np.concatenate([contacts[:, 2], contacts[:, 3], vcand[:, 6]])
     order = np.lexsort((c_t, c_el))
     c_start = np.searchsorted(c_el[order], np.arange(n_el + 1)).astype(np.int64)
     base, t_all = _element_params(lengths, float(params.spacing),
@@ -939,9 +1170,6 @@ def build_climb_graph(elements: ClimbElements, params: ClimbParams | None = None
     implicit = np.zeros((0, 6), np.int64)
     corner_cand = np.zeros((0, 11))
     if n_el > 1:
-        reach = float(params.max_link_distance)
-        near = max(reach, 2.0 * float(params.corner_gap))  # a corner's ends, too
-        pairs = _near_pairs(ends, near, max(near, float(params.max_drop_height)))
         axes = ends[:, 1] - ends[:, 0]
         axes = np.ascontiguousarray(axes / np.maximum(lengths, 1e-12)[:, None])
         implicit = _implicit_links(
@@ -958,13 +1186,18 @@ def build_climb_graph(elements: ClimbElements, params: ClimbParams | None = None
     keep = keep[keep >= along.shape[0]]  # an implicit link only where no edge is yet
     implicit = rows[keep]
     corner = np.zeros((0, 6), np.int64)
-    scene = vertices is not None and triangles is not None and len(triangles)
-    if scene and (implicit.shape[0] or corner_cand.shape[0]):
-        g = grid if grid is not None else triangle_grid(vertices, triangles)
+    if scene and (implicit.shape[0] or corner_cand.shape[0] or vcand.shape[0]):
+        g = g if g is not None else grid if grid is not None \
+            else triangle_grid(vertices, triangles)
         node_el = _node_elements(base, node_of, pos.shape[0])
         need = np.concatenate([node_el[implicit[:, :2].ravel()],
-                               corner_cand[:, :2].ravel().astype(np.int64)])
-        el_front = _element_fronts(elements, g, params, fronts, need)
+                               corner_cand[:, :2].ravel().astype(np.int64), early_need])
+        known = fronts
+        if early is not None:  # those already worked out
+            known = np.zeros((n_el, 3)) if fronts is None \
+                else np.array(fronts, np.float64).reshape(n_el, 3)
+            known[early_need] = early[early_need]
+        el_front = _element_fronts(elements, g, params, known, need)
         if corner_cand.shape[0]:
             new_pos, corner, outside = _corner_rows(corner_cand, pos, abilities, el_front, g,
                                                     params)
@@ -976,6 +1209,19 @@ def build_climb_graph(elements: ClimbElements, params: ClimbParams | None = None
                 + np.maximum(implicit[:, 0], implicit[:, 1])
             implicit = implicit[~np.isin(key, taken)]
             pos = np.concatenate([pos, new_pos])
+        if vcand.shape[0]:
+            # a ledge's end and the ladder's or pipe's node round the corner get the
+            # corner move, not a straight jump
+            new_pos, more, ends_ap = _vertical_corner_rows(
+                vcand, base, t_all, node_of, pos, abilities, el_front, g, params,
+                pos.shape[0])
+            n = max(pos.shape[0], 1)
+            taken = ends_ap.min(axis=1) * n + ends_ap.max(axis=1)
+            key = np.minimum(implicit[:, 0], implicit[:, 1]) * n \
+                + np.maximum(implicit[:, 0], implicit[:, 1])
+            implicit = implicit[~np.isin(key, taken)]
+            pos = np.concatenate([pos, new_pos])
+            corner = np.concatenate([corner, more])
         a, b = implicit[:, 0], implicit[:, 1]
         front = el_front[node_el[implicit[:, :2]]] if implicit.shape[0] \
             else np.zeros((0, 2, 3))
@@ -990,8 +1236,7 @@ def build_climb_graph(elements: ClimbElements, params: ClimbParams | None = None
         implicit = implicit[~blocked]
     rows = np.concatenate([along, implicit, corner])
     en = rows[:, :2].astype(np.int32)
-    length = np.linalg.norm(pos[en[:, 1]] - pos[en[:, 0]], axis=1) if rows.shape[0] \
-        else np.zeros(0)
+    length = _edge_lengths(pos, en)
     return ClimbGraph(pos, en.reshape(-1, 2), rows[:, 2].astype(np.int8),
                       rows[:, 3].astype(np.int32), length, rows[:, 4].astype(np.uint16),
                       rows[:, 5].astype(np.bool_), element_nodes)
@@ -999,19 +1244,117 @@ def build_climb_graph(elements: ClimbElements, params: ClimbParams | None = None
 
 # ------------------------------------------------------------------------ navmesh join
 @njit(cache=True)
-def _nearest_ground(nodes, zlo, zhi, reach, tris, start, items, origin, cell, nx, ny,
-                    tri_poly, skip):
-    """For each node k and band b: the nearest (in XY) surface point within ``reach`` whose
-    height lies in [zlo[k, b], zhi[k, b]] and whose polygon (``tri_poly``) is not marked in
-    ``skip[k, b]`` (polygon ids, -1 padding): (triangle index or -1, point), (n, B) and (n,
-    B, 3). Ties go to the lowest triangle index. The bands of a node share one walk of the
-    grid (each band's answer is that of a walk of its own)."""
-    n, n_band = zlo.shape
-    best_t = np.full((n, n_band), -1, np.int64)
-    best_p = np.zeros((n, n_band, 3))
-    best = np.empty(n_band)
+def _before(d, t, d2, t2):
+    """Whether (distance d, triangle t) comes before (d2, t2): nearer, then lower index."""
+    return d < d2 or (d == d2 and t < t2)
+
+
+@njit(cache=True)
+def _ground_walk(px, py, zlo, zhi, n_band, reach, tris, tri_zlo, tri_zhi, tri_xy, tri_poly,
+                 start, items, origin, cell, nx, ny, stamp, mark, lst_d, lst_t, lst_p, count):
+    """For each of the ``n_band`` height bands [zlo[b], zhi[b]]: the nearest (in XY) surface
+    points to (px, py) within ``reach`` of the ``K`` nearest polygons, one per polygon (its
+    nearest triangle), nearest first (ties: the lowest triangle): ``lst_d[b, :count[b]]``,
+    ``lst_t``, ``lst_p`` (K = ``lst_d.shape[1]``). So entry r is what a search leaving out
+    the polygons of entries 0..r-1 finds. The bands share one walk of the grid;
+    ``stamp``/``mark`` as in ``climb_geom._walk_one``."""
+    n_keep = lst_d.shape[1]
+    for b in range(n_band):
+        count[b] = 0
+    i0, i1, j0, j1 = _cell_range(px - reach, px + reach, py - reach, py + reach, origin,
+                                 cell, nx, ny)
+    for i in range(i0, i1 + 1):
+        for j in range(j0, j1 + 1):
+            c = j * nx + i
+            for m in range(start[c], start[c + 1]):
+                t = items[m]
+                if stamp[t] == mark:
+                    continue
+                stamp[t] = mark
+                reach_now = 0.0
+                in_band = False
+                for b in range(n_band):
+                    if tri_zlo[t] <= zhi[b] and tri_zhi[t] >= zlo[b]:
+                        in_band = True
+                        reach_now = max(reach_now, lst_d[b, n_keep - 1]
+                                        if count[b] == n_keep else reach)
+                if not in_band or tri_xy[t, 0] > px + reach_now \
+                        or tri_xy[t, 1] < px - reach_now or tri_xy[t, 2] > py + reach_now \
+                        or tri_xy[t, 3] < py - reach_now:
+                    continue
+                x, y, z, d = _closest_on_triangle_xy(px, py, tris, t)
+                for b in range(n_band):
+                    if d <= reach and zlo[b] <= z <= zhi[b]:
+                        _keep_nearest(b, d, t, tri_poly, x, y, z, lst_d, lst_t, lst_p, count)
+
+
+@njit(cache=True)
+def _keep_nearest(b, d, t, tri_poly, x, y, z, lst_d, lst_t, lst_p, count):
+    """Enter (d, t) in band b's list of the nearest polygons (:func:`_ground_walk`)."""
+    n_keep = lst_d.shape[1]
+    cnt = count[b]
+    poly = tri_poly[t]
+    same = -1
+    for m in range(cnt):
+        if tri_poly[lst_t[b, m]] == poly:
+            same = m
+            break
+    if same >= 0:
+        if not _before(d, t, lst_d[b, same], lst_t[b, same]):
+            return
+        for m in range(same, cnt - 1):  # its polygon's entry goes, the new one comes in
+            lst_d[b, m], lst_t[b, m] = lst_d[b, m + 1], lst_t[b, m + 1]
+            lst_p[b, m, 0], lst_p[b, m, 1] = lst_p[b, m + 1, 0], lst_p[b, m + 1, 1]
+            lst_p[b, m, 2] = lst_p[b, m + 1, 2]
+        cnt -= 1
+    elif cnt == n_keep:
+        if not _before(d, t, lst_d[b, cnt - 1], lst_t[b, cnt - 1]):
+            return
+        cnt -= 1
+    m = cnt
+    while m > 0 and _before(d, t, lst_d[b, m - 1], lst_t[b, m - 1]):
+        lst_d[b, m], lst_t[b, m] = lst_d[b, m - 1], lst_t[b, m - 1]
+        lst_p[b, m, 0], lst_p[b, m, 1], lst_p[b, m, 2] = \
+            lst_p[b, m - 1, 0], lst_p[b, m - 1, 1], lst_p[b, m - 1, 2]
+        m -= 1
+    lst_d[b, m], lst_t[b, m] = d, t
+    lst_p[b, m, 0], lst_p[b, m, 1], lst_p[b, m, 2] = x, y, z
+    count[b] = cnt + 1
+
+
+@njit(cache=True)
+def _ground_blocked(nx_, ny_, nz, gx, gy, gz, lift, l_tris, l_lo, l_hi, l_origin, l_cell,
+                    l_nx, l_ny, l_start, l_items, stamp, mark):
+    """Whether the straight move from node (nx_, ny_, nz) to ground (gx, gy, gz), both
+    raised by ``lift``, crosses a level triangle: the same segment and answer as
+    :func:`probe_blocked` of the raised points (lifted by ``PROBE_LIFT``, trimmed by
+    ``PROBE_TRIM``), in the same floating-point order."""
+    az, bz = nz + lift, gz + lift
+    dx, dy, dz = gx - nx_, gy - ny_, bz - az
+    length = math.sqrt(dx * dx + dy * dy + dz * dz)
+    m = min(PROBE_TRIM, 0.25 * length)
+    den = max(length, 1e-12)
+    tx, ty, tz = m * dx / den, m * dy / den, m * dz / den
+    _w, t = _walk_one(nx_ + tx, ny_ + ty, az + tz + PROBE_LIFT, gx - tx, gy - ty,
+                      bz - tz + PROBE_LIFT, l_tris, l_lo, l_hi, l_origin, l_cell, l_nx, l_ny,
+                      l_start, l_items, True, stamp, mark)
+    return t >= 0
+
+
+@njit(cache=True)
+def _join_kernel(pos, el_kind, el_links, el_hold, node_base, node_flat, tris, tri_poly,
+                 origin, cell, nx, ny, start, items, reach, step, drop, climb_height, lift,
+                 probe, l_tris, l_lo, l_hi, l_origin, l_cell, l_nx, l_ny, l_start, l_items,
+                 link_base):
+    """The navmesh links of every element's nodes in one pass (see :func:`join_navmesh`):
+    per element in order, a ledge's nodes as mount then as hang, a ladder's or pipe's
+    bottom node as ladder foot and its top node as mount; each node's bands share one
+    ground walk, and with ``probe`` each answer whose straight move is blocked gives way
+    to the nearest ground of another polygon, up to ``GROUND_RETRIES`` times. Returns the
+    links (kind, node, point, poly, bidirectional, length, abilities) whose element allows
+    their kind, and per element whether any ground was found."""
+    n_el = el_kind.shape[0]
     n_tri = tris.shape[0]
-    stamp = np.full(n_tri, -1, np.int64)
     tri_zlo = np.empty(n_tri)
     tri_zhi = np.empty(n_tri)
     tri_xy = np.empty((n_tri, 4))  # x min, x max, y min, y max
@@ -1022,127 +1365,118 @@ def _nearest_ground(nodes, zlo, zhi, reach, tris, start, items, origin, cell, nx
         tri_xy[t, 1] = max(tris[t, 0, 0], tris[t, 1, 0], tris[t, 2, 0])
         tri_xy[t, 2] = min(tris[t, 0, 1], tris[t, 1, 1], tris[t, 2, 1])
         tri_xy[t, 3] = max(tris[t, 0, 1], tris[t, 1, 1], tris[t, 2, 1])
-    for k in range(n):
-        px, py = nodes[k, 0], nodes[k, 1]
-        for b in range(n_band):
-            best[b] = reach
-        i0, i1, j0, j1 = _cell_range(px - reach, px + reach, py - reach, py + reach, origin,
-                                     cell, nx, ny)
-        for i in range(i0, i1 + 1):
-            for j in range(j0, j1 + 1):
-                c = j * nx + i
-                for m in range(start[c], start[c + 1]):
-                    t = items[m]
-                    if stamp[t] == k:
-                        continue
-                    stamp[t] = k
-                    reach_now = 0.0
-                    in_band = False
-                    for b in range(n_band):
-                        if tri_zlo[t] <= zhi[k, b] and tri_zhi[t] >= zlo[k, b] \
-                                and not _skipped(skip, k, b, tri_poly[t]):
-                            in_band = True
-                            reach_now = max(reach_now, best[b])
-                    if not in_band or tri_xy[t, 0] > px + reach_now \
-                            or tri_xy[t, 1] < px - reach_now or tri_xy[t, 2] > py + reach_now \
-                            or tri_xy[t, 3] < py - reach_now:
-                        continue
-                    x, y, z, d = _closest_on_triangle_xy(px, py, tris[t])
-                    for b in range(n_band):
-                        if d <= best[b] and zlo[k, b] <= z <= zhi[k, b] \
-                                and not _skipped(skip, k, b, tri_poly[t]):
-                            if d < best[b] or best_t[k, b] < 0 or t < best_t[k, b]:
-                                best[b] = d
-                                best_t[k, b] = t
-                                best_p[k, b, 0] = x
-                                best_p[k, b, 1] = y
-                                best_p[k, b, 2] = z
-    return best_t, best_p
-
-
-@njit(cache=True)
-def _skipped(skip, k, b, poly):
-    for m in range(skip.shape[2]):
-        if skip[k, b, m] == poly:
-            return True
-    return False
-
-
-def _ground_points(tris, nodes, zlo, zhi, reach, tri_poly=None, skip=None, grid=None):
-    """:func:`_nearest_ground` over query/spatial.py's uniform XY grid of the triangles
-    (``grid``: that grid already built); ``zlo``/``zhi`` (n, B) bands per node; ``skip``
-    (n, B, S) polygons (of ``tri_poly``) left out, -1 padding."""
-    zlo = np.ascontiguousarray(zlo, np.float64)
-    zhi = np.ascontiguousarray(zhi, np.float64)
-    if zlo.ndim == 1:  # one band
-        zlo, zhi = zlo[:, None], zhi[:, None]
-    if tris.shape[0] == 0 or nodes.shape[0] == 0:
-        return np.full(zlo.shape, -1, np.int64), np.zeros((*zlo.shape, 3))
-    if tri_poly is None:
-        tri_poly = np.zeros(tris.shape[0], np.int64)
-    if skip is None:
-        skip = np.full((*zlo.shape, 1), -1, np.int64)
-    origin, cell, nx, ny, start, items = grid if grid is not None \
-        else build_grid(*triangle_bounds(tris))
-    return _nearest_ground(np.ascontiguousarray(nodes), zlo, zhi, float(reach), tris, start,
-                           items, origin, float(cell), int(nx), int(ny),
-                           np.ascontiguousarray(tri_poly, np.int64),
-                           np.ascontiguousarray(skip, np.int64))
+    n_q = 0
+    for e in range(n_el):
+        n_q += 2 * (node_base[e + 1] - node_base[e]) if el_kind[e] == CLIMB_LEDGE else 2
+    kind = np.empty(n_q, np.int8)
+    node = np.empty(n_q, np.int32)
+    point = np.empty((n_q, 3))
+    poly = np.empty(n_q, np.int32)
+    bidir = np.empty(n_q, np.bool_)
+    length = np.empty(n_q)
+    abil = np.empty(n_q, np.uint16)
+    linked = np.zeros(n_el, np.bool_)
+    stamp = np.full(n_tri, -1, np.int64)
+    l_stamp = np.full(l_tris.shape[0], -1, np.int64)
+    mark, l_mark = 0, 0
+    zlo = np.empty(2)
+    zhi = np.empty(2)
+    # per band: the nearest ground of the nearest polygons (_ground_walk)
+    lst_d = np.empty((2, GROUND_RETRIES + 1))
+    lst_t = np.empty((2, GROUND_RETRIES + 1), np.int64)
+    lst_p = np.empty((2, GROUND_RETRIES + 1, 3))
+    count = np.zeros(2, np.int64)
+    # per element: its queries' answers (triangle, point), laid out as the rows
+    cap = 2
+    for e in range(n_el):
+        cap = max(cap, 2 * (node_base[e + 1] - node_base[e]))
+    q_t = np.empty(cap, np.int64)
+    q_p = np.empty((cap, 3))
+    q_node = np.empty(cap, np.int64)
+    q_kind = np.empty(cap, np.int64)
+    k = 0
+    for e in range(n_el):
+        a, b = node_base[e], node_base[e + 1]
+        ledge = el_kind[e] == CLIMB_LEDGE
+        if ledge:
+            cnt = b - a
+            walks = cnt
+        else:
+            cnt = 1
+            walks = 2
+        for w in range(walks):
+            if ledge:
+                v = node_flat[a + w]
+                n_band = 2
+                rows0, rows1 = w, cnt + w  # mount, hang
+                q_kind[rows0], q_kind[rows1] = CLIMB_LINK_MOUNT, CLIMB_LINK_HANG
+                q_node[rows0], q_node[rows1] = v, v
+            else:
+                v = node_flat[a] if w == 0 else node_flat[b - 1]
+                n_band = 1
+                rows0, rows1 = w, -1
+                q_kind[rows0] = CLIMB_LINK_LADDER_FOOT if w == 0 else CLIMB_LINK_MOUNT
+                q_node[rows0] = v
+            z = pos[v, 2]
+            zlo[0], zhi[0] = z - step, z + step
+            zlo[1], zhi[1] = z - drop, z - step - 1e-6
+            _ground_walk(pos[v, 0], pos[v, 1], zlo, zhi, n_band, reach, tris, tri_zlo,
+                         tri_zhi, tri_xy, tri_poly, start, items, origin, cell, nx, ny, stamp,
+                         mark, lst_d, lst_t, lst_p, count)
+            mark += 1
+            for band in range(n_band):
+                # the nearest ground, or when the move there is blocked the next polygon's
+                # nearest, up to GROUND_RETRIES times
+                t, r = -1, 0
+                while r < count[band]:
+                    t = lst_t[band, r]
+                    if not probe or not _ground_blocked(
+                            pos[v, 0], pos[v, 1], pos[v, 2], lst_p[band, r, 0],
+                            lst_p[band, r, 1], lst_p[band, r, 2], lift, l_tris, l_lo, l_hi,
+                            l_origin, l_cell, l_nx, l_ny, l_start, l_items, l_stamp, l_mark):
+                        break
+                    l_mark += 1
+                    t = -1
+                    r += 1
+                l_mark += 1
+                if t >= 0:
+                    px, py, pz = lst_p[band, r, 0], lst_p[band, r, 1], lst_p[band, r, 2]
+                else:
+                    px, py, pz = 0.0, 0.0, 0.0
+                row = rows0 if band == 0 else rows1
+                q_t[row] = t
+                q_p[row, 0], q_p[row, 1], q_p[row, 2] = px, py, pz
+        for r in range(2 * cnt):
+            t = q_t[r]
+            if t < 0:
+                continue
+            linked[e] = True  # (the warning is about the ground, not the element's links)
+            kd = q_kind[r]
+            if not (el_links[e] >> kd) & 1:
+                continue
+            v = q_node[r]
+            kind[k] = kd
+            node[k] = v
+            point[k, 0], point[k, 1], point[k, 2] = q_p[r, 0], q_p[r, 1], q_p[r, 2]
+            poly[k] = tri_poly[t]
+            bidir[k] = kd != CLIMB_LINK_HANG or pos[v, 2] - q_p[r, 2] <= climb_height
+            dx = q_p[r, 0] - pos[v, 0]
+            dy = q_p[r, 1] - pos[v, 1]
+            dz = q_p[r, 2] - pos[v, 2]
+            length[k] = math.sqrt(dx * dx + dy * dy + dz * dz)
+            abil[k] = link_base[kd] | el_hold[e]
+            k += 1
+    return (kind[:k].copy(), node[:k].copy(), point[:k].copy(), poly[:k].copy(),
+            bidir[:k].copy(), length[:k].copy(), abil[:k].copy(), linked)
 
 
 # a node's nearest ground behind a wall is skipped for the next nearest this many times
 GROUND_RETRIES = 3
 
 
-def _reachable_ground(tris, tri_poly, nodes, zlo, zhi, reach, level, lift):
-    """:func:`_ground_points`, where a ground point that the straight move from its node
-    cannot reach (:func:`probe_blocked` against the level's triangles, the move raised by
-    ``lift`` so that steps the agent walks over do not count: a floor behind the wall a
-    ladder stands against, the inside of a closed tower below its ledge) gives way to the
-    nearest ground of another polygon, up to ``GROUND_RETRIES`` times; ``level``:
-    (vertices, triangles, grid) or None (no probe)."""
-    zlo = np.asarray(zlo, np.float64)
-    zhi = np.asarray(zhi, np.float64)
-    skip = np.full((*zlo.shape, GROUND_RETRIES), -1, np.int64)
-    grid = build_grid(*triangle_bounds(tris)) if tris.shape[0] else None
-    found_t, found_p = _ground_points(tris, nodes, zlo, zhi, reach, tri_poly, skip, grid)
-    if level is None or found_t.size == 0:
-        return found_t, found_p
-    vertices, triangles, level_grid = level
-    up = np.array([0.0, 0.0, lift])
-    todo = np.argwhere(found_t >= 0)  # (node, band) rows still to probe
-    for retry in range(GROUND_RETRIES + 1):
-        if todo.shape[0] == 0:
-            break
-        k, b = todo[:, 0], todo[:, 1]
-        blocked = probe_blocked(nodes[k] + up, found_p[k, b] + up, vertices, triangles,
-                                level_grid)
-        k, b = k[blocked], b[blocked]
-        if k.size == 0:
-            break
-        if retry == GROUND_RETRIES:  # nothing reachable among the nearest few
-            found_t[k, b] = -1
-            break
-        skip[k, b, retry] = tri_poly[found_t[k, b]]
-        redo = np.unique(k)
-        row = np.full(nodes.shape[0], -1, np.int64)
-        row[redo] = np.arange(redo.size)
-        # only the blocked bands searched again (the others left empty)
-        r_lo = np.full((redo.size, zlo.shape[1]), np.inf)
-        r_hi = np.full((redo.size, zlo.shape[1]), -np.inf)
-        r_lo[row[k], b] = zlo[k, b]
-        r_hi[row[k], b] = zhi[k, b]
-        rt, rp = _ground_points(tris, nodes[redo], r_lo, r_hi, reach, tri_poly, skip[redo],
-                                grid)
-        found_t[k, b] = rt[row[k], b]
-        found_p[k, b] = rp[row[k], b]
-        again = found_t[k, b] >= 0
-        todo = np.stack([k[again], b[again]], axis=1)
-    return found_t, found_p
-
-
 def join_navmesh(navmesh, elements: ClimbElements, graph: ClimbGraph,
-                 params: ClimbParams | None = None, level=None) -> tuple[ClimbLinks, list[str]]:
+                 params: ClimbParams | None = None, level=None,
+                 surface: SurfaceGrid | None = None) -> tuple[ClimbLinks, list[str]]:
     """Links between climb nodes and walkable ground, and a warning per element with none.
 
     * ``mount`` (both ways): ground level with a ledge node (within ``step_height``) and
@@ -1153,79 +1487,43 @@ def join_navmesh(navmesh, elements: ClimbElements, graph: ClimbGraph,
       one way (a drop) when at most ``max_drop_height`` below.
 
     ``level`` (vertices, triangles, grid of them): each link's straight move is probed
-    against the level (:func:`probe_blocked`); ground behind a wall is skipped for the
-    nearest reachable ground (:func:`_reachable_ground`). None: no probe.
+    against the level (the segment of :func:`probe_blocked` between node and ground, both
+    raised by ``step_height``); ground behind a wall gives way to the nearest ground of
+    another polygon, up to ``GROUND_RETRIES`` times. None: no probe. ``surface``: the
+    navmesh's :class:`SurfaceGrid` when already built. One numba pass
+    (:func:`_join_kernel`).
     """
     params = params or ClimbParams()
-    start, tris = navmesh.surface_triangles()
-    tri_poly = np.repeat(np.arange(navmesh.polygon_count, dtype=np.int32), np.diff(start))
-    warnings: list[str] = []
-    pos = graph.node_position
-    n_el = elements.kind.shape[0]
-    # queries, per element in order: a ledge's nodes as mount then as hang; a ladder's or
-    # pipe's bottom node as ladder foot, then its top node as mount
+    sg = surface if surface is not None else surface_grid(navmesh)
+    pos = np.ascontiguousarray(graph.node_position, np.float64).reshape(-1, 3)
+    kind_el = np.asarray(elements.kind, np.int64)
+    n_el = kind_el.shape[0]
     counts = np.fromiter(map(len, graph.element_nodes), np.int64, len(graph.element_nodes))
+    node_base = np.zeros(n_el + 1, np.int64)
+    np.cumsum(counts, out=node_base[1:])
     flat = np.concatenate(graph.element_nodes).astype(np.int64) if n_el \
         else np.zeros(0, np.int64)
-    el = np.repeat(np.arange(n_el), counts)
-    first = np.zeros(n_el + 1, np.int64)
-    np.cumsum(counts, out=first[1:])
-    rank = np.arange(flat.shape[0]) - first[el]
-    ledge = np.asarray(elements.kind)[el] == CLIMB_LEDGE
-    top = rank == counts[el] - 1
-    q_el = np.concatenate([el[ledge], el[ledge], el[~ledge & (rank == 0)], el[~ledge & top]])
-    q_node = np.concatenate([flat[ledge], flat[ledge], flat[~ledge & (rank == 0)],
-                             flat[~ledge & top]])
-    n_l, n_v = int(ledge.sum()), int((~ledge & top).sum())
-    q_kind = np.repeat(np.array([CLIMB_LINK_MOUNT, CLIMB_LINK_HANG, CLIMB_LINK_LADDER_FOOT,
-                                 CLIMB_LINK_MOUNT], np.int64), [n_l, n_l, n_v, n_v])
-    # sorted by element, then mount before hang (foot before top), then rank: each row's
-    # place computed directly (no sort)
-    el_ledge = np.asarray(elements.kind) == CLIMB_LEDGE
-    q_start = np.zeros(n_el + 1, np.int64)
-    np.cumsum(np.where(el_ledge, 2 * counts, 2), out=q_start[1:])
-    bottoms = el[~ledge & (rank == 0)]
-    place = np.concatenate([q_start[el[ledge]] + rank[ledge],
-                            q_start[el[ledge]] + counts[el[ledge]] + rank[ledge],
-                            q_start[bottoms], q_start[el[~ledge & top]] + 1])
-    order = np.empty(place.shape[0], np.int64)
-    order[place] = np.arange(place.shape[0])
-    # one walk per node: a ledge node's mount and hang bands together (band 1 empty for
-    # the others), the answers laid out as the queries above
-    walk = np.concatenate([flat[ledge], flat[~ledge & (rank == 0)], flat[~ledge & top]])
-    z = pos[walk, 2] if walk.size else np.zeros(0)
-    level_lo, level_hi = z - params.step_height, z + params.step_height
-    is_ledge = np.arange(walk.shape[0]) < n_l
-    zlo = np.stack([level_lo, np.where(is_ledge, z - params.max_drop_height, np.inf)], axis=1)
-    zhi = np.stack([level_hi, np.where(is_ledge, z - params.step_height - 1e-6, -np.inf)],
-                   axis=1)
-    walk_t, walk_p = _reachable_ground(np.ascontiguousarray(tris), tri_poly,
-                                       np.ascontiguousarray(pos[walk].reshape(-1, 3)), zlo,
-                                       zhi, float(params.reach), level,
-                                       float(params.step_height))
-    found_t = np.concatenate([walk_t[:n_l, 0], walk_t[:n_l, 1], walk_t[n_l:, 0]])[order]
-    found_p = np.concatenate([walk_p[:n_l, 0], walk_p[:n_l, 1], walk_p[n_l:, 0]])[order]
-    q_el, q_node, q_kind = q_el[order], q_node[order], q_kind[order]
-    z = pos[q_node, 2] if q_node.size else np.zeros(0)
-    got = found_t >= 0
-    linked = np.zeros(n_el, np.bool_)
-    linked[q_el[got]] = True  # (the warning is about the ground, not the element's links)
-    got &= ((np.asarray(elements.links, np.int64)[q_el] >> q_kind) & 1) == 1
-    for e in np.nonzero(~linked)[0].tolist():
-        warnings.append(f"{CLIMB_ELEMENT_KINDS[int(elements.kind[e])]} "
-                        f"{str(elements.name[e])!r}: no walkable ground within "
-                        f"{params.reach:g} m across and {params.max_drop_height:g} m down; it "
-                        f"has no entry or exit")
-    node = q_node[got].astype(np.int32)
-    point = found_p[got].reshape(-1, 3)
-    kind = q_kind[got]
-    bidir = (kind != CLIMB_LINK_HANG) | (z[got] - point[:, 2] <= params.max_climb_height)
-    return ClimbLinks(kind.astype(np.int8), node, point,
-                      tri_poly[found_t[got]].astype(np.int32), bidir.astype(np.bool_),
-                      np.linalg.norm(point - pos[node], axis=1) if node.size
-                      else np.zeros(0),
-                      link_abilities(kind, np.asarray(elements.abilities)[q_el[got]])), \
-        warnings
+    g: TriangleGrid = _NO_GRID
+    probe = False
+    if level is not None and level[2] is not None and level[2].tris.shape[0] > 0:
+        g, probe = level[2], True
+    hold = np.asarray(elements.abilities, np.int64) & ~np.int64(ALONG_ONLY_ABILITIES)
+    kind, node, point, poly, bidir, length, abil, linked = _join_kernel(
+        pos, kind_el, np.asarray(elements.links, np.int64), hold, node_base, flat, sg.tris,
+        sg.poly, sg.origin, sg.cell, sg.nx, sg.ny, sg.grid_start, sg.grid_items,
+        float(params.reach), float(params.step_height), float(params.max_drop_height),
+        float(params.max_climb_height), float(params.step_height), probe, g.tris, g.lo,
+        g.hi, g.origin, g.cell, g.nx, g.ny, g.start, g.items, _LINK_BASE)
+    warnings = [f"{CLIMB_ELEMENT_KINDS[int(elements.kind[e])]} "
+                f"{str(elements.name[e])!r}: no walkable ground within "
+                f"{params.reach:g} m across and {params.max_drop_height:g} m down; it "
+                f"has no entry or exit" for e in np.nonzero(~linked)[0].tolist()]
+    return ClimbLinks(kind, node, point, poly, bidir, length, abil), warnings
+
+
+_LINK_BASE = np.array(CLIMB_LINK_BASE_ABILITIES, np.int64)
+# no level to probe against (join_navmesh without ``level``)
+_NO_GRID = triangle_grid(np.zeros((0, 3)), np.zeros((0, 3), np.int64))
 
 
 # ------------------------------------------------------------------------ on the NavMesh
@@ -1343,18 +1641,19 @@ def add_climbing(navmesh, items, vertices, triangles, settings,
 
     params = params or ClimbParams.from_settings(settings)
     v = np.asarray(vertices, np.float64).reshape(-1, 3)
-    used = v[np.asarray(triangles, np.int64).ravel()] if len(triangles) else v[:0]
-    bounds = point_bounds(used) if used.shape[0] else None
-    elements, warnings = make_elements(items, bounds)
     grid = triangle_grid(v, triangles) if len(triangles) else None
+    # the bounds of the walkable geometry's used vertices: those of its triangles
+    bounds = None if grid is None else (grid.lo.min(axis=0), grid.hi.max(axis=0))
+    elements, warnings = make_elements(items, bounds)
     if grid is not None and elements.kind.shape[0]:
         elements, buried = _drop_buried(elements, grid)
         warnings += buried
     n_found = 0
     fronts = None
+    surface = surface_grid(navmesh)  # shared by the ledge finder and the navmesh join
     if getattr(settings, "auto_ledges", False) and grid is not None:
         found = find_ledges(v, triangles, navmesh, LedgeCriteria.from_settings(settings), grid,
-                            ledge_mask, triangle_object, object_names)
+                            ledge_mask, triangle_object, object_names, surface)
         before = elements.kind.shape[0]
         kept = _found_kept(elements, found) if found.ends.shape[0] else []
         elements = add_found_ledges(elements, found)
@@ -1363,7 +1662,7 @@ def add_climbing(navmesh, items, vertices, triangles, settings,
         fronts[before:] = np.asarray(found.front).reshape(-1, 3)[kept]
     graph = build_climb_graph(elements, params, v, triangles, grid, fronts)
     links, more = join_navmesh(navmesh, elements, graph, params,
-                               None if grid is None else (v, triangles, grid))
+                               None if grid is None else (v, triangles, grid), surface)
     stats = dict(navmesh.stats)
     stats.update(climb_elements=int(elements.kind.shape[0]),
                  climb_found_ledges=int(n_found),

@@ -48,7 +48,7 @@ from .climb_geom import (
     _crossing,
     _walk_one,
     segment_first_hits,
-    segment_hits,
+    triangle_grid,
 )
 from .kinds import CLIMB_LEDGE
 from .query.spatial import _cell_range
@@ -69,6 +69,8 @@ FIT_START = 0.02
 FIT_INSET = 0.25
 # Rays from a ladder's or pipe's middle looking for its wall.
 VERTICAL_RAYS = 8
+# no triangles (hang_fronts without a scene)
+_EMPTY_GRID = triangle_grid(np.zeros((0, 3)), np.zeros((0, 3), np.int64))
 
 
 def _unit_xy(v):
@@ -93,61 +95,148 @@ def hang_fronts(kind, ends, grid: TriangleGrid | None, radius: float,
     vertical = np.nonzero(todo & (kind != CLIMB_LEDGE))[0]
     reach = 2.0 * radius + BODY_GAP
     if ledge.size:
-        p0, p1 = ends[ledge, 0], ends[ledge, 1]
-        axis = p1 - p0
-        length = np.linalg.norm(axis, axis=1)
-        axis_u = axis / np.maximum(length, 1e-12)[:, None]
-        n = np.stack([-axis_u[:, 1], axis_u[:, 0], np.zeros(ledge.size)], axis=1)
-        n, _ = _unit_xy(n)
-        inset = np.minimum(FIT_INSET, 0.25 * length)[:, None]
-        pts = np.stack([0.5 * (p0 + p1), p0 + axis_u * inset, p1 - axis_u * inset], axis=1)
-        pts = pts - np.array([0.0, 0.0, FIT_DEPTH])
-        lost = np.zeros((ledge.size, 2))
-        if grid is not None and grid.tris.shape[0]:
-            for side, s in enumerate((1.0, -1.0)):
-                out = (s * n)[:, None, :]
-                a = (pts + out * FIT_START).reshape(-1, 3)
-                b = (pts + out * reach).reshape(-1, 3)
-                lost[:, side] = segment_hits(a, b, grid).reshape(-1, 3).sum(axis=1)
-            # a tie (e.g. room on both sides, or a solid block's inside): the first face a
-            # horizontal segment across the ledge's middle meets decides, the body hangs on
-            # the side it faces (its normal's)
-            tie = np.nonzero(lost[:, 0] == lost[:, 1])[0]
-            if tie.size:
-                param, tri = segment_first_hits(pts[tie, 0] + n[tie] * reach,
-                                                pts[tie, 0] - n[tie] * reach, grid)
-                met = np.nonzero(np.isfinite(param))[0]
-                tr = grid.tris[tri[met]]
-                normal = np.cross(tr[:, 1] - tr[:, 0], tr[:, 2] - tr[:, 0])
-                facing = np.einsum("ij,ij->i", normal, n[tie[met]])
-                lost[tie[met], 0] += facing < 0.0
-                lost[tie[met], 1] += facing > 0.0
-        sign = np.where(lost[:, 0] <= lost[:, 1], 1.0, -1.0)
-        fronts[ledge] = sign[:, None] * n
+        g = grid if grid is not None and grid.tris.shape[0] else _EMPTY_GRID
+        fronts[ledge] = _ledge_fronts(np.ascontiguousarray(ends[ledge]), reach, g.tris, g.lo,
+                                      g.hi, g.origin, g.cell, g.nx, g.ny, g.start, g.items)
     if vertical.size and grid is not None and grid.tris.shape[0]:
-        mid = ends[vertical].mean(axis=1)
-        ang = 2.0 * math.pi * np.arange(VERTICAL_RAYS) / VERTICAL_RAYS
-        dirs = np.stack([np.cos(ang), np.sin(ang), np.zeros(VERTICAL_RAYS)], axis=1)
-        a = np.repeat(mid, VERTICAL_RAYS, axis=0)
-        b = (mid[:, None, :] + dirs[None] * reach).reshape(-1, 3)
-        param, tri = _fan_first_hits(np.ascontiguousarray(a), np.ascontiguousarray(b),
-                                     VERTICAL_RAYS, grid.tris, grid.lo, grid.hi, grid.origin,
-                                     grid.cell, grid.nx, grid.ny, grid.start, grid.items)
-        param = param.reshape(-1, VERTICAL_RAYS)
-        tri = tri.reshape(-1, VERTICAL_RAYS)
-        best = np.argmin(param, axis=1)  # first of equals: deterministic
-        rows = np.arange(vertical.size)
-        hit = np.isfinite(param[rows, best])
-        t = tri[rows, best][hit]
-        tr = grid.tris[t]
-        normal, size = _unit_xy(np.cross(tr[:, 1] - tr[:, 0], tr[:, 2] - tr[:, 0]))
-        ray = dirs[best[hit]]
-        flat = np.linalg.norm(normal, axis=1) < 0.5  # a flat triangle: away from where met
-        normal = np.where(flat[:, None], -ray, normal)
-        flip = np.einsum("ij,ij->i", normal, ray) > 0.0
-        normal[flip] *= -1.0
-        fronts[vertical[hit]] = normal
+        fronts[vertical] = _vertical_fronts(np.ascontiguousarray(ends[vertical]), _RAY_DIRS,
+                                            reach, grid.tris, grid.lo, grid.hi, grid.origin,
+                                            grid.cell, grid.nx, grid.ny, grid.start,
+                                            grid.items)
     return fronts
+
+
+# the horizontal directions of a ladder's or pipe's fan of rays
+_RAY_ANGLES = 2.0 * math.pi * np.arange(VERTICAL_RAYS) / VERTICAL_RAYS
+_RAY_DIRS = np.stack([np.cos(_RAY_ANGLES), np.sin(_RAY_ANGLES), np.zeros(VERTICAL_RAYS)],
+                     axis=1)
+
+
+@njit(cache=True)
+def _vertical_fronts(ends, dirs, reach, tris, tri_lo, tri_hi, origin, cell, nx, ny,
+                     grid_start, grid_items):
+    """(k, 3) front of each ladder or pipe ``ends[k]`` (module doc): of the rays ``dirs``
+    from the middle of its axis, ``reach`` long, the first to meet a triangle (least
+    param, then the first ray) gives its wall, the front is that triangle's horizontal
+    normal turned to point at the axis (a flat triangle: back along the ray); none met:
+    zero. One numba pass (the arithmetic of the numpy form, step by step)."""
+    n, n_ray = ends.shape[0], dirs.shape[0]
+    a = np.empty((n * n_ray, 3))
+    b = np.empty((n * n_ray, 3))
+    for k in range(n):
+        for r in range(n_ray):
+            for q in range(3):
+                m = (ends[k, 0, q] + ends[k, 1, q]) / 2.0
+                a[k * n_ray + r, q] = m
+                b[k * n_ray + r, q] = m + dirs[r, q] * reach
+    param, tri = _fan_first_hits(a, b, n_ray, tris, tri_lo, tri_hi, origin, cell, nx, ny,
+                                 grid_start, grid_items)
+    out = np.zeros((n, 3))
+    for k in range(n):
+        best = 0
+        for r in range(1, n_ray):
+            if param[k * n_ray + r] < param[k * n_ray + best]:
+                best = r
+        if not param[k * n_ray + best] < np.inf:
+            continue
+        t = tri[k * n_ray + best]
+        e1x = tris[t, 1, 0] - tris[t, 0, 0]
+        e1y = tris[t, 1, 1] - tris[t, 0, 1]
+        e1z = tris[t, 1, 2] - tris[t, 0, 2]
+        e2x = tris[t, 2, 0] - tris[t, 0, 0]
+        e2y = tris[t, 2, 1] - tris[t, 0, 1]
+        e2z = tris[t, 2, 2] - tris[t, 0, 2]
+        vx, vy = e1y * e2z - e1z * e2y, e1z * e2x - e1x * e2z  # the normal, flattened
+        size = math.sqrt(vx * vx + vy * vy + 0.0)
+        if size > 1e-9:
+            ux, uy, uz = vx / max(size, 1e-12), vy / max(size, 1e-12), 0.0 / max(size, 1e-12)
+        else:
+            ux, uy, uz = 0.0, 0.0, 0.0
+        if math.sqrt(ux * ux + uy * uy + uz * uz) < 0.5:  # a flat triangle: back along the ray
+            ux, uy, uz = -dirs[best, 0], -dirs[best, 1], -dirs[best, 2]
+        if ux * dirs[best, 0] + uy * dirs[best, 1] + uz * dirs[best, 2] > 0.0:
+            ux, uy, uz = ux * -1.0, uy * -1.0, uz * -1.0
+        out[k, 0], out[k, 1], out[k, 2] = ux, uy, uz
+    return out
+
+
+@njit(cache=True)
+def _ledge_fronts(ends, reach, tris, tri_lo, tri_hi, origin, cell, nx, ny, grid_start,
+                  grid_items):
+    """(k, 3) front of each authored ledge ``ends[k]`` (module doc): its side ``n`` = up x
+    its axis or ``-n``, whichever loses fewer of the horizontal probes at its middle and
+    ``FIT_INSET`` in from its ends, ``FIT_DEPTH`` below the hands, from ``FIT_START`` to
+    ``reach`` out; on a tie, the side the normal of the first triangle met across its middle
+    faces; still tied, ``n``. One numba pass (the arithmetic of the numpy form, step by
+    step)."""
+    k_n = ends.shape[0]
+    out = np.zeros((k_n, 3))
+    stamp = np.full(tris.shape[0], -1, np.int64)
+    mark = 0
+    pts = np.empty((3, 3))
+    for k in range(k_n):
+        ax = ends[k, 1, 0] - ends[k, 0, 0]
+        ay = ends[k, 1, 1] - ends[k, 0, 1]
+        az = ends[k, 1, 2] - ends[k, 0, 2]
+        length = math.sqrt(ax * ax + ay * ay + az * az)
+        den = max(length, 1e-12)
+        ux, uy, uz = ax / den, ay / den, az / den
+        vx, vy = -uy, ux  # n = up x axis, made a horizontal unit vector
+        nn = math.sqrt(vx * vx + vy * vy + 0.0)
+        if nn > 1e-9:
+            nx_, ny_ = vx / max(nn, 1e-12), vy / max(nn, 1e-12)
+        else:
+            nx_, ny_ = 0.0, 0.0
+        inset = min(FIT_INSET, 0.25 * length)
+        for a in range(3):
+            pts[0, a] = 0.5 * (ends[k, 0, a] + ends[k, 1, a])
+        pts[1, 0] = ends[k, 0, 0] + ux * inset
+        pts[1, 1] = ends[k, 0, 1] + uy * inset
+        pts[1, 2] = ends[k, 0, 2] + uz * inset
+        pts[2, 0] = ends[k, 1, 0] - ux * inset
+        pts[2, 1] = ends[k, 1, 1] - uy * inset
+        pts[2, 2] = ends[k, 1, 2] - uz * inset
+        for q in range(3):
+            pts[q, 2] = pts[q, 2] - FIT_DEPTH
+        lost0, lost1 = 0, 0
+        for side in range(2):
+            s = 1.0 if side == 0 else -1.0
+            ox, oy = s * nx_, s * ny_
+            for q in range(3):
+                _w, t = _walk_one(pts[q, 0] + ox * FIT_START, pts[q, 1] + oy * FIT_START,
+                                  pts[q, 2] + 0.0 * FIT_START, pts[q, 0] + ox * reach,
+                                  pts[q, 1] + oy * reach, pts[q, 2] + 0.0 * reach, tris,
+                                  tri_lo, tri_hi, origin, cell, nx, ny, grid_start,
+                                  grid_items, True, stamp, mark)
+                mark += 1
+                if t >= 0:
+                    if side == 0:
+                        lost0 += 1
+                    else:
+                        lost1 += 1
+        if lost0 == lost1:
+            # a tie: the first face met across the middle decides (its normal's side)
+            w, t = _walk_one(pts[0, 0] + nx_ * reach, pts[0, 1] + ny_ * reach,
+                             pts[0, 2] + 0.0 * reach, pts[0, 0] - nx_ * reach,
+                             pts[0, 1] - ny_ * reach, pts[0, 2] - 0.0 * reach, tris, tri_lo,
+                             tri_hi, origin, cell, nx, ny, grid_start, grid_items, False,
+                             stamp, mark)
+            mark += 1
+            if w < np.inf:
+                e1x = tris[t, 1, 0] - tris[t, 0, 0]
+                e1y = tris[t, 1, 1] - tris[t, 0, 1]
+                e1z = tris[t, 1, 2] - tris[t, 0, 2]
+                e2x = tris[t, 2, 0] - tris[t, 0, 0]
+                e2y = tris[t, 2, 1] - tris[t, 0, 1]
+                e2z = tris[t, 2, 2] - tris[t, 0, 2]
+                facing = (e1y * e2z - e1z * e2y) * nx_ + (e1z * e2x - e1x * e2z) * ny_
+                if facing < 0.0:
+                    lost0 += 1
+                elif facing > 0.0:
+                    lost1 += 1
+        sign = 1.0 if lost0 <= lost1 else -1.0
+        out[k, 0], out[k, 1], out[k, 2] = sign * nx_, sign * ny_, sign * 0.0
+    return out
 
 
 def _floors(top, bottom, grid: TriangleGrid):

@@ -4,12 +4,13 @@ triangles, and the closest point of a triangle in XY. numpy + numba only."""
 
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
 import numpy as np
 from numba import njit
 
-from .query.spatial import _cell_range, build_grid
+from .query.spatial import _cell_range, fill_grid
 
 # Horizontal reach from a climb node to walkable ground, beyond the agent radius (metres).
 GROUND_REACH = 0.5
@@ -149,12 +150,42 @@ def point_bounds(points) -> tuple[np.ndarray, np.ndarray]:
 
 
 def triangle_grid(vertices, triangles) -> TriangleGrid:
-    tris = np.asarray(vertices, np.float64).reshape(-1, 3)[
-        np.asarray(triangles, np.int64).reshape(-1, 3)]
-    lo, hi = triangle_bounds(tris)
-    origin, cell, nx, ny, start, items = build_grid(lo, hi)
-    return TriangleGrid(np.ascontiguousarray(tris), lo, hi, origin, float(cell), int(nx),
-                        int(ny), start, items)
+    tris = np.ascontiguousarray(np.asarray(vertices, np.float64).reshape(-1, 3)[
+        np.asarray(triangles, np.int64).reshape(-1, 3)])
+    lo, hi, origin, cell, nx, ny, start, items = bounds_grid(tris)
+    return TriangleGrid(tris, lo, hi, origin, float(cell), int(nx), int(ny), start, items)
+
+
+@njit(cache=True)
+def bounds_grid(tris):
+    """(lo, hi, origin, cell, nx, ny, start, items): the (T, 3) bounds of triangles (T, 3, 3)
+    and query/spatial.py's uniform XY grid over them, in one numba call (the grid is
+    ``spatial.build_grid``'s: the same origin, cell and binning)."""
+    n = tris.shape[0]
+    lo = np.empty((n, 3))
+    hi = np.empty((n, 3))
+    for t in range(n):
+        for a in range(3):
+            lo[t, a] = min(tris[t, 0, a], tris[t, 1, a], tris[t, 2, a])
+            hi[t, a] = max(tris[t, 0, a], tris[t, 1, a], tris[t, 2, a])
+    if n == 0:
+        return lo, hi, np.zeros(2), 1.0, 1, 1, np.zeros(2, np.int64), np.zeros(0, np.int64)
+    origin = np.empty(2)
+    top = np.empty(2)
+    for a in range(2):
+        origin[a] = lo[:, a].min() - 1e-3
+        top[a] = hi[:, a].max() + 1e-3
+    span0, span1 = top[0] - origin[0], top[1] - origin[1]
+    sizes = np.empty(n)
+    for t in range(n):
+        sizes[t] = max(hi[t, 0] - lo[t, 0], hi[t, 1] - lo[t, 1])
+    # about one triangle per cell; never more than ~4 cells per triangle over the grid
+    cell = max(float(np.median(sizes)), 0.25)
+    cell = max(cell, math.sqrt(span0 * span1 / (4.0 * n + 16.0)))
+    nx = int(span0 / cell) + 1
+    ny = int(span1 / cell) + 1
+    start, items = fill_grid(lo, hi, origin, cell, nx, ny)
+    return lo, hi, origin, cell, nx, ny, start, items
 
 
 def segment_hits(a, b, grid: TriangleGrid) -> np.ndarray:
@@ -177,31 +208,59 @@ def segment_first_hits(a, b, grid: TriangleGrid):
                                grid.nx, grid.ny, grid.start, grid.items)
 
 @njit(cache=True)
-def _closest_on_triangle_xy(px, py, tri):
-    """Closest point (x, y, z on the triangle's plane) of triangle ``tri`` to (px, py) in XY."""
+def _closest_on_triangle_xy(px, py, tris, t):
+    """Closest point (x, y, z on the triangle's plane) of triangle ``tris[t]`` to (px, py) in
+    XY, and its XY distance (scalar indexing: no view of the triangle is made)."""
     best_d = np.inf
     bx, by, bz = 0.0, 0.0, 0.0
-    ax, ay = tri[0, 0], tri[0, 1]
-    e1x, e1y = tri[1, 0] - ax, tri[1, 1] - ay
-    e2x, e2y = tri[2, 0] - ax, tri[2, 1] - ay
+    ax, ay = tris[t, 0, 0], tris[t, 0, 1]
+    e1x, e1y = tris[t, 1, 0] - ax, tris[t, 1, 1] - ay
+    e2x, e2y = tris[t, 2, 0] - ax, tris[t, 2, 1] - ay
     det = e1x * e2y - e1y * e2x
     if abs(det) > 1e-14:
         u = ((px - ax) * e2y - (py - ay) * e2x) / det
         v = (e1x * (py - ay) - e1y * (px - ax)) / det
         if u >= 0.0 and v >= 0.0 and u + v <= 1.0:
-            z = tri[0, 2] + u * (tri[1, 2] - tri[0, 2]) + v * (tri[2, 2] - tri[0, 2])
+            z = tris[t, 0, 2] + u * (tris[t, 1, 2] - tris[t, 0, 2]) \
+                + v * (tris[t, 2, 2] - tris[t, 0, 2])
             return px, py, z, 0.0
     for k in range(3):
-        p = tri[k]
-        q = tri[(k + 1) % 3]
-        dx, dy = q[0] - p[0], q[1] - p[1]
+        k1 = (k + 1) % 3
+        p0, p1, p2 = tris[t, k, 0], tris[t, k, 1], tris[t, k, 2]
+        dx, dy = tris[t, k1, 0] - p0, tris[t, k1, 1] - p1
         ll = dx * dx + dy * dy
-        t = 0.0
+        s = 0.0
         if ll > 0.0:
-            t = min(max(((px - p[0]) * dx + (py - p[1]) * dy) / ll, 0.0), 1.0)
-        cx, cy = p[0] + t * dx, p[1] + t * dy
+            s = min(max(((px - p0) * dx + (py - p1) * dy) / ll, 0.0), 1.0)
+        cx, cy = p0 + s * dx, p1 + s * dy
         dd = (cx - px) ** 2 + (cy - py) ** 2
         if dd < best_d:
             best_d = dd
-            bx, by, bz = cx, cy, p[2] + t * (q[2] - p[2])
+            bx, by, bz = cx, cy, p2 + s * (tris[t, k1, 2] - p2)
     return bx, by, bz, np.sqrt(best_d)
+
+
+class SurfaceGrid(NamedTuple):
+    """A navmesh's surface triangles (``NavMesh.surface_triangles``), the polygon of each
+    and their XY grid (query/spatial.py): built once per navmesh and shared by the ledge
+    finder and the navmesh join."""
+
+    start: np.ndarray  # (P + 1,) polygon p owns tris[start[p]:start[p + 1]]
+    tris: np.ndarray  # (T, 3, 3)
+    poly: np.ndarray  # (T,) int64
+    origin: np.ndarray
+    cell: float
+    nx: int
+    ny: int
+    grid_start: np.ndarray
+    grid_items: np.ndarray
+
+
+def surface_grid(navmesh) -> SurfaceGrid:
+    """The :class:`SurfaceGrid` of ``navmesh``."""
+    start, tris = navmesh.surface_triangles()
+    tris = np.ascontiguousarray(tris, np.float64)
+    poly = np.repeat(np.arange(navmesh.polygon_count, dtype=np.int64), np.diff(start))
+    _lo, _hi, origin, cell, nx, ny, gstart, gitems = bounds_grid(tris)
+    return SurfaceGrid(start, tris, poly, origin, float(cell), int(nx), int(ny), gstart,
+                       gitems)

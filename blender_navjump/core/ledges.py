@@ -36,8 +36,14 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from .climb_geom import GROUND_REACH, TriangleGrid, _closest_on_triangle_xy, _segment_hits
-from .query.spatial import _cell_range, build_grid
+from .climb_geom import (
+    GROUND_REACH,
+    TriangleGrid,
+    _closest_on_triangle_xy,
+    _segment_hits,
+    surface_grid,
+)
+from .query.spatial import _cell_range
 
 # A wall triangle is steeper than this (degrees from the horizontal).
 WALL_MIN_SLOPE_DEG = 75.0
@@ -194,7 +200,7 @@ def _sample_tests(pts, front, tris, start, items, origin, cell, nx, ny, reach, s
                             or hi[t, 0] < px - reach or lo[t, 1] > py + reach \
                             or hi[t, 1] < py - reach:
                         continue
-                    x, y, z, d = _closest_on_triangle_xy(px, py, tris[t])
+                    x, y, z, d = _closest_on_triangle_xy(px, py, tris, t)
                     if d > reach:
                         continue
                     side = (x - px) * front[k, 0] + (y - py) * front[k, 1]
@@ -208,9 +214,10 @@ def _sample_tests(pts, front, tris, start, items, origin, cell, nx, ny, reach, s
 
 def find_ledges(vertices, triangles, navmesh, criteria: LedgeCriteria,
                 grid: TriangleGrid | None = None, allowed=None, triangle_object=None,
-                object_names=None) -> FoundLedges:
+                object_names=None, surface=None) -> FoundLedges:
     """The found ledges of a scene (``vertices``/``triangles``: the walkable geometry the
-    navmesh was baked from; ``grid``: its triangles binned, :func:`climb.triangle_grid`)."""
+    navmesh was baked from; ``grid``: its triangles binned, :func:`climb.triangle_grid`;
+    ``surface``: the navmesh's ``climb_geom.SurfaceGrid`` when already built)."""
     from .climb_geom import triangle_grid
 
     a, b, front, wall_tri = candidate_edges(vertices, triangles, criteria.max_slope_deg,
@@ -225,11 +232,13 @@ def find_ledges(vertices, triangles, navmesh, criteria: LedgeCriteria,
     frac = (np.arange(edge.shape[0]) - first[edge]) / (count[edge] - 1)
     pts = a[edge] + frac[:, None] * (b - a)[edge]
     fr = np.ascontiguousarray(front[edge])
-    _, stris = navmesh.surface_triangles()
-    stris = np.ascontiguousarray(stris, np.float64)
+    if surface is None:
+        surface = surface_grid(navmesh)
+    stris = surface.tris
     if stris.shape[0] == 0:
         return empty_found()
-    origin, cell, nx, ny, gstart, gitems = build_grid(stris.min(axis=1), stris.max(axis=1))
+    origin, cell, nx, ny = surface.origin, surface.cell, surface.nx, surface.ny
+    gstart, gitems = surface.grid_start, surface.grid_items
     zlo = pts[:, 2] - criteria.climb_height
     front_z, top_ok = _sample_tests(np.ascontiguousarray(pts), fr, stris, gstart, gitems,
                                     origin, float(cell), int(nx), int(ny),
