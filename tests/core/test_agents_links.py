@@ -275,4 +275,8 @@ def test_no_free_core_means_one_after_the_other(monkeypatch):
     monkeypatch.setattr(agents_mod, "load_average", lambda: None)  # unknown: as free
     threads, out = link_threads(v, t, agents, overlap=None)
     if worker_count() >= 2:
-        assert (threads[0.3] == "navjump-agent") == out["slim"].stats["agents_overlapped"]
+        if out["slim"].stats["agents_overlapped"]:
+            assert threads[0.3] == "navjump-agent"
+        else:  # fell back (a busy machine): the second agent's links after the first's
+            (_, first_end), (second_start, _) = sorted(LINK_SPANS)
+            assert first_end <= second_start
