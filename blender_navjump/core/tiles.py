@@ -34,6 +34,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+import threading
 import time
 from collections.abc import Callable
 from typing import NamedTuple
@@ -497,6 +498,217 @@ class Raster:
                            span_area=sarea[:n], span_next=snext[:n])
 
 
+# Pieces a tile's grid is assembled from: its own core and its 8 neighbours' (the border is
+# at most half a tile, ``settings.min_tile_size``).
+MAX_CORE_PIECES = 9
+_NO_SPANS_I32 = np.zeros(0, np.int32)
+_NO_SPANS_U8 = np.zeros(0, np.uint8)
+
+
+class _CoreEntry:
+    """One core's spans, computed by the first tile that asks (the others wait)."""
+
+    __slots__ = ("done", "value", "error")
+
+    def __init__(self):
+        self.done = threading.Event()
+        self.value = None
+        self.error: BaseException | None = None
+
+
+class SharedCores:
+    """The rasterised cores of a bake of every tile, each computed once and shared by the
+    up to four tiles whose grid reaches into it.
+
+    A tile's grid (the tile and ``grid.border`` cells around it) is its own core and strips
+    of its 8 neighbours' cores. Since every tile rasterises in the level's frame
+    (:class:`Raster`) a column's spans do not depend on the window they are computed in,
+    so the grid assembled from the cores (:func:`_assemble_cores`) is the heightfield a
+    rasterisation of the tile's whole grid gives, array for array; the border's cells are
+    no longer rasterised by every tile that sees them (a tile of 64 cells with a border of
+    13 rasterised twice the cells it owns). A core is the tile's cells, and at the level's
+    sides also the frame's ``pad`` cells beyond (so every cell of every tile's grid lies in
+    exactly one core); its triangles are binned without a border. A core is dropped once
+    every tile that uses it has its grid (``refs``): in row order about three rows of cores
+    are alive at a time. Thread-safe: tiles on threads ask for cores at once."""
+
+    def __init__(self, grid: TileGrid, raster: Raster, v, t, walk, users):
+        self.grid = grid
+        self.raster = raster
+        self.v, self.t, self.walk = v, t, walk
+        self.start, self.items = bin_triangles(grid, v, t, 0)
+        self.refs = np.zeros(grid.tile_count, np.int64)
+        for k in users:
+            for j in self.cores_of(k):
+                self.refs[j] += 1
+        self.lock = threading.Lock()
+        self.entries: dict[int, _CoreEntry] = {}
+
+    def core_box(self, j: int) -> tuple[int, int, int, int]:
+        """Core j in level cells: (x0, y0, x1, y1)."""
+        g, pad = self.grid, self.raster.pad
+        tx, ty = j % g.tiles_x, j // g.tiles_x
+        x0 = tx * g.size - (pad if tx == 0 else 0)
+        y0 = ty * g.size - (pad if ty == 0 else 0)
+        x1 = (tx + 1) * g.size + (pad if tx == g.tiles_x - 1 else 0)
+        y1 = (ty + 1) * g.size + (pad if ty == g.tiles_y - 1 else 0)
+        return x0, y0, x1, y1
+
+    def cores_of(self, k: int) -> list[int]:
+        """The cores tile k's grid reaches into (itself and its neighbours)."""
+        g = self.grid
+        tx, ty = k % g.tiles_x, k // g.tiles_x
+        return [x + y * g.tiles_x
+                for y in range(max(ty - 1, 0), min(ty + 1, g.tiles_y - 1) + 1)
+                for x in range(max(tx - 1, 0), min(tx + 1, g.tiles_x - 1) + 1)]
+
+    def _claim(self, j: int) -> tuple[_CoreEntry, bool]:
+        """Core j's entry, and whether the caller is the first to ask (and computes it)."""
+        with self.lock:
+            entry = self.entries.get(j)
+            if entry is not None:
+                return entry, False
+            entry = self.entries[j] = _CoreEntry()
+            return entry, True
+
+    def _compute(self, j: int, entry: _CoreEntry, cfg) -> None:
+        try:
+            entry.value = self._rasterize_core(j, cfg)
+        except BaseException as exc:
+            entry.error = exc
+            raise
+        finally:
+            entry.done.set()
+
+    def _rasterize_core(self, j: int, cfg):
+        from .rasterize import mark_walkable_triangles, rasterize_kernel
+
+        x0, y0, x1, y1 = self.core_box(j)
+        ids = self.items[self.start[j]:self.start[j + 1]]
+        if ids.size == 0:
+            return None
+        r, pad = self.raster, self.raster.pad
+        tt = np.ascontiguousarray(self.t[ids])
+        tri_area = mark_walkable_triangles(self.v, tt, cfg.walkable_slope_cos,
+                                           np.ascontiguousarray(self.walk[ids]))
+        head, smin, smax, sarea, _next, n = rasterize_kernel(
+            self.v, tt, tri_area, r.bmin, r.grid.bmax, cfg.cs, cfg.ch, r.width, r.height,
+            cfg.walkable_climb, y0 + pad, y1 + pad, 0, x0 + pad, x1 + pad)
+        return _column_starts(head, n), smin, smax, sarea
+
+    def _release(self, cores) -> None:
+        with self.lock:
+            for j in cores:
+                self.refs[j] -= 1
+                if self.refs[j] <= 0:
+                    self.entries.pop(j, None)
+
+    def tile_heightfield(self, k: int, cfg):
+        """Tile k's heightfield (its grid: ``cfg``), assembled from the cores."""
+        from .stage_data import Heightfield
+
+        ox, oy = self.grid.origin(k, self.raster.pad)
+        cores = self.cores_of(k)
+        geo = np.zeros((MAX_CORE_PIECES, 4), np.int64)
+        starts = [_NO_SPANS_I32] * MAX_CORE_PIECES
+        mins, maxs = list(starts), list(starts)
+        areas = [_NO_SPANS_U8] * MAX_CORE_PIECES
+        try:
+            # compute the cores nobody has started, then wait for those another tile (on
+            # another thread) is computing: two tiles side by side both have work
+            entries = []
+            for j in cores:
+                entry, mine = self._claim(j)
+                if mine:
+                    self._compute(j, entry, cfg)
+                entries.append(entry)
+            n = 0
+            for j, entry in zip(cores, entries, strict=True):
+                entry.done.wait()
+                if entry.error is not None:
+                    raise entry.error
+                got = entry.value
+                if got is None:
+                    continue
+                x0, y0, x1, y1 = self.core_box(j)
+                geo[n] = (x0 - ox, y0 - oy, x1 - x0, y1 - y0)
+                starts[n], mins[n], maxs[n], areas[n] = got
+                n += 1
+            head, smin, smax, sarea, snext = _assemble_cores(
+                geo[:n], tuple(starts), tuple(mins), tuple(maxs), tuple(areas), cfg.width,
+                cfg.height)
+        finally:
+            self._release(cores)
+        return Heightfield(width=cfg.width, height=cfg.height, bmin=cfg.bmin, cs=cfg.cs,
+                           ch=cfg.ch, column_head=head, span_min=smin, span_max=smax,
+                           span_area=sarea, span_next=snext)
+
+
+@njit(cache=True, nogil=True)
+def _column_starts(head, n):
+    """CSR starts of spans lying column by column (``rasterize_kernel``'s order): column
+    c's spans are ``starts[c]:starts[c + 1]``."""
+    starts = np.empty(head.shape[0] + 1, np.int32)
+    nxt = n
+    starts[head.shape[0]] = n
+    for c in range(head.shape[0] - 1, -1, -1):
+        if head[c] != -1:
+            nxt = head[c]
+        starts[c] = nxt
+    return starts
+
+
+@njit(cache=True, nogil=True)
+def _assemble_cores(geo, starts, mins, maxs, areas, width, height):
+    """A grid of ``width`` x ``height`` cells from the cores ``geo`` (rows: first cell x, y
+    in the grid, possibly negative, and size) and their spans (:func:`_column_starts`,
+    ``rasterize_kernel``'s arrays): the same arrays, column by column, as one
+    rasterisation of the grid. The cores' columns of one grid row are runs of their spans:
+    copied a run at a time."""
+    n_pieces = geo.shape[0]
+    total = 0
+    for p in range(n_pieces):
+        gx, gy, cw, chh = geo[p, 0], geo[p, 1], geo[p, 2], geo[p, 3]
+        st = starts[p]
+        xa, xb = max(gx, 0), min(gx + cw, width)
+        if xa >= xb:
+            continue
+        for y in range(max(gy, 0), min(gy + chh, height)):
+            row = (y - gy) * cw - gx
+            total += st[row + xb] - st[row + xa]
+    column_head = np.full(width * height, -1, np.int32)
+    span_min = np.empty(total, np.int32)
+    span_max = np.empty(total, np.int32)
+    span_area = np.empty(total, np.uint8)
+    span_next = np.empty(total, np.int32)
+    k = 0
+    for y in range(height):
+        for p in range(n_pieces):  # the cores of a row come left to right
+            gx, gy, cw, chh = geo[p, 0], geo[p, 1], geo[p, 2], geo[p, 3]
+            xa, xb = max(gx, 0), min(gx + cw, width)
+            if not gy <= y < gy + chh or xa >= xb:
+                continue
+            st, smin, smax, sarea = starts[p], mins[p], maxs[p], areas[p]
+            row = (y - gy) * cw - gx
+            first = st[row + xa]
+            last = st[row + xb]
+            for x in range(xa, xb):
+                a = st[row + x]
+                if st[row + x + 1] > a:
+                    column_head[x + y * width] = k + a - first
+            for s in range(first, last):
+                span_min[k] = smin[s]
+                span_max[k] = smax[s]
+                span_area[k] = sarea[s]
+                span_next[k] = k + 1
+                k += 1
+            for x in range(xa, xb):
+                b = st[row + x + 1]
+                if b > st[row + x]:
+                    span_next[k - last + b - 1] = -1
+    return column_head, span_min, span_max, span_area, span_next
+
+
 class TileCore:
     """The hooks ``pipeline.run_stages`` calls for one tile: ``box`` is the tile in its
     grid's cells (x0, y0, x1, y1); the border around it is trimmed after erosion. The
@@ -508,8 +720,10 @@ class TileCore:
     compute the same spans for the columns they share, to the last bit."""
 
     def __init__(self, border: int, size: int, min_area: int, raster: Raster,
-                 edge_cells: int):
+                 edge_cells: int, cores: SharedCores | None = None, k: int = -1):
         self.box = (border, border, border + size, border + size)
+        self.cores = cores  # with the tile's index k: its grid assembled from shared cores
+        self.k = k
         self.min_area = int(min_area)
         # cells at the grid's edge that are never walkable (ledge filter + erosion) and one
         # more: an island within them may go on beyond the grid
@@ -519,6 +733,8 @@ class TileCore:
         self.strip_cells = STRIP_CELLS
 
     def rasterize(self, v, t, walk, cfg, span_capacity: int = 0):
+        if self.cores is not None:
+            return self.cores.tile_heightfield(self.k, cfg)
         return self.raster.rasterize(v, t, walk, cfg)
 
     def before_regions(self, chf) -> None:
@@ -894,12 +1110,21 @@ def bake_tiles(v, t, walk, settings: BakeSettings, bmin, bmax, progress, timings
     t0 = time.perf_counter()
     start, items = _tile_bins(cache, grid, v, t, todo)
     timings["tiles_bin"] = (time.perf_counter() - t0) * 1000.0
-    job = _TileJob(v, t, walk, settings, grid, start, items, Raster(grid, grid.border),
-                   volumes, area_names, memory_limit(settings))
+    raster = Raster(grid, grid.border)
+    mode = tile_parallel_mode(len(todo))
+    cores = None
+    if len(todo) == grid.tile_count and len(todo) > 1 and mode != "processes":
+        # every tile is baked: each core is rasterised once, shared by the tiles around it
+        # (forked workers could not share them)
+        t0 = time.perf_counter()
+        cores = SharedCores(grid, raster, v, t, walk,
+                            [k for k in todo if start[k + 1] > start[k]])
+        timings["tiles_bin"] += (time.perf_counter() - t0) * 1000.0
+    job = _TileJob(v, t, walk, settings, grid, start, items, raster, volumes, area_names,
+                   memory_limit(settings), cores)
     for k in todo:
         cache.parts.pop(k, None)
         cache.tile_stats.pop(k, None)
-    mode = tile_parallel_mode(len(todo))
     stats["tiles_parallel"] = mode
     for k, tile_stats, part, tile_ms in _run_tiles(job, todo, mode, progress):
         for name, ms in tile_ms.items():
@@ -967,6 +1192,7 @@ class _TileJob(NamedTuple):
     volumes: tuple
     area_names: list | None
     limit: MemoryLimit  # read once a bake (not per tile: it reads /proc and rlimits)
+    cores: SharedCores | None = None  # a bake of every tile: the rasterised cores
 
 
 def _bake_tile(job: _TileJob, k: int, stage):
@@ -982,7 +1208,7 @@ def _bake_tile(job: _TileJob, k: int, stage):
         return k, None, None, tile_ms
     cfg = tile_config(settings, grid, k, grid.border, int(ids.size), job.limit)
     core = TileCore(grid.border, grid.size, cfg.min_region_area, job.raster,
-                    cfg.walkable_radius + 2)
+                    cfg.walkable_radius + 2, job.cores, k)
     cfg = dataclasses.replace(cfg, min_region_area=0)
     tt = np.ascontiguousarray(job.t[ids])
     tile_stats: dict = {}

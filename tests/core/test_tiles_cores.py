@@ -1,0 +1,89 @@
+"""Shared tile cores (core/tiles.py ``SharedCores``): a tile's heightfield assembled from
+the rasterised cores of its own tile and its neighbours is, array for array, the
+rasterisation of the tile's whole grid in the level's frame (``Raster``)."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import HealthCheck, given
+from hypothesis import settings as hsettings
+from hypothesis import strategies as st
+from scenes import Scene
+
+from blender_navjump.core import BakeSettings
+from blender_navjump.core import tiles as T
+from blender_navjump.core.geometry import used_vertex_bounds
+
+
+def terraces(n=3, size=4.0, gap=1.0, seed=3) -> Scene:
+    """Platforms of different heights on a floor, a ramp and stairs (tile edges cross
+    boxes, slopes and steps)."""
+    rng = np.random.default_rng(seed)
+    s = Scene().floor(-1.0, -1.0, n * (size + gap) + 1.0, n * (size + gap) + 1.0, 0.012)
+    for i in range(n):
+        for j in range(n):
+            h = float(rng.choice([0.5, 1.0, 1.5, 2.5])) + 0.012
+            s.box(i * (size + gap), j * (size + gap), -0.5, i * (size + gap) + size,
+                  j * (size + gap) + size, h)
+    s.ramp(2.0, -0.9, 12.0, -0.1, 0.012, 10.0)
+    s.stairs(8.0, 13.5, 15.0, 0.012, 0.2, 0.4, 8)
+    return s
+
+
+def _tile_heightfields(v, t, walk, settings):
+    """Per tile with triangles: (rasterised whole, assembled from the shared cores)."""
+    bmin, bmax, _finite = used_vertex_bounds(v, t)
+    grid = T.tile_grid(settings, bmin, bmax)
+    start, items = T.bin_triangles(grid, v, t, grid.border)
+    raster = T.Raster(grid, grid.border)
+    users = [k for k in range(grid.tile_count) if start[k + 1] > start[k]]
+    cores = T.SharedCores(grid, raster, v, t, walk, users)
+    out = []
+    for k in users:
+        ids = items[start[k]:start[k + 1]]
+        cfg = T.tile_config(settings, grid, k, grid.border, int(ids.size))
+        whole = raster.rasterize(v, np.ascontiguousarray(t[ids]),
+                                 np.ascontiguousarray(walk[ids]), cfg)
+        out.append((k, whole, cores.tile_heightfield(k, cfg)))
+    return grid, cores, out
+
+
+def _assert_same(whole, shared):
+    assert (shared.width, shared.height) == (whole.width, whole.height)
+    for name in ("column_head", "span_min", "span_max", "span_area", "span_next"):
+        a, b = getattr(whole, name), getattr(shared, name)
+        assert a.dtype == b.dtype and np.array_equal(a, b), name
+
+
+@hsettings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(tile=st.integers(24, 60), dx=st.floats(0.0, 3.0), dy=st.floats(0.0, 3.0),
+       obstacle=st.booleans())
+def test_assembled_tile_heightfields_equal_whole_rasterisation(tile, dx, dy, obstacle):
+    """At any tile size and offset (tile edges through boxes, slopes and steps), with
+    obstacle triangles too: the same spans, the same order; and every core is dropped
+    once its last tile has its grid."""
+    v, t = terraces(n=3).arrays()
+    v = v + np.array([dx, dy, 0.0])
+    walk = np.ones(t.shape[0], np.bool_)
+    if obstacle:
+        walk[::7] = False
+    s = BakeSettings(cell_size=0.2, cell_height=0.05, tile_size=tile)
+    _grid, cores, pairs = _tile_heightfields(v, t.astype(np.int32), walk, s)
+    assert len(pairs) > 1
+    for _k, whole, shared in pairs:
+        _assert_same(whole, shared)
+    assert cores.entries == {} and (cores.refs == 0).all()
+
+
+def test_a_triangle_across_every_tile_and_the_level_sides():
+    """One floor spanning every tile, its edges on the level's bounds (the cores at the
+    level's sides reach into the frame's pad)."""
+    s = Scene().floor(0.0, 0.0, 20.0, 14.0, 0.0).box(3.0, 3.0, 0.0, 4.0, 11.0, 1.0)
+    v, t = s.arrays()
+    walk = np.ones(t.shape[0], np.bool_)
+    settings = BakeSettings(cell_size=0.2, cell_height=0.05, tile_size=32)
+    grid, _cores, pairs = _tile_heightfields(v, t.astype(np.int32), walk, settings)
+    assert grid.tiles_x >= 3 and grid.tiles_y >= 2
+    for _k, whole, shared in pairs:
+        assert whole.span_min.size > 0
+        _assert_same(whole, shared)
