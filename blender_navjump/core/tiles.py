@@ -43,6 +43,8 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from .compact import _fill_spans, _link_neighbours
+from .filters import _filter_columns
 from .kinds import GENERATED_LINK_KINDS
 from .navmesh import NavMesh, empty_navmesh
 from .navmesh_check import MAX_COORDINATE
@@ -536,8 +538,13 @@ class Raster:
 # Pieces a tile's grid is assembled from: its own core and its 8 neighbours' (the border is
 # at most half a tile, ``settings.min_tile_size``).
 MAX_CORE_PIECES = 9
-_NO_SPANS_I32 = np.zeros(0, np.int32)
-_NO_SPANS_U8 = np.zeros(0, np.uint8)
+# Cells a core is rasterised and filtered beyond its sides: the ledge filter of a column
+# reads its neighbours' solid spans (1), the neighbour links of the compact heightfield
+# read the neighbours' filtered spans (2).
+CORE_HALO = 2
+_NONE_I32 = np.zeros(0, np.int32)
+_NONE_CON = np.zeros((0, 4), np.int32)
+_NONE_U8 = np.zeros(0, np.uint8)
 
 
 class _CoreEntry:
@@ -551,27 +558,49 @@ class _CoreEntry:
         self.error: BaseException | None = None
 
 
+class CoreSpans(NamedTuple):
+    """One core's filtered, compacted spans (cells x + y * width of the core)."""
+
+    solid: np.ndarray  # (cells + 1,) CSR starts of the solid spans (their count only)
+    start: np.ndarray  # (cells + 1,) CSR starts of the walkable (compact) spans
+    span_y: np.ndarray
+    span_h: np.ndarray
+    span_area: np.ndarray
+    con_rank: np.ndarray  # (n, 4): the linked span's rank in its column, -1 none
+
+
 class SharedCores:
-    """The rasterised cores of a bake of every tile, each computed once and shared by the
-    up to four tiles whose grid reaches into it.
+    """The cores of a bake of every tile, each rasterised, filtered and compacted once and
+    shared by the up to four tiles whose grid reaches into it.
 
     A tile's grid (the tile and ``grid.border`` cells around it) is its own core and strips
-    of its 8 neighbours' cores. Since every tile rasterises in the level's frame
-    (:class:`Raster`) a column's spans do not depend on the window they are computed in,
-    so the grid assembled from the cores (:func:`_assemble_cores`) is the heightfield a
-    rasterisation of the tile's whole grid gives, array for array; the border's cells are
-    no longer rasterised by every tile that sees them (a tile of 64 cells with a border of
-    13 rasterised twice the cells it owns). A core is the tile's cells, and at the level's
-    sides also the frame's ``pad`` cells beyond (so every cell of every tile's grid lies in
-    exactly one core); its triangles are binned without a border. A core is dropped once
-    every tile that uses it has its grid (``refs``): in row order about three rows of cores
-    are alive at a time. Thread-safe: tiles on threads ask for cores at once."""
+    of its 8 neighbours' cores. Every tile rasterises in the level's frame
+    (:class:`Raster`), so a column's solid spans do not depend on the window they are
+    computed in; the three filters of a column read only its neighbours' solid spans
+    (outside the grid: a ledge), and the neighbour links of its compact spans only the
+    neighbours' filtered spans. So a core rasterised and filtered with ``CORE_HALO`` cells
+    around it gives, for its own columns, the compact spans and links that the tile's whole
+    grid gives, except in the grid's outermost ring, where the ledge filter finds a drop
+    (every span there is cleared) and where links would leave the grid: the assembly
+    (:func:`_assemble_compact`) drops those and builds the tile's compact heightfield,
+    array for array the one of rasterising, filtering and compacting its whole grid. The
+    border's cells are no longer rasterised and filtered by every tile that sees them (a
+    tile of 64 cells with a border of 13 did twice the cells it owns).
 
-    def __init__(self, grid: TileGrid, raster: Raster, v, t, walk, users):
+    A core is the tile's cells, and at the level's sides also the frame's ``pad`` cells
+    beyond (every cell of every tile's grid lies in exactly one core); its triangles are
+    binned with a border of ``CORE_HALO``. A core is dropped once every tile that uses it
+    has its grid (``refs``): in row order about three rows of cores are alive at a time.
+    Thread-safe: tiles on threads ask for cores at once."""
+
+    def __init__(self, grid: TileGrid, raster: Raster, v, t, walk, users,
+                 settings: BakeSettings):
         self.grid = grid
         self.raster = raster
         self.v, self.t, self.walk = v, t, walk
-        self.start, self.items = bin_triangles(grid, v, t, 0)
+        self.filters = (bool(settings.filter_low_hanging_obstacles),
+                        bool(settings.filter_ledge_spans), bool(settings.filter_low_height_spans))
+        self.start, self.items = bin_triangles(grid, v, t, CORE_HALO)
         self.refs = np.zeros(grid.tile_count, np.int64)
         for k in users:
             for j in self.cores_of(k):
@@ -590,7 +619,7 @@ class SharedCores:
         return x0, y0, x1, y1
 
     def cores_of(self, k: int) -> list[int]:
-        """The cores tile k's grid reaches into (itself and its neighbours)."""
+        """The cores tile k's grid reaches into (itself and its neighbours), row by row."""
         g = self.grid
         tx, ty = k % g.tiles_x, k // g.tiles_x
         return [x + y * g.tiles_x
@@ -608,28 +637,34 @@ class SharedCores:
 
     def _compute(self, j: int, entry: _CoreEntry, cfg) -> None:
         try:
-            entry.value = self._rasterize_core(j, cfg)
+            entry.value = self._core_spans(j, cfg)
         except BaseException as exc:
             entry.error = exc
             raise
         finally:
             entry.done.set()
 
-    def _rasterize_core(self, j: int, cfg):
+    def _core_spans(self, j: int, cfg) -> CoreSpans | None:
         from .rasterize import mark_walkable_triangles, rasterize_kernel
 
-        x0, y0, x1, y1 = self.core_box(j)
         ids = self.items[self.start[j]:self.start[j + 1]]
         if ids.size == 0:
             return None
+        x0, y0, x1, y1 = self.core_box(j)
         r, pad = self.raster, self.raster.pad
+        # the window in the frame: the core and its halo (the frame's sides clip it)
+        fx0, fy0 = max(x0 + pad - CORE_HALO, 0), max(y0 + pad - CORE_HALO, 0)
+        fx1, fy1 = min(x1 + pad + CORE_HALO, r.width), min(y1 + pad + CORE_HALO, r.height)
         tt = np.ascontiguousarray(self.t[ids])
         tri_area = mark_walkable_triangles(self.v, tt, cfg.walkable_slope_cos,
                                            np.ascontiguousarray(self.walk[ids]))
-        head, smin, smax, sarea, _next, n = rasterize_kernel(
+        head, smin, smax, sarea, snext, n = rasterize_kernel(
             self.v, tt, tri_area, r.bmin, r.grid.bmax, cfg.cs, cfg.ch, r.width, r.height,
-            cfg.walkable_climb, y0 + pad, y1 + pad, 0, x0 + pad, x1 + pad)
-        return _column_starts(head, n), smin, smax, sarea
+            cfg.walkable_climb, fy0, fy1, 0, fx0, fx1)
+        return CoreSpans(*_core_compact(
+            head, smin[:n], smax[:n], sarea[:n], snext[:n], fx1 - fx0, fy1 - fy0,
+            x0 + pad - fx0, y0 + pad - fy0, x1 - x0, y1 - y0, cfg.walkable_height,
+            cfg.walkable_climb, *self.filters))
 
     def _release(self, cores) -> None:
         with self.lock:
@@ -638,16 +673,18 @@ class SharedCores:
                 if self.refs[j] <= 0:
                     self.entries.pop(j, None)
 
-    def tile_heightfield(self, k: int, cfg):
-        """Tile k's heightfield (its grid: ``cfg``), assembled from the cores."""
-        from .stage_data import Heightfield
+    def tile_compact(self, k: int, cfg):
+        """Tile k's compact heightfield (its grid: ``cfg``) assembled from the cores, and
+        the solid span count of its grid."""
+        from .stage_data import CompactHeightfield
 
         ox, oy = self.grid.origin(k, self.raster.pad)
         cores = self.cores_of(k)
         geo = np.zeros((MAX_CORE_PIECES, 4), np.int64)
-        starts = [_NO_SPANS_I32] * MAX_CORE_PIECES
-        mins, maxs = list(starts), list(starts)
-        areas = [_NO_SPANS_U8] * MAX_CORE_PIECES
+        solid = [_NONE_I32] * MAX_CORE_PIECES
+        start, ys, hs = list(solid), list(solid), list(solid)
+        areas = [_NONE_U8] * MAX_CORE_PIECES
+        cons = [_NONE_CON] * MAX_CORE_PIECES
         try:
             # compute the cores nobody has started, then wait for those another tile (on
             # another thread) is computing: two tiles side by side both have work
@@ -667,82 +704,166 @@ class SharedCores:
                     continue
                 x0, y0, x1, y1 = self.core_box(j)
                 geo[n] = (x0 - ox, y0 - oy, x1 - x0, y1 - y0)
-                starts[n], mins[n], maxs[n], areas[n] = got
+                solid[n], start[n], ys[n], hs[n], areas[n], cons[n] = got
                 n += 1
-            head, smin, smax, sarea, snext = _assemble_cores(
-                geo[:n], tuple(starts), tuple(mins), tuple(maxs), tuple(areas), cfg.width,
-                cfg.height)
+            out = _assemble_compact(geo[:n], tuple(solid), tuple(start), tuple(ys), tuple(hs),
+                                    tuple(areas), tuple(cons), cfg.width, cfg.height,
+                                    self.filters[1])
         finally:
             self._release(cores)
-        return Heightfield(width=cfg.width, height=cfg.height, bmin=cfg.bmin, cs=cfg.cs,
-                           ch=cfg.ch, column_head=head, span_min=smin, span_max=smax,
-                           span_area=sarea, span_next=snext)
+        index, count, span_y, span_h, area, con, sx, sy, n_solid = out
+        chf = CompactHeightfield(width=cfg.width, height=cfg.height, bmin=cfg.bmin, cs=cfg.cs,
+                                 ch=cfg.ch, walkable_height=cfg.walkable_height,
+                                 walkable_climb=cfg.walkable_climb, cell_index=index,
+                                 cell_count=count, span_y=span_y, span_h=span_h,
+                                 span_area=area, span_con=con, span_x=sx, span_cy=sy)
+        return chf, int(n_solid)
 
 
 @njit(cache=True, nogil=True)
-def _column_starts(head, n):
-    """CSR starts of spans lying column by column (``rasterize_kernel``'s order): column
-    c's spans are ``starts[c]:starts[c + 1]``."""
-    starts = np.empty(head.shape[0] + 1, np.int32)
-    nxt = n
-    starts[head.shape[0]] = n
-    for c in range(head.shape[0] - 1, -1, -1):
-        if head[c] != -1:
-            nxt = head[c]
-        starts[c] = nxt
-    return starts
+def _core_compact(head, smin, smax, sarea, snext, ww, wh, cx, cy, cw, chh, walkable_height,
+                  walkable_climb, low_hanging, ledges, low_height):
+    """The :class:`CoreSpans` of the core ``cx, cy, cw, chh`` of a window of ``ww`` x ``wh``
+    cells rasterised (``rasterize_kernel``'s arrays): the window filtered and compacted as
+    a grid of its own, the core's columns kept, links as ranks in the linked column."""
+    if low_hanging or ledges or low_height:
+        _filter_columns(head, smin, smax, sarea, snext, ww, wh, walkable_height,
+                        walkable_climb, low_hanging, ledges, low_height, 0, wh)
+    cells = ww * wh
+    room = 0
+    for s in range(sarea.shape[0]):
+        if sarea[s] != 0:
+            room += 1
+    index = np.empty(cells, np.int32)
+    count = np.empty(cells, np.int32)
+    wy = np.empty(room, np.int32)
+    wh_ = np.empty(room, np.int32)
+    warea = np.empty(room, np.uint8)
+    wx = np.empty(room, np.int32)
+    wcy = np.empty(room, np.int32)
+    total = _fill_spans(head, smin, smax, sarea, snext, ww, index, count, wy, wh_, warea, wx,
+                        wcy)
+    wcon = np.empty((total, 4), np.int32)
+    _link_neighbours(ww, wh, index, count, wy, wh_, wcon, walkable_height, walkable_climb, 0,
+                     wh)
+    # the core's columns
+    solid = np.empty(cw * chh + 1, np.int32)
+    start = np.empty(cw * chh + 1, np.int32)
+    n_solid = 0
+    n = 0
+    for y in range(chh):
+        for x in range(cw):
+            c = (x + cx) + (y + cy) * ww
+            solid[x + y * cw] = n_solid
+            s = head[c]
+            while s != -1:
+                n_solid += 1
+                s = snext[s]
+            start[x + y * cw] = n
+            n += count[c]
+    solid[cw * chh] = n_solid
+    start[cw * chh] = n
+    span_y = np.empty(n, np.int32)
+    span_h = np.empty(n, np.int32)
+    area = np.empty(n, np.uint8)
+    con_rank = np.empty((n, 4), np.int32)
+    k = 0
+    for y in range(chh):
+        for x in range(cw):
+            c = (x + cx) + (y + cy) * ww
+            for i in range(index[c], index[c] + count[c]):
+                span_y[k] = wy[i]
+                span_h[k] = wh_[i]
+                area[k] = warea[i]
+                for d in range(4):
+                    nb = wcon[i, d]
+                    if nb < 0:
+                        con_rank[k, d] = -1
+                    else:
+                        nc = wx[nb] + wcy[nb] * ww
+                        con_rank[k, d] = nb - index[nc]
+                k += 1
+    return solid, start, span_y, span_h, area, con_rank
 
 
 @njit(cache=True, nogil=True)
-def _assemble_cores(geo, starts, mins, maxs, areas, width, height):
-    """A grid of ``width`` x ``height`` cells from the cores ``geo`` (rows: first cell x, y
-    in the grid, possibly negative, and size) and their spans (:func:`_column_starts`,
-    ``rasterize_kernel``'s arrays): the same arrays, column by column, as one
-    rasterisation of the grid. The cores' columns of one grid row are runs of their spans:
-    copied a run at a time."""
-    n_pieces = geo.shape[0]
-    total = 0
-    for p in range(n_pieces):
+def _assemble_compact(geo, solid, starts, ys, hs, areas, cons, width, height, ledges):
+    """A tile grid's compact heightfield (``width`` x ``height`` cells) from the cores
+    ``geo`` (rows: first cell x, y in the grid, possibly negative, and size) and their
+    :class:`CoreSpans`: the arrays of ``compact.build_compact_heightfield`` on the grid
+    rasterised and filtered whole, and its solid span count. ``ledges``: the ledge filter
+    clears every span of the grid's outermost ring (a neighbour outside the grid is a
+    drop), so those columns have no compact span and no link reaches them."""
+    cells = width * height
+    piece = np.full(cells, -1, np.int64)  # the core of each cell
+    at = np.zeros(cells, np.int64)  # the cell's index in its core
+    cell_index = np.empty(cells, np.int32)
+    cell_count = np.zeros(cells, np.int32)
+    n_solid = 0
+    for p in range(geo.shape[0]):
         gx, gy, cw, chh = geo[p, 0], geo[p, 1], geo[p, 2], geo[p, 3]
         st = starts[p]
+        so = solid[p]
         xa, xb = max(gx, 0), min(gx + cw, width)
-        if xa >= xb:
-            continue
         for y in range(max(gy, 0), min(gy + chh, height)):
             row = (y - gy) * cw - gx
-            total += st[row + xb] - st[row + xa]
-    column_head = np.full(width * height, -1, np.int32)
-    span_min = np.empty(total, np.int32)
-    span_max = np.empty(total, np.int32)
+            if xa < xb:
+                n_solid += so[row + xb] - so[row + xa]
+            for x in range(xa, xb):
+                c = x + y * width
+                piece[c] = p
+                at[c] = row + x
+                if ledges and (x == 0 or y == 0 or x == width - 1 or y == height - 1):
+                    continue
+                cell_count[c] = st[row + x + 1] - st[row + x]
+    total = 0
+    for c in range(cells):
+        cell_index[c] = total
+        total += cell_count[c]
+    span_y = np.empty(total, np.int32)
+    span_h = np.empty(total, np.int32)
     span_area = np.empty(total, np.uint8)
-    span_next = np.empty(total, np.int32)
-    k = 0
+    span_con = np.empty((total, 4), np.int32)
+    span_x = np.empty(total, np.int32)
+    span_cy = np.empty(total, np.int32)
     for y in range(height):
-        for p in range(n_pieces):  # the cores of a row come left to right
-            gx, gy, cw, chh = geo[p, 0], geo[p, 1], geo[p, 2], geo[p, 3]
-            xa, xb = max(gx, 0), min(gx + cw, width)
-            if not gy <= y < gy + chh or xa >= xb:
+        for x in range(width):
+            c = x + y * width
+            m = cell_count[c]
+            if m == 0:
                 continue
-            st, smin, smax, sarea = starts[p], mins[p], maxs[p], areas[p]
-            row = (y - gy) * cw - gx
-            first = st[row + xa]
-            last = st[row + xb]
-            for x in range(xa, xb):
-                a = st[row + x]
-                if st[row + x + 1] > a:
-                    column_head[x + y * width] = k + a - first
-            for s in range(first, last):
-                span_min[k] = smin[s]
-                span_max[k] = smax[s]
-                span_area[k] = sarea[s]
-                span_next[k] = k + 1
-                k += 1
-            for x in range(xa, xb):
-                b = st[row + x + 1]
-                if b > st[row + x]:
-                    span_next[k - last + b - 1] = -1
-    return column_head, span_min, span_max, span_area, span_next
-
+            p = piece[c]
+            first = starts[p][at[c]]
+            sy_, sh_, sa_, sc_ = ys[p], hs[p], areas[p], cons[p]
+            k = cell_index[c]
+            for i in range(m):
+                s = first + i
+                span_y[k + i] = sy_[s]
+                span_h[k + i] = sh_[s]
+                span_area[k + i] = sa_[s]
+                span_x[k + i] = x
+                span_cy[k + i] = y
+                for d in range(4):
+                    r = sc_[s, d]
+                    nc = -1
+                    if r >= 0:
+                        if d == 0:
+                            if x > 0:
+                                nc = c - 1
+                        elif d == 1:
+                            if y < height - 1:
+                                nc = c + width
+                        elif d == 2:
+                            if x < width - 1:
+                                nc = c + 1
+                        elif y > 0:
+                            nc = c - width
+                    if nc >= 0 and r < cell_count[nc]:
+                        span_con[k + i, d] = cell_index[nc] + r
+                    else:
+                        span_con[k + i, d] = -1
+    return (cell_index, cell_count, span_y, span_h, span_area, span_con, span_x, span_cy,
+            n_solid)
 
 class TileCore:
     """The hooks ``pipeline.run_stages`` calls for one tile: ``box`` is the tile in its
@@ -768,9 +889,14 @@ class TileCore:
         self.strip_cells = STRIP_CELLS
 
     def rasterize(self, v, t, walk, cfg, span_capacity: int = 0):
-        if self.cores is not None:
-            return self.cores.tile_heightfield(self.k, cfg)
         return self.raster.rasterize(v, t, walk, cfg)
+
+    def compact(self, cfg):
+        """With shared cores: the tile's compact heightfield and solid span count (its
+        grid rasterised, filtered and compacted, :class:`SharedCores`); else None."""
+        if self.cores is None:
+            return None
+        return self.cores.tile_compact(self.k, cfg)
 
     def before_regions(self, chf) -> None:
         x0, y0, x1, y1 = self.box
@@ -1151,7 +1277,7 @@ def bake_tiles(v, t, walk, settings: BakeSettings, bmin, bmax, progress, timings
         # (forked workers could not share them)
         t0 = time.perf_counter()
         cores = SharedCores(grid, raster, v, t, walk,
-                            [k for k in todo if start[k + 1] > start[k]])
+                            [k for k in todo if start[k + 1] > start[k]], settings)
         timings["tiles_bin"] += (time.perf_counter() - t0) * 1000.0
     limit = memory_limit(settings)
     job = _TileJob(v, t, walk, settings, grid, start, items, raster, volumes, area_names,

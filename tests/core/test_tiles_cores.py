@@ -1,6 +1,7 @@
-"""Shared tile cores (core/tiles.py ``SharedCores``): a tile's heightfield assembled from
-the rasterised cores of its own tile and its neighbours is, array for array, the
-rasterisation of the tile's whole grid in the level's frame (``Raster``)."""
+"""Shared tile cores (core/tiles.py ``SharedCores``): a tile's compact heightfield
+assembled from the cores of its own tile and its neighbours (each rasterised, filtered and
+compacted once) is, array for array, the one of rasterising the tile's whole grid in the
+level's frame (``Raster``), filtering and compacting it."""
 
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ from scenes import Scene
 
 from blender_navjump.core import BakeSettings
 from blender_navjump.core import tiles as T
+from blender_navjump.core.compact import build_compact_heightfield
+from blender_navjump.core.filters import filter_heightfield
 from blender_navjump.core.geometry import used_vertex_bounds
 
 
@@ -31,43 +34,57 @@ def terraces(n=3, size=4.0, gap=1.0, seed=3) -> Scene:
 
 
 def _tile_heightfields(v, t, walk, settings):
-    """Per tile with triangles: (rasterised whole, assembled from the shared cores)."""
+    """Per tile with triangles: (its compact heightfield and solid span count from its
+    whole grid, the same assembled from the shared cores)."""
     bmin, bmax, _finite = used_vertex_bounds(v, t)
     grid = T.tile_grid(settings, bmin, bmax)
     start, items = T.bin_triangles(grid, v, t, grid.border)
     raster = T.Raster(grid, grid.border)
     users = [k for k in range(grid.tile_count) if start[k + 1] > start[k]]
-    cores = T.SharedCores(grid, raster, v, t, walk, users)
+    cores = T.SharedCores(grid, raster, v, t, walk, users, settings)
     out = []
     for k in users:
         ids = items[start[k]:start[k + 1]]
         cfg = T.tile_config(settings, grid, k, grid.border, int(ids.size))
-        whole = raster.rasterize(v, np.ascontiguousarray(t[ids]),
-                                 np.ascontiguousarray(walk[ids]), cfg)
-        out.append((k, whole, cores.tile_heightfield(k, cfg)))
+        hf = raster.rasterize(v, np.ascontiguousarray(t[ids]), np.ascontiguousarray(walk[ids]),
+                              cfg)
+        filter_heightfield(hf, cfg.walkable_height, cfg.walkable_climb,
+                           settings.filter_low_hanging_obstacles, settings.filter_ledge_spans,
+                           settings.filter_low_height_spans)
+        whole = (build_compact_heightfield(hf, cfg.walkable_height, cfg.walkable_climb),
+                 hf.span_min.size)
+        out.append((k, whole, cores.tile_compact(k, cfg)))
     return grid, cores, out
 
 
 def _assert_same(whole, shared):
-    assert (shared.width, shared.height) == (whole.width, whole.height)
-    for name in ("column_head", "span_min", "span_max", "span_area", "span_next"):
-        a, b = getattr(whole, name), getattr(shared, name)
-        assert a.dtype == b.dtype and np.array_equal(a, b), name
+    (a_chf, a_spans), (b_chf, b_spans) = whole, shared
+    assert a_spans == b_spans
+    assert (b_chf.width, b_chf.height) == (a_chf.width, a_chf.height)
+    for name in ("cell_index", "cell_count", "span_y", "span_h", "span_area", "span_con",
+                 "span_x", "span_cy"):
+        a, b = getattr(a_chf, name), getattr(b_chf, name)
+        assert a.dtype == b.dtype and a.shape == b.shape and np.array_equal(a, b), name
 
 
 @hsettings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(tile=st.integers(24, 60), dx=st.floats(0.0, 3.0), dy=st.floats(0.0, 3.0),
-       obstacle=st.booleans())
-def test_assembled_tile_heightfields_equal_whole_rasterisation(tile, dx, dy, obstacle):
+       obstacle=st.booleans(), filters=st.sampled_from(
+           [(True, True, True), (False, False, False), (True, False, True),
+            (False, True, False)]))
+def test_assembled_tile_heightfields_equal_whole_rasterisation(tile, dx, dy, obstacle,
+                                                               filters):
     """At any tile size and offset (tile edges through boxes, slopes and steps), with
-    obstacle triangles too: the same spans, the same order; and every core is dropped
-    once its last tile has its grid."""
+    obstacle triangles and any filters: the same spans and links, the same order; and
+    every core is dropped once its last tile has its grid."""
     v, t = terraces(n=3).arrays()
     v = v + np.array([dx, dy, 0.0])
     walk = np.ones(t.shape[0], np.bool_)
     if obstacle:
         walk[::7] = False
-    s = BakeSettings(cell_size=0.2, cell_height=0.05, tile_size=tile)
+    s = BakeSettings(cell_size=0.2, cell_height=0.05, tile_size=tile,
+                     filter_low_hanging_obstacles=filters[0], filter_ledge_spans=filters[1],
+                     filter_low_height_spans=filters[2])
     _grid, cores, pairs = _tile_heightfields(v, t.astype(np.int32), walk, s)
     assert len(pairs) > 1
     for _k, whole, shared in pairs:
@@ -85,5 +102,5 @@ def test_a_triangle_across_every_tile_and_the_level_sides():
     grid, _cores, pairs = _tile_heightfields(v, t.astype(np.int32), walk, settings)
     assert grid.tiles_x >= 3 and grid.tiles_y >= 2
     for _k, whole, shared in pairs:
-        assert whole.span_min.size > 0
+        assert whole[1] > 0 and whole[0].span_y.size > 0
         _assert_same(whole, shared)
