@@ -795,8 +795,6 @@ def _assemble_compact(geo, solid, starts, ys, hs, areas, cons, width, height, le
     clears every span of the grid's outermost ring (a neighbour outside the grid is a
     drop), so those columns have no compact span and no link reaches them."""
     cells = width * height
-    piece = np.full(cells, -1, np.int64)  # the core of each cell
-    at = np.zeros(cells, np.int64)  # the cell's index in its core
     cell_index = np.empty(cells, np.int32)
     cell_count = np.zeros(cells, np.int32)
     n_solid = 0
@@ -805,17 +803,20 @@ def _assemble_compact(geo, solid, starts, ys, hs, areas, cons, width, height, le
         st = starts[p]
         so = solid[p]
         xa, xb = max(gx, 0), min(gx + cw, width)
+        if xa >= xb:
+            continue
         for y in range(max(gy, 0), min(gy + chh, height)):
             row = (y - gy) * cw - gx
-            if xa < xb:
-                n_solid += so[row + xb] - so[row + xa]
+            n_solid += so[row + xb] - so[row + xa]
             for x in range(xa, xb):
-                c = x + y * width
-                piece[c] = p
-                at[c] = row + x
-                if ledges and (x == 0 or y == 0 or x == width - 1 or y == height - 1):
-                    continue
-                cell_count[c] = st[row + x + 1] - st[row + x]
+                cell_count[x + y * width] = st[row + x + 1] - st[row + x]
+    if ledges:
+        for x in range(width):
+            cell_count[x] = 0
+            cell_count[x + (height - 1) * width] = 0
+        for y in range(height):
+            cell_count[y * width] = 0
+            cell_count[width - 1 + y * width] = 0
     total = 0
     for c in range(cells):
         cell_index[c] = total
@@ -826,42 +827,44 @@ def _assemble_compact(geo, solid, starts, ys, hs, areas, cons, width, height, le
     span_con = np.empty((total, 4), np.int32)
     span_x = np.empty(total, np.int32)
     span_cy = np.empty(total, np.int32)
-    for y in range(height):
-        for x in range(width):
-            c = x + y * width
-            m = cell_count[c]
-            if m == 0:
-                continue
-            p = piece[c]
-            first = starts[p][at[c]]
-            sy_, sh_, sa_, sc_ = ys[p], hs[p], areas[p], cons[p]
-            k = cell_index[c]
-            for i in range(m):
-                s = first + i
-                span_y[k + i] = sy_[s]
-                span_h[k + i] = sh_[s]
-                span_area[k + i] = sa_[s]
-                span_x[k + i] = x
-                span_cy[k + i] = y
-                for d in range(4):
-                    r = sc_[s, d]
-                    nc = -1
-                    if r >= 0:
-                        if d == 0:
-                            if x > 0:
-                                nc = c - 1
-                        elif d == 1:
-                            if y < height - 1:
-                                nc = c + width
-                        elif d == 2:
-                            if x < width - 1:
-                                nc = c + 1
-                        elif y > 0:
-                            nc = c - width
-                    if nc >= 0 and r < cell_count[nc]:
-                        span_con[k + i, d] = cell_index[nc] + r
-                    else:
-                        span_con[k + i, d] = -1
+    for p in range(geo.shape[0]):
+        gx, gy, cw, chh = geo[p, 0], geo[p, 1], geo[p, 2], geo[p, 3]
+        st, sy_, sh_, sa_, sc_ = starts[p], ys[p], hs[p], areas[p], cons[p]
+        for y in range(max(gy, 0), min(gy + chh, height)):
+            row = (y - gy) * cw - gx
+            for x in range(max(gx, 0), min(gx + cw, width)):
+                c = x + y * width
+                m = cell_count[c]
+                if m == 0:
+                    continue
+                first = st[row + x]
+                k = cell_index[c]
+                for i in range(m):
+                    s = first + i
+                    span_y[k + i] = sy_[s]
+                    span_h[k + i] = sh_[s]
+                    span_area[k + i] = sa_[s]
+                    span_x[k + i] = x
+                    span_cy[k + i] = y
+                    for d in range(4):
+                        r = sc_[s, d]
+                        nc = -1
+                        if r >= 0:
+                            if d == 0:
+                                if x > 0:
+                                    nc = c - 1
+                            elif d == 1:
+                                if y < height - 1:
+                                    nc = c + width
+                            elif d == 2:
+                                if x < width - 1:
+                                    nc = c + 1
+                            elif y > 0:
+                                nc = c - width
+                        if nc >= 0 and r < cell_count[nc]:
+                            span_con[k + i, d] = cell_index[nc] + r
+                        else:
+                            span_con[k + i, d] = -1
     return (cell_index, cell_count, span_y, span_h, span_area, span_con, span_x, span_cy,
             n_solid)
 
