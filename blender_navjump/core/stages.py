@@ -152,9 +152,13 @@ def run_stages(v, t, walk, cfg, settings: BakeSettings, timings: dict, stats: di
         tile.before_regions(chf)
 
     t0 = stage("regions", 5)
-    _run("regions", settings, regions.build_regions, chf, settings.partition,
+    # a tile builds its regions on its own cells only (``tile.region_grid``)
+    rchf = chf if tile is None else tile.region_grid(chf)
+    _run("regions", settings, regions.build_regions, rchf, settings.partition,
          cfg.min_region_area, cfg.merge_region_area)
     if tile is not None:
+        tile.regions_back(chf, rchf)
+        del rchf
         tile.after_regions(chf)
     done("regions", t0)
     _add(stats, "regions", chf.max_region)

@@ -501,6 +501,54 @@ def _cut_border(span_area, span_x, span_cy, x0, y0, x1, y1):
             span_area[s] = 0
 
 
+@njit(cache=True, nogil=True)
+def _crop_compact(cell_index, cell_count, span_y, span_h, span_area, span_con, width, x0, y0,
+                  x1, y1):
+    """The compact heightfield of the cells x0..x1-1, y0..y1-1 of a grid ``width`` cells
+    wide: its arrays (spans in their order, links leaving the box dropped) and the index
+    of each of its spans in the grid."""
+    cw, chh = x1 - x0, y1 - y0
+    index = np.empty(cw * chh, np.int32)
+    count = np.empty(cw * chh, np.int32)
+    n = 0
+    for y in range(chh):
+        for x in range(cw):
+            c = (x + x0) + (y + y0) * width
+            index[x + y * cw] = n
+            count[x + y * cw] = cell_count[c]
+            n += cell_count[c]
+    new_of = np.full(span_y.shape[0], -1, np.int32)
+    orig = np.empty(n, np.int64)
+    k = 0
+    for y in range(chh):
+        for x in range(cw):
+            c = (x + x0) + (y + y0) * width
+            for s in range(cell_index[c], cell_index[c] + cell_count[c]):
+                new_of[s] = k
+                orig[k] = s
+                k += 1
+    out_y = np.empty(n, np.int32)
+    out_h = np.empty(n, np.int32)
+    out_area = np.empty(n, np.uint8)
+    out_con = np.empty((n, 4), np.int32)
+    out_x = np.empty(n, np.int32)
+    out_cy = np.empty(n, np.int32)
+    for y in range(chh):
+        for x in range(cw):
+            i = index[x + y * cw]
+            for k in range(i, i + count[x + y * cw]):
+                s = orig[k]
+                out_y[k] = span_y[s]
+                out_h[k] = span_h[s]
+                out_area[k] = span_area[s]
+                out_x[k] = x
+                out_cy[k] = y
+                for d in range(4):
+                    a = span_con[s, d]
+                    out_con[k, d] = new_of[a] if a >= 0 else -1
+    return index, count, out_y, out_h, out_area, out_con, out_x, out_cy, orig
+
+
 class Raster:
     """Rasterises tiles in one frame for the whole level: the level's grid widened by
     ``pad`` cells on every side. Each tile rasterises its rows of that frame (same origin,
@@ -910,6 +958,30 @@ class TileCore:
             _drop_small_islands(chf.span_area, chf.span_con, chf.span_x, chf.span_cy,
                                 chf.width, chf.height, self.edge_cells, self.min_area)
         _cut_border(chf.span_area, chf.span_x, chf.span_cy, x0, y0, x1, y1)
+
+    def region_grid(self, chf):
+        """The compact heightfield regions are built on: ``chf`` cropped to the tile's box
+        (after :meth:`before_regions` every span outside it is unwalkable, and the region
+        kernels treat a link to an unwalkable span as no link), spans in the same order,
+        so the regions are those of the whole grid; :meth:`regions_back` maps them back."""
+        from .stage_data import CompactHeightfield
+
+        x0, y0, x1, y1 = self.box
+        out = _crop_compact(chf.cell_index, chf.cell_count, chf.span_y, chf.span_h,
+                            chf.span_area, chf.span_con, chf.width, x0, y0, x1, y1)
+        index, count, span_y, span_h, area, con, sx, sy, self._crop_spans = out
+        return CompactHeightfield(width=x1 - x0, height=y1 - y0, bmin=chf.bmin, cs=chf.cs,
+                                  ch=chf.ch, walkable_height=chf.walkable_height,
+                                  walkable_climb=chf.walkable_climb, cell_index=index,
+                                  cell_count=count, span_y=span_y, span_h=span_h,
+                                  span_area=area, span_con=con, span_x=sx, span_cy=sy)
+
+    def regions_back(self, chf, cropped) -> None:
+        """The regions of :meth:`region_grid`'s heightfield onto ``chf``'s spans."""
+        reg = np.zeros(chf.span_y.shape[0], np.int32)
+        reg[self._crop_spans] = cropped.span_reg
+        chf.span_reg = reg
+        chf.max_region = cropped.max_region
 
     def after_regions(self, chf) -> None:
         x0, y0, x1, y1 = self.box
