@@ -819,17 +819,27 @@ def _core_compact(head, smin, smax, sarea, snext, ww, wh, cx, cy, cw, chh, walka
     for y in range(chh):
         for x in range(cw):
             c = (x + cx) + (y + cy) * ww
-            for i in range(index[c], index[c] + count[c]):
+            m = count[c]
+            if m == 0:
+                continue
+            # first span of the neighbour column in each direction (-x, +y, +x, -y); a
+            # core column's neighbours lie in the window
+            b0 = index[c - 1]
+            b1 = index[c + ww]
+            b2 = index[c + 1]
+            b3 = index[c - ww]
+            for i in range(index[c], index[c] + m):
                 span_y[k] = wy[i]
                 span_h[k] = wh_[i]
                 area[k] = warea[i]
-                for d in range(4):
-                    nb = wcon[i, d]
-                    if nb < 0:
-                        con_rank[k, d] = -1
-                    else:
-                        nc = wx[nb] + wcy[nb] * ww
-                        con_rank[k, d] = nb - index[nc]
+                nb = wcon[i, 0]
+                con_rank[k, 0] = nb - b0 if nb >= 0 else -1
+                nb = wcon[i, 1]
+                con_rank[k, 1] = nb - b1 if nb >= 0 else -1
+                nb = wcon[i, 2]
+                con_rank[k, 2] = nb - b2 if nb >= 0 else -1
+                nb = wcon[i, 3]
+                con_rank[k, 3] = nb - b3 if nb >= 0 else -1
                 k += 1
     return solid, start, span_y, span_h, area, con_rank
 
@@ -885,34 +895,36 @@ def _assemble_compact(geo, solid, starts, ys, hs, areas, cons, width, height, le
                 m = cell_count[c]
                 if m == 0:
                     continue
+                # per direction (-x, +y, +x, -y): the neighbour column's first span and
+                # span count in the grid (0: outside the grid or no spans)
+                b0 = b1 = b2 = b3 = 0
+                n0 = n1 = n2 = n3 = 0
+                if x > 0:
+                    b0, n0 = cell_index[c - 1], cell_count[c - 1]
+                if y < height - 1:
+                    b1, n1 = cell_index[c + width], cell_count[c + width]
+                if x < width - 1:
+                    b2, n2 = cell_index[c + 1], cell_count[c + 1]
+                if y > 0:
+                    b3, n3 = cell_index[c - width], cell_count[c - width]
                 first = st[row + x]
                 k = cell_index[c]
                 for i in range(m):
                     s = first + i
-                    span_y[k + i] = sy_[s]
-                    span_h[k + i] = sh_[s]
-                    span_area[k + i] = sa_[s]
-                    span_x[k + i] = x
-                    span_cy[k + i] = y
-                    for d in range(4):
-                        r = sc_[s, d]
-                        nc = -1
-                        if r >= 0:
-                            if d == 0:
-                                if x > 0:
-                                    nc = c - 1
-                            elif d == 1:
-                                if y < height - 1:
-                                    nc = c + width
-                            elif d == 2:
-                                if x < width - 1:
-                                    nc = c + 1
-                            elif y > 0:
-                                nc = c - width
-                        if nc >= 0 and r < cell_count[nc]:
-                            span_con[k + i, d] = cell_index[nc] + r
-                        else:
-                            span_con[k + i, d] = -1
+                    span_y[k] = sy_[s]
+                    span_h[k] = sh_[s]
+                    span_area[k] = sa_[s]
+                    span_x[k] = x
+                    span_cy[k] = y
+                    r = sc_[s, 0]
+                    span_con[k, 0] = b0 + r if 0 <= r < n0 else -1
+                    r = sc_[s, 1]
+                    span_con[k, 1] = b1 + r if 0 <= r < n1 else -1
+                    r = sc_[s, 2]
+                    span_con[k, 2] = b2 + r if 0 <= r < n2 else -1
+                    r = sc_[s, 3]
+                    span_con[k, 3] = b3 + r if 0 <= r < n3 else -1
+                    k += 1
     return (cell_index, cell_count, span_y, span_h, span_area, span_con, span_x, span_cy,
             n_solid)
 
