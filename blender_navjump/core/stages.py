@@ -76,24 +76,26 @@ def run_stages(v, t, walk, cfg, settings: BakeSettings, timings: dict, stats: di
         timings.setdefault(name, 0.0)  # 0 when shared with another agent
 
     def rasterize_filter_compact():
+        if tile is not None and not keep_hf and tile.cores is not None:
+            # a tile of a bake of every tile: its grid's cores were rasterised, filtered
+            # and compacted once for the tiles around them (core/tiles.py SharedCores,
+            # which checks the memory of rasterising a core); their time counts as
+            # rasterising. ``t`` is empty: the tile's triangles are the cores'.
+            t0 = stage("rasterize", 0)
+            chf, spans = tile.compact(cfg)
+            done("rasterize", t0)
+            check_memory(settings, estimate_bake_bytes(cfg.width, cfg.height,
+                                                       tile.n_triangles, spans,
+                                                       settings.links_enabled),
+                         f"{grid} with {spans:,} spans", limit)
+            stage("filter", 1)
+            stage("compact", 2)
+            return None, chf, spans
         bound = raster_span_bound(v, t, cfg.cs)
         check_memory(settings, cfg.width * cfg.height * 4 + bound * RASTER_BYTES_PER_SPAN,
                      f"rasterising {t.shape[0]:,} triangles (up to {bound:,} spans) into "
                      f"{grid}", limit)
         t0 = stage("rasterize", 0)
-        shared_cores = None if tile is None or keep_hf else tile.compact(cfg)
-        if shared_cores is not None:
-            # a tile of a bake of every tile: its grid's cores were rasterised, filtered
-            # and compacted once for the tiles around them (core/tiles.py SharedCores);
-            # their time counts as rasterising
-            chf, spans = shared_cores
-            done("rasterize", t0)
-            check_memory(settings, estimate_bake_bytes(cfg.width, cfg.height, t.shape[0],
-                                                       spans, settings.links_enabled),
-                         f"{grid} with {spans:,} spans", limit)
-            stage("filter", 1)
-            stage("compact", 2)
-            return None, chf, spans
         raster = rasterize.rasterize_triangles if tile is None else tile.rasterize
         hf = shared_stage(shared, rkey, lambda: _run(
             "rasterize", settings, lambda: raster(v, t, walk, cfg, span_capacity=bound)))

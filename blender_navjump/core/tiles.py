@@ -49,6 +49,7 @@ from .kinds import GENERATED_LINK_KINDS
 from .navmesh import NavMesh, empty_navmesh
 from .navmesh_check import MAX_COORDINATE
 from .settings import (
+    RASTER_BYTES_PER_SPAN,
     BakeSettings,
     MemoryLimit,
     SettingsError,
@@ -56,6 +57,7 @@ from .settings import (
     estimate_bake_bytes,
     link_params,
     memory_limit,
+    raster_span_bound,
     tile_border_cells,
     voxel_config,
 )
@@ -642,8 +644,10 @@ class SharedCores:
     Thread-safe: tiles on threads ask for cores at once."""
 
     def __init__(self, grid: TileGrid, raster: Raster, v, t, walk, users,
-                 settings: BakeSettings):
+                 settings: BakeSettings, limit: MemoryLimit | None = None):
         self.grid = grid
+        self.settings = settings
+        self.limit = limit
         self.raster = raster
         self.v, self.t, self.walk = v, t, walk
         self.filters = (bool(settings.filter_low_hanging_obstacles),
@@ -704,6 +708,12 @@ class SharedCores:
         fx0, fy0 = max(x0 + pad - CORE_HALO, 0), max(y0 + pad - CORE_HALO, 0)
         fx1, fy1 = min(x1 + pad + CORE_HALO, r.width), min(y1 + pad + CORE_HALO, r.height)
         tt = np.ascontiguousarray(self.t[ids])
+        bound = raster_span_bound(self.v, tt, cfg.cs)
+        check_memory(self.settings, (fx1 - fx0) * (fy1 - fy0) * 4
+                     + bound * RASTER_BYTES_PER_SPAN,
+                     f"rasterising {tt.shape[0]:,} triangles (up to {bound:,} spans) into "
+                     f"a {fx1 - fx0:,} x {fy1 - fy0:,} cell tile core at cell_size {cfg.cs:g}",
+                     self.limit)
         tri_area = mark_walkable_triangles(self.v, tt, cfg.walkable_slope_cos,
                                            np.ascontiguousarray(self.walk[ids]))
         head, smin, smax, sarea, snext, n = rasterize_kernel(
@@ -943,6 +953,7 @@ class TileCore:
         self.box = (border, border, border + size, border + size)
         self.cores = cores  # with the tile's index k: its grid assembled from shared cores
         self.k = k
+        self.n_triangles = 0  # the tile's triangles (with cores, the stages get none)
         self.min_area = int(min_area)
         # cells at the grid's edge that are never walkable (ledge filter + erosion) and one
         # more: an island within them may go on beyond the grid
@@ -956,9 +967,7 @@ class TileCore:
 
     def compact(self, cfg):
         """With shared cores: the tile's compact heightfield and solid span count (its
-        grid rasterised, filtered and compacted, :class:`SharedCores`); else None."""
-        if self.cores is None:
-            return None
+        grid rasterised, filtered and compacted, :class:`SharedCores`)."""
         return self.cores.tile_compact(self.k, cfg)
 
     def before_regions(self, chf) -> None:
@@ -1357,6 +1366,7 @@ def bake_tiles(v, t, walk, settings: BakeSettings, bmin, bmax, progress, timings
     start, items = _tile_bins(cache, grid, v, t, todo)
     timings["tiles_bin"] = (time.perf_counter() - t0) * 1000.0
     raster = Raster(grid, grid.border)
+    limit = memory_limit(settings)
     mode = tile_parallel_mode(len(todo))
     cores = None
     if len(todo) == grid.tile_count and len(todo) > 1 and mode != "processes":
@@ -1364,9 +1374,8 @@ def bake_tiles(v, t, walk, settings: BakeSettings, bmin, bmax, progress, timings
         # (forked workers could not share them)
         t0 = time.perf_counter()
         cores = SharedCores(grid, raster, v, t, walk,
-                            [k for k in todo if start[k + 1] > start[k]], settings)
+                            [k for k in todo if start[k + 1] > start[k]], settings, limit)
         timings["tiles_bin"] += (time.perf_counter() - t0) * 1000.0
-    limit = memory_limit(settings)
     job = _TileJob(v, t, walk, settings, grid, start, items, raster, volumes, area_names,
                    limit, cores, tile_config_template(settings, grid, grid.border, limit))
     for k in todo:
@@ -1459,12 +1468,16 @@ def _bake_tile(job: _TileJob, k: int, stage):
     core = TileCore(grid.border, grid.size, cfg.min_region_area, job.raster,
                     cfg.walkable_radius + 2, job.cores, k)
     cfg.min_region_area = 0  # a copy of the template: the islands are the hooks' (TileCore)
-    tt = np.ascontiguousarray(job.t[ids])
+    core.n_triangles = int(ids.size)
+    if job.cores is None:
+        tt, tw = np.ascontiguousarray(job.t[ids]), np.ascontiguousarray(job.walk[ids])
+    else:  # the cores hold the triangles
+        tt, tw = job.t[:0], job.walk[:0]
     tile_stats: dict = {}
-    res = run_stages(job.v, tt, np.ascontiguousarray(job.walk[ids]), cfg, settings, tile_ms,
-                     tile_stats, stage, core, keep_hf=False, limit=job.limit,
-                     volumes=job.volumes, area_names=job.area_names)
-    del tt
+    res = run_stages(job.v, tt, tw, cfg, settings, tile_ms, tile_stats, stage, core,
+                     keep_hf=False, limit=job.limit, volumes=job.volumes,
+                     area_names=job.area_names)
+    del tt, tw
     if res.pmesh.polys.shape[0] == 0:
         return k, tile_stats, None, tile_ms
     ox, oy = grid.origin(k, grid.border)
