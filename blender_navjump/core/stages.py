@@ -154,14 +154,9 @@ def run_stages(v, t, walk, cfg, settings: BakeSettings, timings: dict, stats: di
         tile.before_regions(chf)
 
     t0 = stage("regions", 5)
-    # a tile builds its regions on its own cells only (``tile.region_grid``)
-    rchf = chf if tile is None else tile.region_grid(chf)
-    _run("regions", settings, regions.build_regions, rchf, settings.partition,
-         cfg.min_region_area, cfg.merge_region_area)
-    if tile is not None:
-        tile.regions_back(chf, rchf)
-        del rchf
-        tile.after_regions(chf)
+    # a tile builds them on its own cells and cuts its edge strips (``tile.regions``)
+    _run("regions", settings, regions.build_regions if tile is None else tile.regions, chf,
+         settings.partition, cfg.min_region_area, cfg.merge_region_area)
     done("regions", t0)
     _add(stats, "regions", chf.max_region)
     if debug is not None:

@@ -44,10 +44,19 @@ import numpy as np
 from numba import njit
 
 from .compact import _fill_spans, _link_neighbours
+from .erode import chamfer_distance
 from .filters import _filter_columns
 from .kinds import GENERATED_LINK_KINDS
 from .navmesh import NavMesh, empty_navmesh
 from .navmesh_check import MAX_COORDINATE
+from .regions import (
+    _area_boundary,
+    _box_blur,
+    _merge_regions,
+    _monotone,
+    _order_by_distance,
+    _watershed,
+)
 from .settings import (
     RASTER_BYTES_PER_SPAN,
     BakeSettings,
@@ -504,11 +513,10 @@ def _cut_border(span_area, span_x, span_cy, x0, y0, x1, y1):
 
 
 @njit(cache=True, nogil=True)
-def _crop_compact(cell_index, cell_count, span_y, span_h, span_area, span_con, width, x0, y0,
-                  x1, y1):
-    """The compact heightfield of the cells x0..x1-1, y0..y1-1 of a grid ``width`` cells
-    wide: its arrays (spans in their order, links leaving the box dropped) and the index
-    of each of its spans in the grid."""
+def _crop_compact(cell_index, cell_count, span_area, span_con, width, x0, y0, x1, y1):
+    """The cells x0..x1-1, y0..y1-1 of a compact heightfield ``width`` cells wide: their
+    cell index and count, span areas, links (those leaving the box dropped) and cell x, y
+    (spans in their order), and the index of each of their spans in the grid."""
     cw, chh = x1 - x0, y1 - y0
     index = np.empty(cw * chh, np.int32)
     count = np.empty(cw * chh, np.int32)
@@ -519,7 +527,7 @@ def _crop_compact(cell_index, cell_count, span_y, span_h, span_area, span_con, w
             index[x + y * cw] = n
             count[x + y * cw] = cell_count[c]
             n += cell_count[c]
-    new_of = np.full(span_y.shape[0], -1, np.int32)
+    new_of = np.full(span_area.shape[0], -1, np.int32)
     orig = np.empty(n, np.int64)
     k = 0
     for y in range(chh):
@@ -529,8 +537,6 @@ def _crop_compact(cell_index, cell_count, span_y, span_h, span_area, span_con, w
                 new_of[s] = k
                 orig[k] = s
                 k += 1
-    out_y = np.empty(n, np.int32)
-    out_h = np.empty(n, np.int32)
     out_area = np.empty(n, np.uint8)
     out_con = np.empty((n, 4), np.int32)
     out_x = np.empty(n, np.int32)
@@ -540,15 +546,13 @@ def _crop_compact(cell_index, cell_count, span_y, span_h, span_area, span_con, w
             i = index[x + y * cw]
             for k in range(i, i + count[x + y * cw]):
                 s = orig[k]
-                out_y[k] = span_y[s]
-                out_h[k] = span_h[s]
                 out_area[k] = span_area[s]
                 out_x[k] = x
                 out_cy[k] = y
                 for d in range(4):
                     a = span_con[s, d]
                     out_con[k, d] = new_of[a] if a >= 0 else -1
-    return index, count, out_y, out_h, out_area, out_con, out_x, out_cy, orig
+    return index, count, out_area, out_con, out_x, out_cy, orig
 
 
 class Raster:
@@ -980,40 +984,60 @@ class TileCore:
                                 chf.width, chf.height, self.edge_cells, self.min_area)
         _cut_border(chf.span_area, chf.span_x, chf.span_cy, x0, y0, x1, y1)
 
-    def region_grid(self, chf):
-        """The compact heightfield regions are built on: ``chf`` cropped to the tile's box
-        (after :meth:`before_regions` every span outside it is unwalkable, and the region
-        kernels treat a link to an unwalkable span as no link), spans in the same order,
-        so the regions are those of the whole grid; :meth:`regions_back` maps them back."""
-        from .stage_data import CompactHeightfield
-
+    def regions(self, chf, partition: str, min_region_area: int,
+                merge_region_area: int) -> None:
+        """``regions.build_regions`` for the tile (after :meth:`before_regions`), in one
+        kernel (:func:`_tile_regions`): on the tile's own cells, then cut into the
+        tile-edge strips. Fills ``chf.span_reg`` and ``chf.max_region``."""
+        if partition not in ("watershed", "monotone"):
+            raise ValueError(f"partition: unknown kind {partition!r}")
         x0, y0, x1, y1 = self.box
-        out = _crop_compact(chf.cell_index, chf.cell_count, chf.span_y, chf.span_h,
-                            chf.span_area, chf.span_con, chf.width, x0, y0, x1, y1)
-        index, count, span_y, span_h, area, con, sx, sy, self._crop_spans = out
-        return CompactHeightfield(width=x1 - x0, height=y1 - y0, bmin=chf.bmin, cs=chf.cs,
-                                  ch=chf.ch, walkable_height=chf.walkable_height,
-                                  walkable_climb=chf.walkable_climb, cell_index=index,
-                                  cell_count=count, span_y=span_y, span_h=span_h,
-                                  span_area=area, span_con=con, span_x=sx, span_cy=sy)
-
-    def regions_back(self, chf, cropped) -> None:
-        """The regions of :meth:`region_grid`'s heightfield onto ``chf``'s spans."""
-        reg = np.zeros(chf.span_y.shape[0], np.int32)
-        reg[self._crop_spans] = cropped.span_reg
-        chf.span_reg = reg
-        chf.max_region = cropped.max_region
-
-    def after_regions(self, chf) -> None:
-        x0, y0, x1, y1 = self.box
-        reg, count = _split_regions(chf.span_reg, chf.span_area, chf.span_con, chf.span_x,
-                                    chf.span_cy, x0, y0, x1, y1, STRIP_CELLS, *self.segments)
+        reg, count = _tile_regions(
+            chf.cell_index, chf.cell_count, chf.span_area, chf.span_con, chf.span_x,
+            chf.span_cy, chf.width, x0, y0, x1, y1, partition == "watershed",
+            int(min_region_area), int(merge_region_area), STRIP_CELLS, *self.segments)
         if count > MAX_TILE_REGIONS:
             raise SettingsError("tile_size", f"a tile of {x1 - x0} cells has {count:,} regions,"
                                              f" more than the {MAX_TILE_REGIONS:,} a tile holds;"
                                              f" lower tile_size")
         chf.span_reg = reg
         chf.max_region = int(count)
+
+
+@njit(cache=True, nogil=True)
+def _tile_regions(cell_index, cell_count, span_area, span_con, span_x, span_cy, width, x0,
+                  y0, x1, y1, watershed, min_region_area, merge_region_area, w, seg_left,
+                  seg_bottom, seg_right, seg_top):
+    """A tile's regions: ``regions.build_regions`` on the grid cropped to the tile box
+    (after the border cut every span outside it is unwalkable, and the region kernels
+    treat a link to an unwalkable span as no link; the spans keep their order, so the
+    regions are those of the whole grid, on a smaller grid), mapped back to the grid's
+    spans and cut into the tile-edge strips (:func:`_split_regions`). Returns (regions,
+    count)."""
+    index, count, area, con, sx, sy, orig = _crop_compact(
+        cell_index, cell_count, span_area, span_con, width, x0, y0, x1, y1)
+    cw, chh = x1 - x0, y1 - y0
+    n = area.shape[0]
+    reg = np.zeros(span_area.shape[0], np.int32)
+    if n > 0:
+        if watershed:
+            walkable = np.empty(n, np.bool_)
+            for i in range(n):
+                walkable[i] = area[i] != 0
+            seed = _area_boundary(con, area)
+            dist = chamfer_distance(con, walkable, seed, sx, sy, cw, chh, index, count)
+            dist = _box_blur(con, area, dist, 1)
+            order = _order_by_distance(dist, area)
+            creg, n_regions = _watershed(con, area, dist, order)
+        else:
+            creg, n_regions = _monotone(con, area, index, count, cw, chh)
+        if n_regions > 0:
+            _merge_regions(creg, area, con, index, count, n_regions, min_region_area,
+                           merge_region_area)
+        for k in range(n):
+            reg[orig[k]] = creg[k]
+    return _split_regions(reg, span_area, span_con, span_x, span_cy, x0, y0, x1, y1, w,
+                          seg_left, seg_bottom, seg_right, seg_top)
 
 
 # ------------------------------------------------------------------ input validation
