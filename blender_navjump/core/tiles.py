@@ -505,6 +505,20 @@ def _drop_small_islands(span_area, span_con, span_x, span_cy, width, height, mar
 
 
 @njit(cache=True, nogil=True)
+def _before_regions(cell_index, cell_count, span_area, span_con, span_x, span_cy, width,
+                    height, x0, y0, x1, y1, w, edge_cells, min_area):
+    """:meth:`TileCore.before_regions` in one kernel: the side segments, the small islands
+    dropped (``min_area`` > 0), the border cut; returns the segments."""
+    segments = _tile_segments(cell_index, cell_count, span_area, span_con, width, height,
+                              x0, y0, x1, y1, w)
+    if min_area > 0:
+        _drop_small_islands(span_area, span_con, span_x, span_cy, width, height, edge_cells,
+                            min_area)
+    _cut_border(span_area, span_x, span_cy, x0, y0, x1, y1)
+    return segments
+
+
+@njit(cache=True, nogil=True)
 def _cut_border(span_area, span_x, span_cy, x0, y0, x1, y1):
     """Make the spans outside the box x0..x1-1, y0..y1-1 unwalkable."""
     for s in range(span_area.shape[0]):
@@ -975,14 +989,10 @@ class TileCore:
         return self.cores.tile_compact(self.k, cfg)
 
     def before_regions(self, chf) -> None:
-        x0, y0, x1, y1 = self.box
-        self.segments = _tile_segments(  # left, bottom, right, top
-            chf.cell_index, chf.cell_count, chf.span_area, chf.span_con, chf.width,
-            chf.height, x0, y0, x1, y1, STRIP_CELLS)
-        if self.min_area > 0:
-            _drop_small_islands(chf.span_area, chf.span_con, chf.span_x, chf.span_cy,
-                                chf.width, chf.height, self.edge_cells, self.min_area)
-        _cut_border(chf.span_area, chf.span_x, chf.span_cy, x0, y0, x1, y1)
+        self.segments = _before_regions(  # left, bottom, right, top
+            chf.cell_index, chf.cell_count, chf.span_area, chf.span_con, chf.span_x,
+            chf.span_cy, chf.width, chf.height, *self.box, STRIP_CELLS, self.edge_cells,
+            self.min_area)
 
     def regions(self, chf, partition: str, min_region_area: int,
                 merge_region_area: int) -> None:
