@@ -5,7 +5,10 @@ Each tile rasterises only the triangles that touch its grid: the tile plus a bor
 ``region_min_size`` so that small islands are judged whole), so the
 filters and the erosion see at the tile's edge what a solo bake sees. After erosion the
 border is cut away (its spans become unwalkable) and the tile runs the rest of the
-pipeline alone; only one tile's grid is alive at a time.
+pipeline alone; only one tile's grid is alive at a time. A bake of every tile rasterises,
+filters and compacts each tile's own cells once (``SharedCores``) and assembles every
+tile's grid from its own and its neighbours' cores (the same arrays as doing its whole
+grid); the regions are built on the tile's own cells (``_tile_regions``).
 
 Meeting exactly on tile edges. Two tiles share the columns on either side of their edge
 (each has the other's first columns in its border), so both know the same spans there.
