@@ -104,3 +104,45 @@ def test_a_triangle_across_every_tile_and_the_level_sides():
     for _k, whole, shared in pairs:
         assert whole[1] > 0 and whole[0].span_y.size > 0
         _assert_same(whole, shared)
+
+
+@hsettings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(tile=st.integers(24, 60), dx=st.floats(0.0, 3.0), dy=st.floats(0.0, 3.0),
+       partition=st.sampled_from(["watershed", "monotone"]))
+def test_tile_regions_on_the_tile_cells_equal_those_of_the_whole_grid(tile, dx, dy,
+                                                                      partition):
+    """``TileCore.regions`` (the grid cropped to the tile box, one kernel) gives the
+    regions ``regions.build_regions`` gives on the tile's whole grid after the border cut,
+    cut into the same tile-edge strips."""
+    import copy
+
+    from blender_navjump.core import regions
+    from blender_navjump.core.erode import erode_walkable_area
+
+    v, t = terraces(n=3).arrays()
+    v = v + np.array([dx, dy, 0.0])
+    t = t.astype(np.int32)
+    walk = np.ones(t.shape[0], np.bool_)
+    s = BakeSettings(cell_size=0.2, cell_height=0.05, tile_size=tile, region_merge_size=6)
+    _grid, _cores, pairs = _tile_heightfields(v, t, walk, s)
+    grid = _grid
+    raster = T.Raster(grid, grid.border)
+    compared = 0
+    for k, (chf, _spans), _shared in pairs:
+        cfg = T.tile_config(s, grid, k, grid.border, 1)
+        np.minimum(chf.span_area, 1, out=chf.span_area)
+        erode_walkable_area(chf, cfg.walkable_radius)
+        core = T.TileCore(grid.border, grid.size, cfg.min_region_area, raster,
+                          cfg.walkable_radius + 2)
+        core.before_regions(chf)
+        whole, cropped = chf, copy.deepcopy(chf)
+        regions.build_regions(whole, partition, 0, cfg.merge_region_area)
+        x0, y0, x1, y1 = core.box
+        want, want_count = T._split_regions(whole.span_reg, whole.span_area, whole.span_con,
+                                            whole.span_x, whole.span_cy, x0, y0, x1, y1,
+                                            T.STRIP_CELLS, *core.segments)
+        core.regions(cropped, partition, 0, cfg.merge_region_area)
+        assert cropped.max_region == want_count
+        assert cropped.span_reg.dtype == want.dtype and np.array_equal(cropped.span_reg, want)
+        compared += int(want_count > 0)
+    assert compared > 0
