@@ -989,6 +989,8 @@ class TileCore:
     def compact(self, cfg):
         """With shared cores: the tile's compact heightfield and solid span count (its
         grid rasterised, filtered and compacted, :class:`SharedCores`)."""
+        if self.cores is None:
+            raise RuntimeError("TileCore.compact: this tile bakes without shared cores")
         return self.cores.tile_compact(self.k, cfg)
 
     def before_regions(self, chf) -> None:
