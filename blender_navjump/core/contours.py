@@ -608,6 +608,37 @@ def _merge_holes(verts, start, reg):
     return out, out_start, owner
 
 
+@njit(cache=True, nogil=True)
+def _pack_raw(raw, raw_start, owner, loop_reg, loop_area, n_out):
+    """The raw loops grouped under the contour they were merged into (``owner``; -1:
+    none), in loop order: (region and area of each contour, raw vertices, their CSR
+    starts)."""
+    reg = np.zeros(n_out, np.int32)
+    area = np.zeros(n_out, np.uint8)
+    out_start = np.zeros(n_out + 1, np.int32)
+    for c in range(owner.shape[0]):
+        o = owner[c]
+        if o >= 0:
+            out_start[o + 1] += raw_start[c + 1] - raw_start[c]
+            reg[o] = loop_reg[c]
+            area[o] = loop_area[c]
+    for o in range(n_out):
+        out_start[o + 1] += out_start[o]
+    out = np.empty((out_start[n_out], 4), np.int32)
+    fill = out_start[:n_out].copy()
+    for c in range(owner.shape[0]):
+        o = owner[c]
+        if o < 0:
+            continue
+        k = fill[o]
+        for i in range(raw_start[c], raw_start[c + 1]):
+            for j in range(4):
+                out[k, j] = raw[i, j]
+            k += 1
+        fill[o] = k
+    return reg, area, out, out_start
+
+
 # ---------------------------------------------------------------------------- public
 def build_contours(chf: CompactHeightfield, max_error: float, max_edge_len: int,
                    tile_box: tuple[int, int, int, int] | None = None,
@@ -641,21 +672,8 @@ def build_contours(chf: CompactHeightfield, max_error: float, max_edge_len: int,
     simp, simp_start = _simplify_all(raw, raw_start, float(max_error), int(max_edge_len),
                                      loop_error)
     verts, start, owner = _merge_holes(simp, simp_start, loop_reg)
-    n_out = start.shape[0] - 1
-    # Packing: raw loops grouped under the contour they were merged into.
-    reg = np.zeros(n_out, np.int32)
-    area = np.zeros(n_out, np.uint8)
-    raw_groups: list[list[np.ndarray]] = [[] for _ in range(n_out)]
-    for c in np.flatnonzero(owner >= 0):
-        o = int(owner[c])
-        raw_groups[o].append(raw[raw_start[c]:raw_start[c + 1]])
-        reg[o] = loop_reg[c]
-        area[o] = loop_area[c]
-    raw_lens = [sum(len(r) for r in g) for g in raw_groups]
-    raw_out_start = np.zeros(n_out + 1, np.int32)
-    raw_out_start[1:] = np.cumsum(raw_lens)
-    raw_out = (np.concatenate([r for g in raw_groups for r in g]).astype(np.int32)
-               if n_out else np.zeros((0, 4), np.int32))
+    reg, area, raw_out, raw_out_start = _pack_raw(raw, raw_start, owner, loop_reg, loop_area,
+                                                  start.shape[0] - 1)
     return ContourSet(
         verts=verts.astype(np.int32),
         start=start.astype(np.int32),

@@ -75,12 +75,23 @@ def _wall_spans(span_con, span_area):
     return seed
 
 
+@njit(cache=True, nogil=True)
+def _erode(span_con, span_area, span_x, span_cy, width, height, cell_index, cell_count,
+           radius):
+    walkable = np.empty(span_area.shape[0], np.bool_)
+    for i in range(span_area.shape[0]):
+        walkable[i] = span_area[i] != 0
+    seed = _wall_spans(span_con, span_area)
+    dist = chamfer_distance(span_con, walkable, seed, span_x, span_cy, width, height,
+                            cell_index, cell_count)
+    for i in range(span_area.shape[0]):
+        if dist[i] < radius * 2:
+            span_area[i] = 0
+
+
 def erode_walkable_area(chf: CompactHeightfield, radius: int) -> None:
     """Mark spans closer than ``radius`` cells to a wall as not walkable (in place)."""
     if radius <= 0 or chf.span_area.shape[0] == 0:
         return
-    walkable = chf.span_area != 0
-    seed = _wall_spans(chf.span_con, chf.span_area)
-    dist = chamfer_distance(chf.span_con, walkable, seed, chf.span_x, chf.span_cy, chf.width,
-                            chf.height, chf.cell_index, chf.cell_count)
-    chf.span_area[dist < radius * 2] = 0
+    _erode(chf.span_con, chf.span_area, chf.span_x, chf.span_cy, chf.width, chf.height,
+           chf.cell_index, chf.cell_count, int(radius))

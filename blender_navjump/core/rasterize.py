@@ -79,6 +79,29 @@ def _split_polygon(src, n_src, below, above, axis, offset):
 
 
 @njit(cache=True, nogil=True)
+def _clip_polygon(src, n_src, out, axis, offset, keep_below):
+    """One side of :func:`_split_polygon` (the part with coord <= offset when
+    ``keep_below``, else the rest), with the same arithmetic; returns its vertex count."""
+    n = 0
+    j = n_src - 1
+    dj = src[j, axis] - offset
+    for i in range(n_src):
+        di = src[i, axis] - offset
+        if (dj <= 0.0) != (di <= 0.0):
+            s = dj / (dj - di)
+            for k in range(3):
+                out[n, k] = src[j, k] + (src[i, k] - src[j, k]) * s
+            n += 1
+        if (di <= 0.0) == keep_below:
+            for k in range(3):
+                out[n, k] = src[i, k]
+            n += 1
+        j = i
+        dj = di
+    return n
+
+
+@njit(cache=True, nogil=True)
 def rasterize_kernel(vertices, triangles, tri_area, bmin, bmax, cs, ch, width, height,
                      merge_threshold, row_lo, row_hi, span_capacity=0, col_lo=0, col_hi=-1):
     """Rasterise all triangles into rows [row_lo, row_hi) of the grid.
@@ -115,7 +138,6 @@ def rasterize_kernel(vertices, triangles, tri_area, bmin, bmax, cs, ch, width, h
     z_range = bmax[2] - bmin[2]
     poly_in = np.empty((12, 3), np.float64)
     buf_a = np.empty((12, 3), np.float64)
-    buf_b = np.empty((12, 3), np.float64)
     row_a = np.empty((12, 3), np.float64)
     row_b = np.empty((12, 3), np.float64)
     cell_poly = np.empty((12, 3), np.float64)
@@ -147,7 +169,7 @@ def rasterize_kernel(vertices, triangles, tri_area, bmin, bmax, cs, ch, width, h
             row = row_a
             row_spare = row_b
             if y > y_first:
-                _nb, nup = _split_polygon(poly_in, 3, buf_b, buf_a, 1, y * cs)
+                nup = _clip_polygon(poly_in, 3, buf_a, 1, y * cs, False)
                 src = buf_a
             else:
                 nup = 3
@@ -155,7 +177,7 @@ def rasterize_kernel(vertices, triangles, tri_area, bmin, bmax, cs, ch, width, h
             if nup < 3:
                 continue
             if y < y_last:
-                nrow, _na = _split_polygon(src, nup, row, buf_b, 1, (y + 1) * cs)
+                nrow = _clip_polygon(src, nup, row, 1, (y + 1) * cs, True)
             else:
                 nrow = nup
                 for i in range(nup):

@@ -76,6 +76,21 @@ def run_stages(v, t, walk, cfg, settings: BakeSettings, timings: dict, stats: di
         timings.setdefault(name, 0.0)  # 0 when shared with another agent
 
     def rasterize_filter_compact():
+        if tile is not None and not keep_hf and tile.cores is not None:
+            # a tile of a bake of every tile: its grid's cores were rasterised, filtered
+            # and compacted once for the tiles around them (core/tiles.py SharedCores,
+            # which checks the memory of rasterising a core); their time counts as
+            # rasterising. ``t`` is empty: the tile's triangles are the cores'.
+            t0 = stage("rasterize", 0)
+            chf, spans = tile.compact(cfg)
+            done("rasterize", t0)
+            check_memory(settings, estimate_bake_bytes(cfg.width, cfg.height,
+                                                       tile.n_triangles, spans,
+                                                       settings.links_enabled),
+                         f"{grid} with {spans:,} spans", limit)
+            stage("filter", 1)
+            stage("compact", 2)
+            return None, chf, spans
         bound = raster_span_bound(v, t, cfg.cs)
         check_memory(settings, cfg.width * cfg.height * 4 + bound * RASTER_BYTES_PER_SPAN,
                      f"rasterising {t.shape[0]:,} triangles (up to {bound:,} spans) into "
@@ -139,10 +154,9 @@ def run_stages(v, t, walk, cfg, settings: BakeSettings, timings: dict, stats: di
         tile.before_regions(chf)
 
     t0 = stage("regions", 5)
-    _run("regions", settings, regions.build_regions, chf, settings.partition,
-         cfg.min_region_area, cfg.merge_region_area)
-    if tile is not None:
-        tile.after_regions(chf)
+    # a tile builds them on its own cells and cuts its edge strips (``tile.regions``)
+    _run("regions", settings, regions.build_regions if tile is None else tile.regions, chf,
+         settings.partition, cfg.min_region_area, cfg.merge_region_area)
     done("regions", t0)
     _add(stats, "regions", chf.max_region)
     if debug is not None:

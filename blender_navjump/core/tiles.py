@@ -5,7 +5,10 @@ Each tile rasterises only the triangles that touch its grid: the tile plus a bor
 ``region_min_size`` so that small islands are judged whole), so the
 filters and the erosion see at the tile's edge what a solo bake sees. After erosion the
 border is cut away (its spans become unwalkable) and the tile runs the rest of the
-pipeline alone; only one tile's grid is alive at a time.
+pipeline alone; only one tile's grid is alive at a time. A bake of every tile rasterises,
+filters and compacts each tile's own cells once (``SharedCores``) and assembles every
+tile's grid from its own and its neighbours' cores (the same arrays as doing its whole
+grid); the regions are built on the tile's own cells (``_tile_regions``).
 
 Meeting exactly on tile edges. Two tiles share the columns on either side of their edge
 (each has the other's first columns in its border), so both know the same spans there.
@@ -31,9 +34,11 @@ one after the other; progress is reported per tile (``"tile 3/100"``) and a
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import json
 import math
+import threading
 import time
 from collections.abc import Callable
 from typing import NamedTuple
@@ -41,15 +46,30 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from .compact import _fill_spans, _link_neighbours
+from .erode import chamfer_distance
+from .filters import _filter_columns
 from .kinds import GENERATED_LINK_KINDS
 from .navmesh import NavMesh, empty_navmesh
 from .navmesh_check import MAX_COORDINATE
+from .regions import (
+    _area_boundary,
+    _box_blur,
+    _merge_regions,
+    _monotone,
+    _order_by_distance,
+    _watershed,
+)
 from .settings import (
+    RASTER_BYTES_PER_SPAN,
     BakeSettings,
     MemoryLimit,
     SettingsError,
+    check_memory,
+    estimate_bake_bytes,
     link_params,
     memory_limit,
+    raster_span_bound,
     tile_border_cells,
     voxel_config,
 )
@@ -101,10 +121,15 @@ def tile_grid(settings: BakeSettings, bmin, bmax) -> TileGrid:
 
 
 def tile_config(settings: BakeSettings, grid: TileGrid, k: int, border: int, n_tris: int,
-                limit=None):
+                limit=None, template=None):
     """The VoxelConfig of tile k's grid: the tile plus ``border`` cells on every side,
     aligned with the level's grid and with its vertical range (voxel levels agree).
-    ``limit``: the bake's memory limit (``settings.memory_limit``, read once a bake)."""
+    ``limit``: the bake's memory limit (``settings.memory_limit``, read once a bake).
+
+    ``template``: ``(cfg, width, height)``, the config of another tile of the bake and the
+    grid size ``voxel_config`` derived for it: the tile's config is a copy placed at tile k
+    (its ``links`` are the template's) after the same memory check, instead of deriving
+    every field again (~70 us a tile)."""
     ox, oy = grid.origin(k, border)
     side = grid.size + 2 * border
     bmin = grid.bmin.copy()
@@ -113,8 +138,27 @@ def tile_config(settings: BakeSettings, grid: TileGrid, k: int, border: int, n_t
     bmax = grid.bmax.copy()
     bmax[0] = bmin[0] + side * grid.cs
     bmax[1] = bmin[1] + side * grid.cs
+    if template is not None:
+        cfg, width, height = template
+        cs = float(settings.cell_size)
+        if (int((bmax[0] - bmin[0]) / cs + 0.5) + 1,
+                int((bmax[1] - bmin[1]) / cs + 0.5) + 1) == (width, height):
+            check_memory(settings, estimate_bake_bytes(width, height, n_tris),
+                         f"a {width:,} x {height:,} cell grid at cell_size {cs:g}", limit)
+            cfg = copy.copy(cfg)
+            cfg.bmin, cfg.bmax = bmin, bmax
+            return cfg
     cfg = voxel_config(settings, bmin, bmax, n_tris, limit)
     return dataclasses.replace(cfg, width=side, height=side)
+
+
+def tile_config_template(settings: BakeSettings, grid: TileGrid, border: int, limit=None):
+    """The ``template`` of :func:`tile_config` for the tiles of one bake (without link
+    parameters: the tile stages do not read them)."""
+    cfg = tile_config(settings, grid, 0, border, 0, limit)
+    width = int((cfg.bmax[0] - cfg.bmin[0]) / cfg.cs + 0.5) + 1
+    height = int((cfg.bmax[1] - cfg.bmin[1]) / cfg.cs + 0.5) + 1
+    return dataclasses.replace(cfg, links=None), width, height
 
 
 def bin_triangles(grid: TileGrid, v: np.ndarray, t: np.ndarray, border: int, tiles=None):
@@ -263,63 +307,66 @@ def _fill_bins(t0, t1, tiles_x, base, fill, items):
 
 # ----------------------------------------------------------------- tile-edge regions
 @njit(cache=True, nogil=True)
-def _cell_signatures(cell_index, cell_count, span_area, span_con, width):
-    """Per cell: a hash of its walkable spans' areas (bottom to top), and whether each of
-    them goes on, as the span of the same rank, into the cell before it along x
-    (``cont_x``: cell x - 1) and along y (``cont_y``: cell y - 1) with the same area.
-    Two consecutive cells along a tile edge whose signatures match and that go on into one
-    another outline one edge piece; heights (slopes, steps within climb) do not matter."""
-    n = cell_index.shape[0]
-    sig = np.zeros(n, np.int64)
-    cont_x = np.zeros(n, np.bool_)
-    cont_y = np.zeros(n, np.bool_)
-    rank = np.full(span_area.shape[0], -1, np.int64)
-    for c in range(n):
+def _line_signatures(cell_index, cell_count, span_area, span_con, width, fixed, along_y, lo,
+                     hi):
+    """Per cell lo..hi-1 of one line of the grid (column ``fixed`` when ``along_y``, else
+    row ``fixed``): a hash of its walkable spans' areas (bottom to top), and whether each
+    of them goes on, as the span of the same rank, into the cell before it along the line
+    (y - 1 along a column, x - 1 along a row) with the same area. Two consecutive cells
+    along a tile edge whose signatures match and that go on into one another outline one
+    edge piece; heights (slopes, steps within climb) do not matter. Only the lines along
+    the tile's sides are read (not the whole grid)."""
+    n = hi - lo
+    sig = np.empty(n, np.int64)
+    cont = np.empty(n, np.bool_)
+    d = 3 if along_y else 0  # the neighbour at y - 1, at x - 1
+    for i in range(n):
+        c = fixed + (lo + i) * width if along_y else (lo + i) + fixed * width
+        nc = c - width if along_y else c - 1
+        ok = c >= width if along_y else c % width != 0
         h = np.int64(1469598103934665603)
         r = 0
         for s in range(cell_index[c], cell_index[c] + cell_count[c]):
-            if span_area[s] != 0:
-                h = (h ^ (span_area[s] + 1)) * np.int64(1099511628211)
-                rank[s] = r
-                r += 1
-        sig[c] = h
-    for c in range(n):
-        ok_x = c % width != 0
-        ok_y = c >= width
-        for s in range(cell_index[c], cell_index[c] + cell_count[c]):
             if span_area[s] == 0:
                 continue
-            kx = span_con[s, 0]  # the neighbour at x - 1
-            if kx < 0 or rank[kx] != rank[s] or span_area[kx] != span_area[s]:
-                ok_x = False
-            ky = span_con[s, 3]  # the neighbour at y - 1
-            if ky < 0 or rank[ky] != rank[s] or span_area[ky] != span_area[s]:
-                ok_y = False
-        cont_x[c] = ok_x
-        cont_y[c] = ok_y
-    return sig, cont_x, cont_y
+            h = (h ^ (span_area[s] + 1)) * np.int64(1099511628211)
+            if ok:
+                k = span_con[s, d]
+                if k < 0 or span_area[k] != span_area[s]:
+                    ok = False
+                else:
+                    rank = 0  # of k among the walkable spans of its cell
+                    for q in range(cell_index[nc], k):
+                        if span_area[q] != 0:
+                            rank += 1
+                    if rank != r:
+                        ok = False
+            r += 1
+        sig[i] = h
+        cont[i] = ok
+    return sig, cont
 
 
 @njit(cache=True, nogil=True)
-def _side_segments(sig, cont, along_y, fixed_a, fixed_b, lo, hi, w):
+def _side_segments(cell_index, cell_count, span_area, span_con, width, along_y, fixed_a,
+                   fixed_b, lo, hi, w):
     """Segment number of each row lo..hi-1 along a tile side whose two columns are
-    ``fixed_a`` and ``fixed_b`` (columns x of ``sig``/``cont`` (height, width) when
-    ``along_y``, else rows y; ``cont``: the cells go on from the row before): a new segment
+    ``fixed_a`` and ``fixed_b`` (columns x when ``along_y``, else rows y): a new segment
     starts wherever either column changes its walkable areas (signatures) or breaks off
     from the row before, and at the corner squares (lo + w, hi - w). Both tiles of the
     edge know both columns, so they cut at the same rows."""
+    sig_a, cont_a = _line_signatures(cell_index, cell_count, span_area, span_con, width,
+                                     fixed_a, along_y, lo, hi)
+    sig_b, cont_b = _line_signatures(cell_index, cell_count, span_area, span_con, width,
+                                     fixed_b, along_y, lo, hi)
     out = np.zeros(hi - lo, np.int64)
     n = 0
-    for r in range(lo + 1, hi):
-        if along_y:
-            cut = sig[r, fixed_a] != sig[r - 1, fixed_a] or sig[r, fixed_b] != sig[r - 1, fixed_b] \
-                or not cont[r, fixed_a] or not cont[r, fixed_b]
-        else:
-            cut = sig[fixed_a, r] != sig[fixed_a, r - 1] or sig[fixed_b, r] != sig[fixed_b, r - 1] \
-                or not cont[fixed_a, r] or not cont[fixed_b, r]
-        if cut or r == lo + w or r == hi - w:
+    for i in range(1, hi - lo):
+        cut = sig_a[i] != sig_a[i - 1] or sig_b[i] != sig_b[i - 1] or not cont_a[i] \
+            or not cont_b[i]
+        if cut or i == w or i == hi - lo - w:
             n += 1
-        out[r - lo] = n
+        out[i] = n
     return out
 
 
@@ -328,14 +375,11 @@ def _tile_segments(cell_index, cell_count, span_area, span_con, width, height, x
                    y1, w):
     """The segments (:func:`_side_segments`) of the tile box's four sides: left, bottom,
     right, top."""
-    sig, cx, cy = _cell_signatures(cell_index, cell_count, span_area, span_con, width)
-    sig = sig.reshape(height, width)
-    cx = cx.reshape(height, width)
-    cy = cy.reshape(height, width)
-    return (_side_segments(sig, cy, True, x0 - 1, x0, y0, y1, w),
-            _side_segments(sig, cx, False, y0 - 1, y0, x0, x1, w),
-            _side_segments(sig, cy, True, x1 - 1, x1, y0, y1, w),
-            _side_segments(sig, cx, False, y1 - 1, y1, x0, x1, w))
+    a = (cell_index, cell_count, span_area, span_con, width)
+    return (_side_segments(*a, True, x0 - 1, x0, y0, y1, w),
+            _side_segments(*a, False, y0 - 1, y0, x0, x1, w),
+            _side_segments(*a, True, x1 - 1, x1, y0, y1, w),
+            _side_segments(*a, False, y1 - 1, y1, x0, x1, w))
 
 
 @njit(cache=True, nogil=True)
@@ -463,6 +507,71 @@ def _drop_small_islands(span_area, span_con, span_x, span_cy, width, height, mar
                 span_area[members[i]] = 0
 
 
+@njit(cache=True, nogil=True)
+def _before_regions(cell_index, cell_count, span_area, span_con, span_x, span_cy, width,
+                    height, x0, y0, x1, y1, w, edge_cells, min_area):
+    """:meth:`TileCore.before_regions` in one kernel: the side segments, the small islands
+    dropped (``min_area`` > 0), the border cut; returns the segments."""
+    segments = _tile_segments(cell_index, cell_count, span_area, span_con, width, height,
+                              x0, y0, x1, y1, w)
+    if min_area > 0:
+        _drop_small_islands(span_area, span_con, span_x, span_cy, width, height, edge_cells,
+                            min_area)
+    _cut_border(span_area, span_x, span_cy, x0, y0, x1, y1)
+    return segments
+
+
+@njit(cache=True, nogil=True)
+def _cut_border(span_area, span_x, span_cy, x0, y0, x1, y1):
+    """Make the spans outside the box x0..x1-1, y0..y1-1 unwalkable."""
+    for s in range(span_area.shape[0]):
+        if span_x[s] < x0 or span_x[s] >= x1 or span_cy[s] < y0 or span_cy[s] >= y1:
+            span_area[s] = 0
+
+
+@njit(cache=True, nogil=True)
+def _crop_compact(cell_index, cell_count, span_area, span_con, width, x0, y0, x1, y1):
+    """The cells x0..x1-1, y0..y1-1 of a compact heightfield ``width`` cells wide: their
+    cell index and count, span areas, links (those leaving the box dropped) and cell x, y
+    (spans in their order), and the index of each of their spans in the grid."""
+    cw, chh = x1 - x0, y1 - y0
+    index = np.empty(cw * chh, np.int32)
+    count = np.empty(cw * chh, np.int32)
+    n = 0
+    for y in range(chh):
+        for x in range(cw):
+            c = (x + x0) + (y + y0) * width
+            index[x + y * cw] = n
+            count[x + y * cw] = cell_count[c]
+            n += cell_count[c]
+    new_of = np.full(span_area.shape[0], -1, np.int32)
+    orig = np.empty(n, np.int64)
+    k = 0
+    for y in range(chh):
+        for x in range(cw):
+            c = (x + x0) + (y + y0) * width
+            for s in range(cell_index[c], cell_index[c] + cell_count[c]):
+                new_of[s] = k
+                orig[k] = s
+                k += 1
+    out_area = np.empty(n, np.uint8)
+    out_con = np.empty((n, 4), np.int32)
+    out_x = np.empty(n, np.int32)
+    out_cy = np.empty(n, np.int32)
+    for y in range(chh):
+        for x in range(cw):
+            i = index[x + y * cw]
+            for k in range(i, i + count[x + y * cw]):
+                s = orig[k]
+                out_area[k] = span_area[s]
+                out_x[k] = x
+                out_cy[k] = y
+                for d in range(4):
+                    a = span_con[s, d]
+                    out_con[k, d] = new_of[a] if a >= 0 else -1
+    return index, count, out_area, out_con, out_x, out_cy, orig
+
+
 class Raster:
     """Rasterises tiles in one frame for the whole level: the level's grid widened by
     ``pad`` cells on every side. Each tile rasterises its rows of that frame (same origin,
@@ -497,6 +606,359 @@ class Raster:
                            span_area=sarea[:n], span_next=snext[:n])
 
 
+# Pieces a tile's grid is assembled from: its own core and its 8 neighbours' (the border is
+# at most half a tile, ``settings.min_tile_size``).
+MAX_CORE_PIECES = 9
+# Cells a core is rasterised and filtered beyond its sides: the ledge filter of a column
+# reads its neighbours' solid spans (1), the neighbour links of the compact heightfield
+# read the neighbours' filtered spans (2).
+CORE_HALO = 2
+_NONE_I32 = np.zeros(0, np.int32)
+_NONE_CON = np.zeros((0, 4), np.int32)
+_NONE_U8 = np.zeros(0, np.uint8)
+
+
+class _CoreEntry:
+    """One core's spans, computed by the first tile that asks (the others wait)."""
+
+    __slots__ = ("done", "value", "error")
+
+    def __init__(self):
+        self.done = threading.Event()
+        self.value = None
+        self.error: BaseException | None = None
+
+
+class CoreSpans(NamedTuple):
+    """One core's filtered, compacted spans (cells x + y * width of the core)."""
+
+    solid: np.ndarray  # (cells + 1,) CSR starts of the solid spans (their count only)
+    start: np.ndarray  # (cells + 1,) CSR starts of the walkable (compact) spans
+    span_y: np.ndarray
+    span_h: np.ndarray
+    span_area: np.ndarray
+    con_rank: np.ndarray  # (n, 4): the linked span's rank in its column, -1 none
+
+
+class SharedCores:
+    """The cores of a bake of every tile, each rasterised, filtered and compacted once and
+    shared by the up to four tiles whose grid reaches into it.
+
+    A tile's grid (the tile and ``grid.border`` cells around it) is its own core and strips
+    of its 8 neighbours' cores. Every tile rasterises in the level's frame
+    (:class:`Raster`), so a column's solid spans do not depend on the window they are
+    computed in; the three filters of a column read only its neighbours' solid spans
+    (outside the grid: a ledge), and the neighbour links of its compact spans only the
+    neighbours' filtered spans. So a core rasterised and filtered with ``CORE_HALO`` cells
+    around it gives, for its own columns, the compact spans and links that the tile's whole
+    grid gives, except in the grid's outermost ring, where the ledge filter finds a drop
+    (every span there is cleared) and where links would leave the grid: the assembly
+    (:func:`_assemble_compact`) drops those and builds the tile's compact heightfield,
+    array for array the one of rasterising, filtering and compacting its whole grid. The
+    border's cells are no longer rasterised and filtered by every tile that sees them (a
+    tile of 64 cells with a border of 13 did twice the cells it owns).
+
+    A core is the tile's cells, and at the level's sides also the frame's ``pad`` cells
+    beyond (every cell of every tile's grid lies in exactly one core); its triangles are
+    binned with a border of ``CORE_HALO``. A core is dropped once every tile that uses it
+    has its grid (``refs``): in row order about three rows of cores are alive at a time.
+    Thread-safe: tiles on threads ask for cores at once."""
+
+    def __init__(self, grid: TileGrid, raster: Raster, v, t, walk, users,
+                 settings: BakeSettings, limit: MemoryLimit | None = None):
+        self.grid = grid
+        self.settings = settings
+        self.limit = limit
+        self.raster = raster
+        self.v, self.t, self.walk = v, t, walk
+        self.filters = (bool(settings.filter_low_hanging_obstacles),
+                        bool(settings.filter_ledge_spans), bool(settings.filter_low_height_spans))
+        self.start, self.items = bin_triangles(grid, v, t, CORE_HALO)
+        self.refs = np.zeros(grid.tile_count, np.int64)
+        for k in users:
+            for j in self.cores_of(k):
+                self.refs[j] += 1
+        self.lock = threading.Lock()
+        self.entries: dict[int, _CoreEntry] = {}
+
+    def core_box(self, j: int) -> tuple[int, int, int, int]:
+        """Core j in level cells: (x0, y0, x1, y1)."""
+        g, pad = self.grid, self.raster.pad
+        tx, ty = j % g.tiles_x, j // g.tiles_x
+        x0 = tx * g.size - (pad if tx == 0 else 0)
+        y0 = ty * g.size - (pad if ty == 0 else 0)
+        x1 = (tx + 1) * g.size + (pad if tx == g.tiles_x - 1 else 0)
+        y1 = (ty + 1) * g.size + (pad if ty == g.tiles_y - 1 else 0)
+        return x0, y0, x1, y1
+
+    def cores_of(self, k: int) -> list[int]:
+        """The cores tile k's grid reaches into (itself and its neighbours), row by row."""
+        g = self.grid
+        tx, ty = k % g.tiles_x, k // g.tiles_x
+        return [x + y * g.tiles_x
+                for y in range(max(ty - 1, 0), min(ty + 1, g.tiles_y - 1) + 1)
+                for x in range(max(tx - 1, 0), min(tx + 1, g.tiles_x - 1) + 1)]
+
+    def _claim(self, j: int) -> tuple[_CoreEntry, bool]:
+        """Core j's entry, and whether the caller is the first to ask (and computes it)."""
+        with self.lock:
+            entry = self.entries.get(j)
+            if entry is not None:
+                return entry, False
+            entry = self.entries[j] = _CoreEntry()
+            return entry, True
+
+    def _compute(self, j: int, entry: _CoreEntry, cfg) -> None:
+        try:
+            entry.value = self._core_spans(j, cfg)
+        except BaseException as exc:
+            entry.error = exc
+            raise
+        finally:
+            entry.done.set()
+
+    def _core_spans(self, j: int, cfg) -> CoreSpans | None:
+        from .rasterize import mark_walkable_triangles, rasterize_kernel
+
+        ids = self.items[self.start[j]:self.start[j + 1]]
+        if ids.size == 0:
+            return None
+        x0, y0, x1, y1 = self.core_box(j)
+        r, pad = self.raster, self.raster.pad
+        # the window in the frame: the core and its halo (the frame's sides clip it)
+        fx0, fy0 = max(x0 + pad - CORE_HALO, 0), max(y0 + pad - CORE_HALO, 0)
+        fx1, fy1 = min(x1 + pad + CORE_HALO, r.width), min(y1 + pad + CORE_HALO, r.height)
+        tt = np.ascontiguousarray(self.t[ids])
+        bound = raster_span_bound(self.v, tt, cfg.cs)
+        check_memory(self.settings, (fx1 - fx0) * (fy1 - fy0) * 4
+                     + bound * RASTER_BYTES_PER_SPAN,
+                     f"rasterising {tt.shape[0]:,} triangles (up to {bound:,} spans) into "
+                     f"a {fx1 - fx0:,} x {fy1 - fy0:,} cell tile core at cell_size {cfg.cs:g}",
+                     self.limit)
+        tri_area = mark_walkable_triangles(self.v, tt, cfg.walkable_slope_cos,
+                                           np.ascontiguousarray(self.walk[ids]))
+        head, smin, smax, sarea, snext, n = rasterize_kernel(
+            self.v, tt, tri_area, r.bmin, r.grid.bmax, cfg.cs, cfg.ch, r.width, r.height,
+            cfg.walkable_climb, fy0, fy1, 0, fx0, fx1)
+        return CoreSpans(*_core_compact(
+            head, smin[:n], smax[:n], sarea[:n], snext[:n], fx1 - fx0, fy1 - fy0,
+            x0 + pad - fx0, y0 + pad - fy0, x1 - x0, y1 - y0, cfg.walkable_height,
+            cfg.walkable_climb, *self.filters))
+
+    def _release(self, cores) -> None:
+        with self.lock:
+            for j in cores:
+                self.refs[j] -= 1
+                if self.refs[j] <= 0:
+                    self.entries.pop(j, None)
+
+    def tile_compact(self, k: int, cfg):
+        """Tile k's compact heightfield (its grid: ``cfg``) assembled from the cores, and
+        the solid span count of its grid."""
+        from .stage_data import CompactHeightfield
+
+        ox, oy = self.grid.origin(k, self.raster.pad)
+        cores = self.cores_of(k)
+        geo = np.zeros((MAX_CORE_PIECES, 4), np.int64)
+        solid = [_NONE_I32] * MAX_CORE_PIECES
+        start, ys, hs = list(solid), list(solid), list(solid)
+        areas = [_NONE_U8] * MAX_CORE_PIECES
+        cons = [_NONE_CON] * MAX_CORE_PIECES
+        try:
+            # compute the cores nobody has started, then wait for those another tile (on
+            # another thread) is computing: two tiles side by side both have work
+            entries = []
+            for j in cores:
+                entry, mine = self._claim(j)
+                if mine:
+                    self._compute(j, entry, cfg)
+                entries.append(entry)
+            n = 0
+            for j, entry in zip(cores, entries, strict=True):
+                entry.done.wait()
+                if entry.error is not None:
+                    raise entry.error
+                got = entry.value
+                if got is None:
+                    continue
+                x0, y0, x1, y1 = self.core_box(j)
+                geo[n] = (x0 - ox, y0 - oy, x1 - x0, y1 - y0)
+                solid[n], start[n], ys[n], hs[n], areas[n], cons[n] = got
+                n += 1
+            out = _assemble_compact(geo[:n], tuple(solid), tuple(start), tuple(ys), tuple(hs),
+                                    tuple(areas), tuple(cons), cfg.width, cfg.height,
+                                    self.filters[1])
+        finally:
+            self._release(cores)
+        index, count, span_y, span_h, area, con, sx, sy, n_solid = out
+        chf = CompactHeightfield(width=cfg.width, height=cfg.height, bmin=cfg.bmin, cs=cfg.cs,
+                                 ch=cfg.ch, walkable_height=cfg.walkable_height,
+                                 walkable_climb=cfg.walkable_climb, cell_index=index,
+                                 cell_count=count, span_y=span_y, span_h=span_h,
+                                 span_area=area, span_con=con, span_x=sx, span_cy=sy)
+        return chf, int(n_solid)
+
+
+@njit(cache=True, nogil=True)
+def _core_compact(head, smin, smax, sarea, snext, ww, wh, cx, cy, cw, chh, walkable_height,
+                  walkable_climb, low_hanging, ledges, low_height):
+    """The :class:`CoreSpans` of the core ``cx, cy, cw, chh`` of a window of ``ww`` x ``wh``
+    cells rasterised (``rasterize_kernel``'s arrays): the window filtered and compacted as
+    a grid of its own, the core's columns kept, links as ranks in the linked column."""
+    if low_hanging or ledges or low_height:
+        _filter_columns(head, smin, smax, sarea, snext, ww, wh, walkable_height,
+                        walkable_climb, low_hanging, ledges, low_height, 0, wh)
+    cells = ww * wh
+    room = 0
+    for s in range(sarea.shape[0]):
+        if sarea[s] != 0:
+            room += 1
+    index = np.empty(cells, np.int32)
+    count = np.empty(cells, np.int32)
+    wy = np.empty(room, np.int32)
+    wh_ = np.empty(room, np.int32)
+    warea = np.empty(room, np.uint8)
+    wx = np.empty(room, np.int32)
+    wcy = np.empty(room, np.int32)
+    total = _fill_spans(head, smin, smax, sarea, snext, ww, index, count, wy, wh_, warea, wx,
+                        wcy)
+    wcon = np.empty((total, 4), np.int32)
+    _link_neighbours(ww, wh, index, count, wy, wh_, wcon, walkable_height, walkable_climb, 0,
+                     wh)
+    # the core's columns
+    solid = np.empty(cw * chh + 1, np.int32)
+    start = np.empty(cw * chh + 1, np.int32)
+    n_solid = 0
+    n = 0
+    for y in range(chh):
+        for x in range(cw):
+            c = (x + cx) + (y + cy) * ww
+            solid[x + y * cw] = n_solid
+            s = head[c]
+            while s != -1:
+                n_solid += 1
+                s = snext[s]
+            start[x + y * cw] = n
+            n += count[c]
+    solid[cw * chh] = n_solid
+    start[cw * chh] = n
+    span_y = np.empty(n, np.int32)
+    span_h = np.empty(n, np.int32)
+    area = np.empty(n, np.uint8)
+    con_rank = np.empty((n, 4), np.int32)
+    k = 0
+    for y in range(chh):
+        for x in range(cw):
+            c = (x + cx) + (y + cy) * ww
+            m = count[c]
+            if m == 0:
+                continue
+            # first span of the neighbour column in each direction (-x, +y, +x, -y); a
+            # core column's neighbours lie in the window
+            b0 = index[c - 1]
+            b1 = index[c + ww]
+            b2 = index[c + 1]
+            b3 = index[c - ww]
+            for i in range(index[c], index[c] + m):
+                span_y[k] = wy[i]
+                span_h[k] = wh_[i]
+                area[k] = warea[i]
+                nb = wcon[i, 0]
+                con_rank[k, 0] = nb - b0 if nb >= 0 else -1
+                nb = wcon[i, 1]
+                con_rank[k, 1] = nb - b1 if nb >= 0 else -1
+                nb = wcon[i, 2]
+                con_rank[k, 2] = nb - b2 if nb >= 0 else -1
+                nb = wcon[i, 3]
+                con_rank[k, 3] = nb - b3 if nb >= 0 else -1
+                k += 1
+    return solid, start, span_y, span_h, area, con_rank
+
+
+@njit(cache=True, nogil=True)
+def _assemble_compact(geo, solid, starts, ys, hs, areas, cons, width, height, ledges):
+    """A tile grid's compact heightfield (``width`` x ``height`` cells) from the cores
+    ``geo`` (rows: first cell x, y in the grid, possibly negative, and size) and their
+    :class:`CoreSpans`: the arrays of ``compact.build_compact_heightfield`` on the grid
+    rasterised and filtered whole, and its solid span count. ``ledges``: the ledge filter
+    clears every span of the grid's outermost ring (a neighbour outside the grid is a
+    drop), so those columns have no compact span and no link reaches them."""
+    cells = width * height
+    cell_index = np.empty(cells, np.int32)
+    cell_count = np.zeros(cells, np.int32)
+    n_solid = 0
+    for p in range(geo.shape[0]):
+        gx, gy, cw, chh = geo[p, 0], geo[p, 1], geo[p, 2], geo[p, 3]
+        st = starts[p]
+        so = solid[p]
+        xa, xb = max(gx, 0), min(gx + cw, width)
+        if xa >= xb:
+            continue
+        for y in range(max(gy, 0), min(gy + chh, height)):
+            row = (y - gy) * cw - gx
+            n_solid += so[row + xb] - so[row + xa]
+            for x in range(xa, xb):
+                cell_count[x + y * width] = st[row + x + 1] - st[row + x]
+    if ledges:
+        for x in range(width):
+            cell_count[x] = 0
+            cell_count[x + (height - 1) * width] = 0
+        for y in range(height):
+            cell_count[y * width] = 0
+            cell_count[width - 1 + y * width] = 0
+    total = 0
+    for c in range(cells):
+        cell_index[c] = total
+        total += cell_count[c]
+    span_y = np.empty(total, np.int32)
+    span_h = np.empty(total, np.int32)
+    span_area = np.empty(total, np.uint8)
+    span_con = np.empty((total, 4), np.int32)
+    span_x = np.empty(total, np.int32)
+    span_cy = np.empty(total, np.int32)
+    for p in range(geo.shape[0]):
+        gx, gy, cw, chh = geo[p, 0], geo[p, 1], geo[p, 2], geo[p, 3]
+        st, sy_, sh_, sa_, sc_ = starts[p], ys[p], hs[p], areas[p], cons[p]
+        for y in range(max(gy, 0), min(gy + chh, height)):
+            row = (y - gy) * cw - gx
+            for x in range(max(gx, 0), min(gx + cw, width)):
+                c = x + y * width
+                m = cell_count[c]
+                if m == 0:
+                    continue
+                # per direction (-x, +y, +x, -y): the neighbour column's first span and
+                # span count in the grid (0: outside the grid or no spans)
+                b0 = b1 = b2 = b3 = 0
+                n0 = n1 = n2 = n3 = 0
+                if x > 0:
+                    b0, n0 = cell_index[c - 1], cell_count[c - 1]
+                if y < height - 1:
+                    b1, n1 = cell_index[c + width], cell_count[c + width]
+                if x < width - 1:
+                    b2, n2 = cell_index[c + 1], cell_count[c + 1]
+                if y > 0:
+                    b3, n3 = cell_index[c - width], cell_count[c - width]
+                first = st[row + x]
+                k = cell_index[c]
+                for i in range(m):
+                    s = first + i
+                    span_y[k] = sy_[s]
+                    span_h[k] = sh_[s]
+                    span_area[k] = sa_[s]
+                    span_x[k] = x
+                    span_cy[k] = y
+                    r = sc_[s, 0]
+                    span_con[k, 0] = b0 + r if 0 <= r < n0 else -1
+                    r = sc_[s, 1]
+                    span_con[k, 1] = b1 + r if 0 <= r < n1 else -1
+                    r = sc_[s, 2]
+                    span_con[k, 2] = b2 + r if 0 <= r < n2 else -1
+                    r = sc_[s, 3]
+                    span_con[k, 3] = b3 + r if 0 <= r < n3 else -1
+                    k += 1
+    return (cell_index, cell_count, span_y, span_h, span_area, span_con, span_x, span_cy,
+            n_solid)
+
 class TileCore:
     """The hooks ``pipeline.run_stages`` calls for one tile: ``box`` is the tile in its
     grid's cells (x0, y0, x1, y1); the border around it is trimmed after erosion. The
@@ -508,8 +970,11 @@ class TileCore:
     compute the same spans for the columns they share, to the last bit."""
 
     def __init__(self, border: int, size: int, min_area: int, raster: Raster,
-                 edge_cells: int):
+                 edge_cells: int, cores: SharedCores | None = None, k: int = -1):
         self.box = (border, border, border + size, border + size)
+        self.cores = cores  # with the tile's index k: its grid assembled from shared cores
+        self.k = k
+        self.n_triangles = 0  # the tile's triangles (with cores, the stages get none)
         self.min_area = int(min_area)
         # cells at the grid's edge that are never walkable (ledge filter + erosion) and one
         # more: an island within them may go on beyond the grid
@@ -521,28 +986,73 @@ class TileCore:
     def rasterize(self, v, t, walk, cfg, span_capacity: int = 0):
         return self.raster.rasterize(v, t, walk, cfg)
 
-    def before_regions(self, chf) -> None:
-        x0, y0, x1, y1 = self.box
-        self.segments = _tile_segments(  # left, bottom, right, top
-            chf.cell_index, chf.cell_count, chf.span_area, chf.span_con, chf.width,
-            chf.height, x0, y0, x1, y1, STRIP_CELLS)
-        if self.min_area > 0:
-            _drop_small_islands(chf.span_area, chf.span_con, chf.span_x, chf.span_cy,
-                                chf.width, chf.height, self.edge_cells, self.min_area)
-        outside = ((chf.span_x < x0) | (chf.span_x >= x1)
-                   | (chf.span_cy < y0) | (chf.span_cy >= y1))
-        chf.span_area[outside] = 0
+    def compact(self, cfg):
+        """With shared cores: the tile's compact heightfield and solid span count (its
+        grid rasterised, filtered and compacted, :class:`SharedCores`)."""
+        if self.cores is None:
+            raise RuntimeError("TileCore.compact: this tile bakes without shared cores")
+        return self.cores.tile_compact(self.k, cfg)
 
-    def after_regions(self, chf) -> None:
+    def before_regions(self, chf) -> None:
+        self.segments = _before_regions(  # left, bottom, right, top
+            chf.cell_index, chf.cell_count, chf.span_area, chf.span_con, chf.span_x,
+            chf.span_cy, chf.width, chf.height, *self.box, STRIP_CELLS, self.edge_cells,
+            self.min_area)
+
+    def regions(self, chf, partition: str, min_region_area: int,
+                merge_region_area: int) -> None:
+        """``regions.build_regions`` for the tile (after :meth:`before_regions`), in one
+        kernel (:func:`_tile_regions`): on the tile's own cells, then cut into the
+        tile-edge strips. Fills ``chf.span_reg`` and ``chf.max_region``."""
+        if partition not in ("watershed", "monotone"):
+            raise ValueError(f"partition: unknown kind {partition!r}")
         x0, y0, x1, y1 = self.box
-        reg, count = _split_regions(chf.span_reg, chf.span_area, chf.span_con, chf.span_x,
-                                    chf.span_cy, x0, y0, x1, y1, STRIP_CELLS, *self.segments)
+        reg, count = _tile_regions(
+            chf.cell_index, chf.cell_count, chf.span_area, chf.span_con, chf.span_x,
+            chf.span_cy, chf.width, x0, y0, x1, y1, partition == "watershed",
+            int(min_region_area), int(merge_region_area), STRIP_CELLS, *self.segments)
         if count > MAX_TILE_REGIONS:
             raise SettingsError("tile_size", f"a tile of {x1 - x0} cells has {count:,} regions,"
                                              f" more than the {MAX_TILE_REGIONS:,} a tile holds;"
                                              f" lower tile_size")
         chf.span_reg = reg
         chf.max_region = int(count)
+
+
+@njit(cache=True, nogil=True)
+def _tile_regions(cell_index, cell_count, span_area, span_con, span_x, span_cy, width, x0,
+                  y0, x1, y1, watershed, min_region_area, merge_region_area, w, seg_left,
+                  seg_bottom, seg_right, seg_top):
+    """A tile's regions: ``regions.build_regions`` on the grid cropped to the tile box
+    (after the border cut every span outside it is unwalkable, and the region kernels
+    treat a link to an unwalkable span as no link; the spans keep their order, so the
+    regions are those of the whole grid, on a smaller grid), mapped back to the grid's
+    spans and cut into the tile-edge strips (:func:`_split_regions`). Returns (regions,
+    count)."""
+    index, count, area, con, sx, sy, orig = _crop_compact(
+        cell_index, cell_count, span_area, span_con, width, x0, y0, x1, y1)
+    cw, chh = x1 - x0, y1 - y0
+    n = area.shape[0]
+    reg = np.zeros(span_area.shape[0], np.int32)
+    if n > 0:
+        if watershed:
+            walkable = np.empty(n, np.bool_)
+            for i in range(n):
+                walkable[i] = area[i] != 0
+            seed = _area_boundary(con, area)
+            dist = chamfer_distance(con, walkable, seed, sx, sy, cw, chh, index, count)
+            dist = _box_blur(con, area, dist, 1)
+            order = _order_by_distance(dist, area)
+            creg, n_regions = _watershed(con, area, dist, order)
+        else:
+            creg, n_regions = _monotone(con, area, index, count, cw, chh)
+        if n_regions > 0:
+            _merge_regions(creg, area, con, index, count, n_regions, min_region_area,
+                           merge_region_area)
+        for k in range(n):
+            reg[orig[k]] = creg[k]
+    return _split_regions(reg, span_area, span_con, span_x, span_cy, x0, y0, x1, y1, w,
+                          seg_left, seg_bottom, seg_right, seg_top)
 
 
 # ------------------------------------------------------------------ input validation
@@ -894,12 +1404,22 @@ def bake_tiles(v, t, walk, settings: BakeSettings, bmin, bmax, progress, timings
     t0 = time.perf_counter()
     start, items = _tile_bins(cache, grid, v, t, todo)
     timings["tiles_bin"] = (time.perf_counter() - t0) * 1000.0
-    job = _TileJob(v, t, walk, settings, grid, start, items, Raster(grid, grid.border),
-                   volumes, area_names, memory_limit(settings))
+    raster = Raster(grid, grid.border)
+    limit = memory_limit(settings)
+    mode = tile_parallel_mode(len(todo))
+    cores = None
+    if len(todo) == grid.tile_count and len(todo) > 1 and mode != "processes":
+        # every tile is baked: each core is rasterised once, shared by the tiles around it
+        # (forked workers could not share them)
+        t0 = time.perf_counter()
+        cores = SharedCores(grid, raster, v, t, walk,
+                            [k for k in todo if start[k + 1] > start[k]], settings, limit)
+        timings["tiles_bin"] += (time.perf_counter() - t0) * 1000.0
+    job = _TileJob(v, t, walk, settings, grid, start, items, raster, volumes, area_names,
+                   limit, cores, tile_config_template(settings, grid, grid.border, limit))
     for k in todo:
         cache.parts.pop(k, None)
         cache.tile_stats.pop(k, None)
-    mode = tile_parallel_mode(len(todo))
     stats["tiles_parallel"] = mode
     for k, tile_stats, part, tile_ms in _run_tiles(job, todo, mode, progress):
         for name, ms in tile_ms.items():
@@ -967,6 +1487,8 @@ class _TileJob(NamedTuple):
     volumes: tuple
     area_names: list | None
     limit: MemoryLimit  # read once a bake (not per tile: it reads /proc and rlimits)
+    cores: SharedCores | None = None  # a bake of every tile: the rasterised cores
+    cfg_template: tuple | None = None  # tile_config_template
 
 
 def _bake_tile(job: _TileJob, k: int, stage):
@@ -980,16 +1502,21 @@ def _bake_tile(job: _TileJob, k: int, stage):
     if ids.size == 0:
         stage("empty", 0)
         return k, None, None, tile_ms
-    cfg = tile_config(settings, grid, k, grid.border, int(ids.size), job.limit)
+    cfg = tile_config(settings, grid, k, grid.border, int(ids.size), job.limit,
+                      job.cfg_template)
     core = TileCore(grid.border, grid.size, cfg.min_region_area, job.raster,
-                    cfg.walkable_radius + 2)
-    cfg = dataclasses.replace(cfg, min_region_area=0)
-    tt = np.ascontiguousarray(job.t[ids])
+                    cfg.walkable_radius + 2, job.cores, k)
+    cfg.min_region_area = 0  # a copy of the template: the islands are the hooks' (TileCore)
+    core.n_triangles = int(ids.size)
+    if job.cores is None:
+        tt, tw = np.ascontiguousarray(job.t[ids]), np.ascontiguousarray(job.walk[ids])
+    else:  # the cores hold the triangles
+        tt, tw = job.t[:0], job.walk[:0]
     tile_stats: dict = {}
-    res = run_stages(job.v, tt, np.ascontiguousarray(job.walk[ids]), cfg, settings, tile_ms,
-                     tile_stats, stage, core, keep_hf=False, limit=job.limit,
-                     volumes=job.volumes, area_names=job.area_names)
-    del tt
+    res = run_stages(job.v, tt, tw, cfg, settings, tile_ms, tile_stats, stage, core,
+                     keep_hf=False, limit=job.limit, volumes=job.volumes,
+                     area_names=job.area_names)
+    del tt, tw
     if res.pmesh.polys.shape[0] == 0:
         return k, tile_stats, None, tile_ms
     ox, oy = grid.origin(k, grid.border)
