@@ -223,7 +223,7 @@ def border_chains(pverts, polys, pnv, border_p, border_e):
                     rolled[i] = order[begin + (best_i + i) % cnt]
                 order[begin:m] = rolled
             nc += 1
-    return Chains(order, chain)
+    return order, chain  # a plain tuple: see links_geom.TriangleBins
 
 
 @njit(cache=True, nogil=True)
@@ -477,7 +477,7 @@ def build_links(nm, hf, chf, cfg, settings, vertices, triangles, debug=None,
     stand = np.asarray(nm.polygon_area) == AREA_STAND
     border = (slot < pnv[:, None]) & (nm.neighbours < 0) & stand[:, None]
     border_p, border_e = (a.astype(np.int32) for a in np.nonzero(border))
-    order, chain = border_chains(pverts, polys, pnv, border_p, border_e)
+    order, chain = Chains(*border_chains(pverts, polys, pnv, border_p, border_e))
     border_p = np.ascontiguousarray(border_p[order])
     border_e = np.ascontiguousarray(border_e[order])
     info["border_edges"] = int(border_p.size)

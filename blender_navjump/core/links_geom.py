@@ -159,8 +159,8 @@ def triangle_index(vertices, triangles, slope_cos: float, grid: Grid) -> Triangl
     ssize = support_bin_size(box, up, grid.size)
     sgrid = make_grid((grid.ox, grid.oy), (grid.ox + grid.nx * grid.size,
                                           grid.oy + grid.ny * grid.size), ssize)
-    sol_start, sol_items, sup_start, sup_items, first_x, first_y = _bin_triangles(
-        box, up, grid, sgrid)
+    sol_start, sol_items, sup_start, sup_items, first_x, first_y = TriangleBins(
+        *_bin_triangles(box, up, grid, sgrid))
     busy = int(np.count_nonzero(np.diff(sol_start)))
     by_top = sol_items.size >= SORT_MIN_MEAN * max(busy, 1)
     if by_top:
@@ -171,7 +171,12 @@ def triangle_index(vertices, triangles, slope_cos: float, grid: Grid) -> Triangl
 
 class TriangleBins(NamedTuple):
     """``_bin_triangles``' answer: CSR bin lists of all triangles (solid) and of the support
-    ones, and each triangle's first solid bin (column, row)."""
+    ones, and each triangle's first solid bin (column, row).
+
+    The kernel returns a plain tuple: a kernel that returns a named tuple to Python refers
+    to its class by module name, and a shipped kernel compiled under ``blender_navjump``
+    then imports that name inside Blender's ``bl_ext...`` copy (a crash where it is absent;
+    ``tests/core/test_kernel_cache.py::test_kernels_load_under_the_extension_name``)."""
 
     solid_start: np.ndarray
     solid_items: np.ndarray
@@ -234,7 +239,7 @@ def _bin_triangles(box, up, grid, sgrid):
                     c = iy * sgrid.nx + ix
                     sup_items[sup_fill[c]] = t
                     sup_fill[c] += 1
-    return TriangleBins(sol_start, sol_items, sup_start, sup_items, first_x, first_y)
+    return sol_start, sol_items, sup_start, sup_items, first_x, first_y
 
 
 # bins up to this many triangles are sorted by insertion, larger ones by argsort

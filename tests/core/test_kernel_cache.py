@@ -423,3 +423,52 @@ def test_a_killed_compiler_is_not_waited_for(tmp_path):
     assert kernel_cache.wait_for_compiler(str(tmp_path), log=lambda line: None)
     assert time.monotonic() - t0 < 30
     holder.wait(timeout=60)
+
+
+WARM_RUN = r"""
+import importlib, json, sys
+package, block = sys.argv[1], sys.argv[2] == "block"
+
+
+class NoPlainCore:
+    # inside Blender the core is ``bl_ext.<repo>.blender_navjump`` and no plain
+    # ``blender_navjump`` exists: a kernel that needs that name must fail here
+    def find_spec(self, name, path=None, target=None):
+        if name == "blender_navjump" or name.startswith("blender_navjump."):
+            raise ImportError("a kernel imported the plain core: " + name)
+
+
+if block:
+    sys.meta_path.insert(0, NoPlainCore())
+kc = importlib.import_module(package + ".core.kernel_cache")
+kc.warm_up()
+stats = kc.kernel_stats()
+print("RESULT " + json.dumps({"hits": stats["hits"], "misses": stats["misses"],
+      "compiled": sorted(k for k, (h, m) in stats["kernels"].items() if m)}))
+"""
+
+
+def test_kernels_load_under_the_extension_name(tmp_path):
+    """Every kernel of a bake with stances, links and climbing and of the path queries
+    (``warm_up``), compiled under ``blender_navjump`` (as the shipped pack is), loads
+    under the extension's module name with no plain ``blender_navjump`` importable: no
+    compile, no import of the plain name (a kernel returning a named tuple to Python
+    refers to its class by module name: inside Blender that was a crash)."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    ext_root = tmp_path / "ext"
+    repo = ext_root / "bl_ext" / "navjump_warm"
+    repo.mkdir(parents=True)
+    (ext_root / "bl_ext" / "__init__.py").write_text("")
+    (repo / "__init__.py").write_text("")
+    os.symlink(ROOT / "blender_navjump", repo / "blender_navjump")
+    results = []
+    for package, path, block in (("blender_navjump", ROOT, "no"),
+                                 ("bl_ext.navjump_warm.blender_navjump", ext_root, "block")):
+        proc = subprocess.run([sys.executable, "-c", WARM_RUN, package, block],
+                              env=dict(env, PYTHONPATH=str(path)), cwd=tmp_path,
+                              capture_output=True, text=True, timeout=900)
+        lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT ")]
+        assert proc.returncode == 0 and lines, (package, proc.returncode, proc.stderr[-3000:])
+        results.append(json.loads(lines[-1][7:]))
+    extension = results[1]
+    assert extension["misses"] == 0 and extension["hits"] > 50, extension["compiled"]
