@@ -220,6 +220,18 @@ def _run_query(package, env, sys_path):
     return json.loads(lines[-1][7:])
 
 
+def _extension_copy(tmp_path, repo_name):
+    """A folder where the core is ``bl_ext.<repo_name>.blender_navjump`` (a link to the
+    sources), as Blender imports an installed extension."""
+    ext_root = tmp_path / "ext"
+    repo = ext_root / "bl_ext" / repo_name
+    repo.mkdir(parents=True)
+    (ext_root / "bl_ext" / "__init__.py").write_text("")
+    (repo / "__init__.py").write_text("")
+    os.symlink(ROOT / "blender_navjump", repo / "blender_navjump")
+    return ext_root
+
+
 def test_query_kernels_cache_in_the_user_folder_under_any_module_name(tmp_path):
     """The kernels compiled by the command line (``blender_navjump.core``) are loaded, not
     recompiled, by the same core imported as a Blender extension module
@@ -234,12 +246,7 @@ def test_query_kernels_cache_in_the_user_folder_under_any_module_name(tmp_path):
     assert first["paths"] == [str(folder / "core" / "query")]
     assert list((folder / "core" / "query").glob("batch_kernel.*.nbi"))
     # the same sources under the extension's module name, reached through another path
-    ext_root = tmp_path / "ext"
-    repo = ext_root / "bl_ext" / "navjump_check"
-    repo.mkdir(parents=True)
-    (ext_root / "bl_ext" / "__init__.py").write_text("")
-    (repo / "__init__.py").write_text("")
-    os.symlink(ROOT / "blender_navjump", repo / "blender_navjump")
+    ext_root = _extension_copy(tmp_path, "navjump_check")
     second = _run_query("bl_ext.navjump_check.blender_navjump", env, [str(ext_root)])
     assert second["found"] and second["length"] == pytest.approx(first["length"])
     assert second["dir"] == first["dir"]
@@ -455,12 +462,7 @@ def test_kernels_load_under_the_extension_name(tmp_path):
     compile, no import of the plain name (a kernel returning a named tuple to Python
     refers to its class by module name: inside Blender that was a crash)."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    ext_root = tmp_path / "ext"
-    repo = ext_root / "bl_ext" / "navjump_warm"
-    repo.mkdir(parents=True)
-    (ext_root / "bl_ext" / "__init__.py").write_text("")
-    (repo / "__init__.py").write_text("")
-    os.symlink(ROOT / "blender_navjump", repo / "blender_navjump")
+    ext_root = _extension_copy(tmp_path, "navjump_warm")
     results = []
     for package, path, block in (("blender_navjump", ROOT, "no"),
                                  ("bl_ext.navjump_warm.blender_navjump", ext_root, "block")):
