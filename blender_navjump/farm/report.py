@@ -45,13 +45,14 @@ def merged_report_path(out_dir) -> Path:
 def check_output_dir(out_dir) -> str | None:
     """None when ``out_dir`` exists (or can be created) and a file can be written in it;
     otherwise a message naming the folder and the reason. Probes with a real file, so
-    read-only mounts and missing permissions are found whoever runs it."""
+    read-only mounts and missing permissions are found whoever runs it. The file has no
+    name where the system allows it (Linux's O_TMPFILE, which TemporaryFile uses): a
+    worker killed mid-probe leaves nothing in the folder."""
     path = Path(out_dir)
     try:
         path.mkdir(parents=True, exist_ok=True)
-        fd, probe = tempfile.mkstemp(prefix=".navjump-probe-", dir=path)
-        os.close(fd)
-        os.unlink(probe)
+        with tempfile.TemporaryFile(prefix=".navjump-probe-", dir=path):
+            pass
     except OSError as exc:
         reason = exc.strerror or type(exc).__name__
         return f"output folder {path} is not writable: {reason}"

@@ -106,6 +106,20 @@ def test_check_output_dir(tmp_path):
     assert msg is not None and "/proc/navjump-out" in msg
 
 
+def test_output_probe_never_names_a_file(tmp_path, monkeypatch):
+    """A farm worker killed between creating and removing its probe leaves nothing in the
+    output folder: the probe has no name there (Linux), so there is nothing to remove."""
+    import os
+
+    def killed(*args, **kwargs):  # the worker dies before it can remove anything
+        raise KeyboardInterrupt("killed")
+
+    monkeypatch.setattr(os, "unlink", killed)
+    monkeypatch.setattr(os, "remove", killed)
+    assert rep.check_output_dir(tmp_path / "out") is None
+    assert list((tmp_path / "out").iterdir()) == []
+
+
 def test_bake_one_refuses_an_unwritable_output_folder(tmp_path):
     blocker = tmp_path / "a_file"
     blocker.write_text("x")
