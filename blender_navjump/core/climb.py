@@ -44,6 +44,7 @@ from .climb_geom import (
     triangle_grid,
 )
 from .climb_options import ALL_LINKS, ALL_MOVES, ElementOptions
+from .geometry import triangle_normal
 from .kinds import (
     ABILITY_BACK_JUMP,
     ABILITY_CLIMB,
@@ -553,14 +554,8 @@ def _inside_solid(p, rays, length, tris, tri_lo, tri_hi, origin, cell, nx, ny, g
             if t < 0:
                 inside[k] = False
                 break
-            e1x = tris[t, 1, 0] - tris[t, 0, 0]
-            e1y = tris[t, 1, 1] - tris[t, 0, 1]
-            e1z = tris[t, 1, 2] - tris[t, 0, 2]
-            e2x = tris[t, 2, 0] - tris[t, 0, 0]
-            e2y = tris[t, 2, 1] - tris[t, 0, 1]
-            e2z = tris[t, 2, 2] - tris[t, 0, 2]
-            facing = (e1y * e2z - e1z * e2y) * dx + (e1z * e2x - e1x * e2z) * dy \
-                + (e1x * e2y - e1y * e2x) * dz
+            fx, fy, fz = triangle_normal(tris[t], 0, 1, 2)
+            facing = fx * dx + fy * dy + fz * dz
             if not facing > 0.0:  # met from the front: outside (along the outward normal)
                 inside[k] = False
                 break

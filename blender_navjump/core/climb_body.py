@@ -50,6 +50,7 @@ from .climb_geom import (
     segment_first_hits,
     triangle_grid,
 )
+from .geometry import triangle_normal
 from .kinds import CLIMB_LEDGE
 from .query.spatial import _cell_range
 
@@ -140,13 +141,7 @@ def _vertical_fronts(ends, dirs, reach, tris, tri_lo, tri_hi, origin, cell, nx, 
         if not param[k * n_ray + best] < np.inf:
             continue
         t = tri[k * n_ray + best]
-        e1x = tris[t, 1, 0] - tris[t, 0, 0]
-        e1y = tris[t, 1, 1] - tris[t, 0, 1]
-        e1z = tris[t, 1, 2] - tris[t, 0, 2]
-        e2x = tris[t, 2, 0] - tris[t, 0, 0]
-        e2y = tris[t, 2, 1] - tris[t, 0, 1]
-        e2z = tris[t, 2, 2] - tris[t, 0, 2]
-        vx, vy = e1y * e2z - e1z * e2y, e1z * e2x - e1x * e2z  # the normal, flattened
+        vx, vy, _vz = triangle_normal(tris[t], 0, 1, 2)  # the normal, flattened
         size = math.sqrt(vx * vx + vy * vy + 0.0)
         if size > 1e-9:
             ux, uy, uz = vx / max(size, 1e-12), vy / max(size, 1e-12), 0.0 / max(size, 1e-12)
@@ -223,13 +218,8 @@ def _ledge_fronts(ends, reach, tris, tri_lo, tri_hi, origin, cell, nx, ny, grid_
                              stamp, mark)
             mark += 1
             if w < np.inf:
-                e1x = tris[t, 1, 0] - tris[t, 0, 0]
-                e1y = tris[t, 1, 1] - tris[t, 0, 1]
-                e1z = tris[t, 1, 2] - tris[t, 0, 2]
-                e2x = tris[t, 2, 0] - tris[t, 0, 0]
-                e2y = tris[t, 2, 1] - tris[t, 0, 1]
-                e2z = tris[t, 2, 2] - tris[t, 0, 2]
-                facing = (e1y * e2z - e1z * e2y) * nx_ + (e1z * e2x - e1x * e2z) * ny_
+                fx, fy, _fz = triangle_normal(tris[t], 0, 1, 2)
+                facing = fx * nx_ + fy * ny_
                 if facing < 0.0:
                     lost0 += 1
                 elif facing > 0.0:
