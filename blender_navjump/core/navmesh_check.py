@@ -399,8 +399,11 @@ def _check_areas(nm, c: _Check, polygon_area: np.ndarray, link_area: np.ndarray)
     if cost.shape[0] != names.shape[0]:
         c.fail(f"'area_cost' has {cost.shape[0]} entries but 'area_names' has "
                f"{names.shape[0]}")
-    if np.isnan(cost).any():
-        c.fail(f"'area_cost'[{int(np.argmax(np.isnan(cost)))}] is NaN")
+    bad = np.isnan(cost) | (cost <= 0.0)
+    if bad.any():
+        i = int(np.argmax(bad))
+        c.fail(f"'area_cost'[{i}] is {float(cost[i])!r}; an area cost is a number > 0, or "
+               f"inf for not walkable")
     c.in_range("polygon_area", polygon_area, 1, names.shape[0],
                "an area id of 'area_names' (0 'null' is never a polygon's area)")
     c.in_range("link_area", link_area, 1, names.shape[0],

@@ -157,9 +157,10 @@ def _tiles_from_json(r, doc, n_polys: int, stats: dict) -> dict:
 
 
 def _cost_out(cost) -> float | None:
-    """An area cost for JSON: null when the area is not walkable (cost < 0 or inf)."""
+    """An area cost for JSON: null when the area is not walkable (inf; a checked navmesh
+    has no other non-walkable cost)."""
     c = float(cost)
-    return c if np.isfinite(c) and c > 0 else None
+    return c if np.isfinite(c) else None
 
 
 def _link_areas_from_json(r, links: list, kinds: np.ndarray, names) -> np.ndarray:
@@ -189,8 +190,10 @@ def _areas_from_json(r, doc) -> dict:
                 or not isinstance(item.get("name"), str):
             r.fail(f"'areas'[{i}] must be an object with id {i}, a name and a cost")
         cost = item.get("cost")
-        if cost is not None and (isinstance(cost, bool) or not isinstance(cost, (int, float))):
-            r.fail(f"'areas'[{i}].cost must be a number or null (not walkable)")
+        if cost is not None and (isinstance(cost, bool) or not isinstance(cost, (int, float))
+                                 or not cost > 0):
+            r.fail(f"'areas'[{i}].cost must be a number > 0, or null (not walkable); "
+                   f"got {cost!r}")
         names.append(item["name"])
         costs.append(np.inf if cost is None else float(cost))
     if "polygon_area_name" in doc and doc["polygon_area_name"] != [

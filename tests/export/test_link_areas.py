@@ -113,3 +113,27 @@ def test_too_many_areas_is_refused_before_the_links_are_placed():
                         np.array([15.0, 1 + 0.1 * i, 0]), area=f"a{i}") for i in range(60)]
     with pytest.raises(ValueError, match=r"link 'l56': area 'a56' .* at most 64 areas"):
         add_custom_links(nm, links)
+
+
+@pytest.mark.parametrize("cost", [-1, 0, -0.0])
+def test_an_area_cost_of_zero_or_below_is_refused_naming_the_area(linked, tmp_path, cost):
+    """Not walkable is null (inf): a cost of 0 or below is refused in a JSON file and in a
+    navmesh from any other source (read back, -1 would come out as null: not exact)."""
+    path = navjump_json.write_json(linked, tmp_path / "nav.json")
+    doc = json.loads(path.read_text())
+    i = [a["name"] for a in doc["areas"]].index("toll")
+    doc["areas"][i]["cost"] = cost
+    path.write_text(json.dumps(doc))
+    with pytest.raises(ValueError, match=rf"^{path}: 'areas'\[{i}\]\.cost must be a number > 0"):
+        navjump_json.read_json(path)
+    bad = navjump_json.read_json(navjump_json.write_json(linked, tmp_path / "ok.json"))
+    bad.area_cost[i] = cost
+    npz = tmp_path / "bad.npz"
+    bad.save(npz)
+    with pytest.raises(ValueError,
+                       match=rf"'area_cost'\[{i}\] is .*; an area cost is a number > 0"):
+        NavMesh.load(npz)
+    # inf (not walkable) round-trips through null
+    bad.area_cost[i] = np.inf
+    back = navjump_json.read_json(navjump_json.write_json(bad, tmp_path / "inf.json"))
+    assert back.equals(bad) and doc["areas"][i]["name"] == "toll"
