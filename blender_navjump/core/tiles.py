@@ -157,8 +157,10 @@ def tile_config(settings: BakeSettings, grid: TileGrid, k: int, border: int, n_t
         cs = float(settings.cell_size)
         if (int((bmax[0] - bmin[0]) / cs + 0.5) + 1,
                 int((bmax[1] - bmin[1]) / cs + 0.5) + 1) == (width, height):
-            check_memory(settings, estimate_bake_bytes(width, height, n_tris),
-                         f"a {width:,} x {height:,} cell grid at cell_size {cs:g}", limit)
+            need = estimate_bake_bytes(width, height, n_tris)
+            if limit is None or need > limit.available:  # the message only when it fails
+                check_memory(settings, need,
+                             f"a {width:,} x {height:,} cell grid at cell_size {cs:g}", limit)
             cfg = copy.copy(cfg)
             cfg.bmin, cfg.bmax = bmin, bmax
             return cfg
@@ -1616,7 +1618,6 @@ def _bake_tile(job: _TileJob, k: int, stage):
     sh = cfg.stance_heights
     walk_args = (bool(settings.multi_stance), int(sh[0]), int(sh[1]), int(sh[2]),
                  int(cfg.walkable_radius))
-    where = f"a {cfg.width:,} x {cfg.height:,} cell grid at cell_size {cfg.cs:g}"
     t0 = stage("rasterize", 0)
     if job.cores is not None:
         # the grid assembled from the shared cores (SharedCores: it checks the memory of
@@ -1629,24 +1630,20 @@ def _bake_tile(job: _TileJob, k: int, stage):
             job.cores.release(k)
         index, count, span_y, span_h, area, con, sx, sy, n_solid = out
         spans = int(n_solid)
-        check_memory(settings, estimate_bake_bytes(cfg.width, cfg.height, n_tris, spans,
-                                                   settings.links_enabled),
-                     f"{where} with {spans:,} spans", job.limit)
+        _check_tile_memory(job, cfg, n_tris, spans)
     else:
         from . import compact, filters
 
         tt = np.ascontiguousarray(job.t[ids])
         bound = raster_span_bound(job.v, tt, cfg.cs)
         check_memory(settings, cfg.width * cfg.height * 4 + bound * RASTER_BYTES_PER_SPAN,
-                     f"rasterising {n_tris:,} triangles (up to {bound:,} spans) into {where}",
-                     job.limit)
+                     f"rasterising {n_tris:,} triangles (up to {bound:,} spans) into "
+                     f"{_grid_text(cfg)}", job.limit)
         hf = _run("rasterize", settings, job.raster.rasterize, job.v, tt,
                   np.ascontiguousarray(job.walk[ids]), cfg)
         del tt
         spans = int(hf.span_min.shape[0])
-        check_memory(settings, estimate_bake_bytes(cfg.width, cfg.height, n_tris, spans,
-                                                   settings.links_enabled),
-                     f"{where} with {spans:,} spans", job.limit)
+        _check_tile_memory(job, cfg, n_tris, spans)
         filters.filter_heightfield(hf, cfg.walkable_height, cfg.walkable_climb,
                                    settings.filter_low_hanging_obstacles,
                                    settings.filter_ledge_spans,
@@ -1694,6 +1691,19 @@ def _bake_tile(job: _TileJob, k: int, stage):
     return k, tile_stats, part, tile_ms
 
 
+def _grid_text(cfg) -> str:
+    return f"a {cfg.width:,} x {cfg.height:,} cell grid at cell_size {cfg.cs:g}"
+
+
+def _check_tile_memory(job: _TileJob, cfg, n_tris: int, spans: int) -> None:
+    """The memory check of a tile's grid once its span count is known (run_stages')."""
+    need = estimate_bake_bytes(cfg.width, cfg.height, n_tris, spans,
+                               job.settings.links_enabled)
+    if need > job.limit.available:
+        check_memory(job.settings, need, f"{_grid_text(cfg)} with {spans:,} spans",
+                     job.limit)
+
+
 def tile_parallel_mode(n_tiles: int) -> str:
     """How the tiles of a bake run: ``NAVJUMP_TILE_PARALLEL`` (serial, threads,
     processes) if set, else on threads when there are two tiles or more and
@@ -1725,12 +1735,13 @@ _FORK_JOB: _TileJob | None = None
 def _bake_tile_in_worker(k: int):
     job = _FORK_JOB
     assert job is not None, "the tile job is set before the pool forks"
-    return _bake_tile(job, k, lambda name, i: time.perf_counter())
+    return _bake_tile(job, k, _no_progress)
 
 
 def _run_tiles(job: _TileJob, todo: list[int], mode: str, progress):
-    """Yield each tile's result in ``todo`` order; progress per tile (``tile 3/16: ...``)
-    and cancel between tiles (a BakeCancelled from ``progress`` stops the pool)."""
+    """Yield each tile's result (in ``todo`` order, on threads as they complete); progress
+    per tile (``tile 3/16: ...``) and cancel between tiles (a BakeCancelled from
+    ``progress`` stops the workers)."""
     global _FORK_JOB
     n = len(todo)
     if mode == "serial":
@@ -1741,21 +1752,15 @@ def _run_tiles(job: _TileJob, todo: list[int], mode: str, progress):
 
     workers = max(1, min(worker_count(), n))
     if mode == "threads":
-        from concurrent.futures import ThreadPoolExecutor
+        yield from _run_on_threads(job, todo, workers, progress)
+        return
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
 
-        pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="navjump-tile")
-        # the stage callback reports from the worker threads; progress is also reported
-        # (and a cancel raised) here, between tiles
-        futures = [pool.submit(_bake_tile, job, k, lambda name, i: time.perf_counter())
-                   for k in todo]
-    else:
-        import multiprocessing
-        from concurrent.futures import ProcessPoolExecutor
-
-        _FORK_JOB = job
-        pool = ProcessPoolExecutor(max_workers=workers,
-                                   mp_context=multiprocessing.get_context("fork"))
-        futures = [pool.submit(_bake_tile_in_worker, k) for k in todo]
+    _FORK_JOB = job
+    pool = ProcessPoolExecutor(max_workers=workers,
+                               mp_context=multiprocessing.get_context("fork"))
+    futures = [pool.submit(_bake_tile_in_worker, k) for k in todo]
     try:
         for n_done, future in enumerate(futures):
             if progress is not None:
@@ -1766,6 +1771,67 @@ def _run_tiles(job: _TileJob, todo: list[int], mode: str, progress):
             future.cancel()
         pool.shutdown(wait=True, cancel_futures=True)
         _FORK_JOB = None
+
+
+def _no_progress(name, i):
+    return time.perf_counter()
+
+
+def _run_on_threads(job: _TileJob, todo: list[int], workers: int, progress):
+    """The tiles on ``workers`` threads; each result as it completes, progress (and a
+    cancel) on the calling thread between tiles.
+
+    The tiles are cut into ``ceil(workers / 2)`` runs of consecutive tiles, each baked by
+    two threads from its two ends towards the middle: both threads of a run stay busy to
+    its last tile, and as neighbours share cores (:class:`SharedCores`) the two ends
+    rarely wait for a core the other is computing (two threads baking tiles side by side
+    would, at every tile)."""
+    import queue
+
+    n = len(todo)
+    n_runs = -(-workers // 2)
+    bounds = [n * r // n_runs for r in range(n_runs + 1)]
+    ends = [[bounds[r], bounds[r + 1]] for r in range(n_runs)]  # next front, past back
+    lock = threading.Lock()
+    stop = threading.Event()
+    results: queue.SimpleQueue = queue.SimpleQueue()
+
+    def take(run: int, front: bool):
+        with lock:
+            lo, hi = ends[run]
+            if lo >= hi or stop.is_set():
+                return None
+            if front:
+                ends[run][0] = lo + 1
+                return todo[lo]
+            ends[run][1] = hi - 1
+            return todo[hi - 1]
+
+    def work(run: int, front: bool):
+        try:
+            while (k := take(run, front)) is not None:
+                results.put(_bake_tile(job, k, _no_progress))
+        except BaseException as exc:  # handed to the calling thread, which raises it
+            stop.set()
+            results.put(exc)
+
+    threads = [threading.Thread(target=work, args=(w // 2, w % 2 == 0),
+                                name=f"navjump-tile-{w}", daemon=True)
+               for w in range(min(workers, 2 * n_runs))]
+    for th in threads:
+        th.start()
+    try:
+        for n_done in range(n):
+            if progress is not None:
+                progress(f"tile {n_done + 1}/{n}: baking", 0.9 * n_done / n)
+            got = results.get()
+            if isinstance(got, BaseException):
+                raise got
+            yield got
+    finally:
+        stop.set()
+        for th in threads:
+            th.join()
 
 
 def _weld(verts: np.ndarray, tol: int) -> tuple[np.ndarray, np.ndarray]:
