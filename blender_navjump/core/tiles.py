@@ -146,17 +146,16 @@ def tile_config(settings: BakeSettings, grid: TileGrid, k: int, border: int, n_t
     every field again (~70 us a tile)."""
     ox, oy = grid.origin(k, border)
     side = grid.size + 2 * border
-    bmin = grid.bmin.copy()
-    bmin[0] += ox * grid.cs
-    bmin[1] += oy * grid.cs
-    bmax = grid.bmax.copy()
-    bmax[0] = bmin[0] + side * grid.cs
-    bmax[1] = bmin[1] + side * grid.cs
+    # Python floats: the arithmetic of the float64 arrays, without their per-item cost
+    gx, gy, gz = grid.bmin.tolist()
+    x0, y0 = gx + ox * grid.cs, gy + oy * grid.cs
+    x1, y1 = x0 + side * grid.cs, y0 + side * grid.cs
+    bmin = np.array([x0, y0, gz])
+    bmax = np.array([x1, y1, float(grid.bmax[2])])
     if template is not None:
         cfg, width, height = template
         cs = float(settings.cell_size)
-        if (int((bmax[0] - bmin[0]) / cs + 0.5) + 1,
-                int((bmax[1] - bmin[1]) / cs + 0.5) + 1) == (width, height):
+        if (int((x1 - x0) / cs + 0.5) + 1, int((y1 - y0) / cs + 0.5) + 1) == (width, height):
             need = estimate_bake_bytes(width, height, n_tris)
             if limit is None or need > limit.available:  # the message only when it fails
                 check_memory(settings, need,
@@ -632,6 +631,8 @@ CORE_HALO = 2
 _NONE_I32 = np.zeros(0, np.int32)
 _NONE_CON = np.zeros((0, 4), np.int32)
 _NONE_U8 = np.zeros(0, np.uint8)
+# a piece with no core: pads the pieces of a tile to MAX_CORE_PIECES (one kernel type)
+_NONE_CORE = (_NONE_I32, _NONE_I32, _NONE_I32, _NONE_I32, _NONE_U8, _NONE_CON)
 
 
 class _CoreEntry:
@@ -691,10 +692,15 @@ class SharedCores:
                         bool(settings.filter_ledge_spans), bool(settings.filter_low_height_spans))
         self.available = (memory_limit(settings) if limit is None else limit).available
         self.start, self.items = bin_triangles(grid, v, t, CORE_HALO)
-        self.refs = np.zeros(grid.tile_count, np.int64)
-        for k in users:
-            for j in self.cores_of(k):
-                self.refs[j] += 1
+        # each core's users: the tiles of ``users`` in its 3 x 3 neighbourhood (those
+        # whose grid reaches into it, ``cores_of``)
+        used = np.zeros((grid.tiles_y + 2, grid.tiles_x + 2), np.int64)
+        used[1:-1, 1:-1].flat[np.asarray(users, np.int64)] = 1
+        refs = np.zeros((grid.tiles_y, grid.tiles_x), np.int64)
+        for dy in range(3):
+            for dx in range(3):
+                refs += used[dy:dy + grid.tiles_y, dx:dx + grid.tiles_x]
+        self.refs = refs.reshape(-1)
         self.lock = threading.Lock()
         self.entries: dict[int, _CoreEntry] = {}
 
@@ -762,10 +768,11 @@ class SharedCores:
         return CoreSpans(*spans)
 
     def _release(self, cores) -> None:
+        refs = self.refs
         with self.lock:
             for j in cores:
-                self.refs[j] -= 1
-                if self.refs[j] <= 0:
+                refs[j] -= 1
+                if refs[j] <= 0:
                     self.entries.pop(j, None)
 
     def acquire(self, k: int, cfg) -> tuple:
@@ -775,33 +782,34 @@ class SharedCores:
         :meth:`release` (k) whatever happens."""
         ox, oy = self.grid.origin(k, self.raster.pad)
         cores = self.cores_of(k)
-        geo = np.zeros((MAX_CORE_PIECES, 4), np.int64)
-        solid = [_NONE_I32] * MAX_CORE_PIECES
-        start, ys, hs = list(solid), list(solid), list(solid)
-        areas = [_NONE_U8] * MAX_CORE_PIECES
-        cons = [_NONE_CON] * MAX_CORE_PIECES
+        entries = []
+        new = []
+        with self.lock:  # one look-up for all the tile's cores
+            for j in cores:
+                entry = self.entries.get(j)
+                if entry is None:
+                    entry = self.entries[j] = _CoreEntry()
+                    new.append((j, entry))
+                entries.append(entry)
         # compute the cores nobody has started, then wait for those another tile (on
         # another thread) is computing: two tiles side by side both have work
-        entries = []
-        for j in cores:
-            entry, mine = self._claim(j)
-            if mine:
-                self._compute(j, entry, cfg)
-            entries.append(entry)
-        n = 0
+        for j, entry in new:
+            self._compute(j, entry, cfg)
+        geo = []
+        pieces = []
         for j, entry in zip(cores, entries, strict=True):
-            entry.done.wait()
+            if not entry.done.is_set():
+                entry.done.wait()
             if entry.error is not None:
                 raise entry.error
-            got = entry.value
-            if got is None:
-                continue
-            x0, y0, x1, y1 = self.core_box(j)
-            geo[n] = (x0 - ox, y0 - oy, x1 - x0, y1 - y0)
-            solid[n], start[n], ys[n], hs[n], areas[n], cons[n] = got
-            n += 1
-        return (geo[:n], tuple(solid), tuple(start), tuple(ys), tuple(hs), tuple(areas),
-                tuple(cons))
+            if entry.value is not None:
+                x0, y0, x1, y1 = self.core_box(j)
+                geo.append((x0 - ox, y0 - oy, x1 - x0, y1 - y0))
+                pieces.append(entry.value)
+        missing = MAX_CORE_PIECES - len(pieces)
+        solid, start, ys, hs, areas, cons = zip(*pieces, *[_NONE_CORE] * missing,
+                                                strict=True)
+        return (np.array(geo, np.int64).reshape(-1, 4), solid, start, ys, hs, areas, cons)
 
     def release(self, k: int) -> None:
         """Tile k has its grid: a core no other tile needs is dropped."""
@@ -1516,10 +1524,11 @@ def bake_tiles(v, t, walk, settings: BakeSettings, bmin, bmax, progress, timings
         timings["tiles_bin"] += (time.perf_counter() - t0) * 1000.0
     if settings.partition not in ("watershed", "monotone"):
         raise ValueError(f"partition: unknown kind {settings.partition!r}")
+    template = tile_config_template(settings, grid, grid.border, limit)
     job = _TileJob(v, t, walk, settings, grid, start, items, raster, volumes, area_names,
-                   limit, cores, tile_config_template(settings, grid, grid.border, limit),
-                   settings.partition == "watershed",
-                   area_names is not None and len(area_names) > len(BUILTIN_AREAS))
+                   limit, cores, template,
+                   area_names is not None and len(area_names) > len(BUILTIN_AREAS),
+                   *tile_kernel_args(settings, grid, template[0]))
     for k in todo:
         cache.parts.pop(k, None)
         cache.tile_stats.pop(k, None)
@@ -1592,8 +1601,26 @@ class _TileJob(NamedTuple):
     limit: MemoryLimit  # read once a bake (not per tile: it reads /proc and rlimits)
     cores: SharedCores | None = None  # a bake of every tile: the rasterised cores
     cfg_template: tuple | None = None  # tile_config_template
-    watershed: bool = True  # settings.partition
     user_areas: bool = False  # volumes mark user areas on the spans (``core.areas``)
+    walk_args: tuple = ()  # the constant arguments of _tile_walkable (tile_kernel_args)
+    mesh_args: tuple = ()  # of _tile_mesh, between the grid's size and its corner
+
+
+def tile_kernel_args(settings: BakeSettings, grid: TileGrid, cfg) -> tuple[tuple, tuple]:
+    """The arguments every tile of a bake passes to :func:`_tile_walkable` and
+    :func:`_tile_mesh` (``cfg``: a tile's config; they depend on the settings only)."""
+    sh = cfg.stance_heights
+    walk_args = (bool(settings.multi_stance), int(sh[0]), int(sh[1]), int(sh[2]),
+                 int(cfg.walkable_radius))
+    b, size = grid.border, grid.size
+    mesh_args = (b, b, b + size, b + size, STRIP_CELLS, int(cfg.walkable_radius) + 2,
+                 int(cfg.min_region_area), settings.partition == "watershed",
+                 int(cfg.merge_region_area), MAX_TILE_REGIONS,
+                 float(cfg.max_simplification_error), int(cfg.max_edge_len),
+                 int(cfg.max_verts_per_poly), POLY_WELD_TOLERANCE, float(cfg.cs),
+                 float(cfg.ch), float(cfg.detail_sample_dist),
+                 float(max(cfg.detail_sample_max_error, 0.0)))
+    return walk_args, mesh_args
 
 
 def _bake_tile(job: _TileJob, k: int, stage):
@@ -1615,9 +1642,7 @@ def _bake_tile(job: _TileJob, k: int, stage):
         return k, None, None, tile_ms
     n_tris = int(ids.size)
     cfg = tile_config(settings, grid, k, grid.border, n_tris, job.limit, job.cfg_template)
-    sh = cfg.stance_heights
-    walk_args = (bool(settings.multi_stance), int(sh[0]), int(sh[1]), int(sh[2]),
-                 int(cfg.walkable_radius))
+    walk_args = job.walk_args
     t0 = stage("rasterize", 0)
     if job.cores is not None:
         # the grid assembled from the shared cores (SharedCores: it checks the memory of
@@ -1667,25 +1692,19 @@ def _bake_tile(job: _TileJob, k: int, stage):
             job.area_names)
     t1 = stage("regions", 5)
     tile_ms["tile_grid"] = (t1 - t0) * 1000.0
-    b, size = grid.border, grid.size
     n_regions, n_contours, pverts, polys, preg, parea, dmeshes, dverts, dtris = _run(
         "regions", settings, _tile_mesh, index, count, span_y, area, con, sx, sy, cfg.width,
-        cfg.height, b, b, b + size, b + size, STRIP_CELLS, cfg.walkable_radius + 2,
-        int(cfg.min_region_area), job.watershed, int(cfg.merge_region_area),
-        MAX_TILE_REGIONS, float(cfg.max_simplification_error), int(cfg.max_edge_len),
-        int(cfg.max_verts_per_poly), POLY_WELD_TOLERANCE, float(cfg.cs), float(cfg.ch),
-        float(cfg.detail_sample_dist), float(max(cfg.detail_sample_max_error, 0.0)),
-        np.asarray(cfg.bmin, np.float64))
+        cfg.height, *job.mesh_args, cfg.bmin)
     tile_ms["tile_mesh"] = (time.perf_counter() - t1) * 1000.0
     if n_regions > MAX_TILE_REGIONS:
-        raise SettingsError("tile_size", f"a tile of {size} cells has {n_regions:,} regions, "
+        raise SettingsError("tile_size", f"a tile of {grid.size} cells has {n_regions:,} regions, "
                                          f"more than the {MAX_TILE_REGIONS:,} a tile holds; "
                                          f"lower tile_size")
     tile_stats = {"spans": spans, "compact_spans": int(span_y.shape[0]),
                   "regions": int(n_regions), "contours": int(n_contours)}
     if polys.shape[0] == 0:
         return k, tile_stats, None, tile_ms
-    ox, oy = grid.origin(k, b)
+    ox, oy = grid.origin(k, grid.border)
     verts = pverts.astype(np.int64) + np.array([ox, oy, 0], np.int64)
     part = TilePart(k, verts, polys, preg, parea, dmeshes, dverts, dtris)
     return k, tile_stats, part, tile_ms
