@@ -34,7 +34,6 @@ one after the other; progress is reported per tile (``"tile 3/100"``) and a
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import json
 import math
@@ -160,9 +159,10 @@ def tile_config(settings: BakeSettings, grid: TileGrid, k: int, border: int, n_t
             if limit is None or need > limit.available:  # the message only when it fails
                 check_memory(settings, need,
                              f"a {width:,} x {height:,} cell grid at cell_size {cs:g}", limit)
-            cfg = copy.copy(cfg)
-            cfg.bmin, cfg.bmax = bmin, bmax
-            return cfg
+            placed = object.__new__(type(cfg))  # copy.copy's result, without its detour
+            placed.__dict__.update(cfg.__dict__)
+            placed.bmin, placed.bmax = bmin, bmax
+            return placed
     cfg = voxel_config(settings, bmin, bmax, n_tris, limit)
     return dataclasses.replace(cfg, width=side, height=side)
 
@@ -703,16 +703,20 @@ class SharedCores:
         self.refs = refs.reshape(-1)
         self.lock = threading.Lock()
         self.entries: dict[int, _CoreEntry] = {}
+        # every core's box, read by each of its tiles
+        size, pad = grid.size, raster.pad
+        xs = [(tx * size - (pad if tx == 0 else 0),
+               (tx + 1) * size + (pad if tx == grid.tiles_x - 1 else 0))
+              for tx in range(grid.tiles_x)]
+        ys = [(ty * size - (pad if ty == 0 else 0),
+               (ty + 1) * size + (pad if ty == grid.tiles_y - 1 else 0))
+              for ty in range(grid.tiles_y)]
+        self._boxes = [(x0, y0, x1, y1) for y0, y1 in ys for x0, x1 in xs]
 
     def core_box(self, j: int) -> tuple[int, int, int, int]:
-        """Core j in level cells: (x0, y0, x1, y1)."""
-        g, pad = self.grid, self.raster.pad
-        tx, ty = j % g.tiles_x, j // g.tiles_x
-        x0 = tx * g.size - (pad if tx == 0 else 0)
-        y0 = ty * g.size - (pad if ty == 0 else 0)
-        x1 = (tx + 1) * g.size + (pad if tx == g.tiles_x - 1 else 0)
-        y1 = (ty + 1) * g.size + (pad if ty == g.tiles_y - 1 else 0)
-        return x0, y0, x1, y1
+        """Core j in level cells: (x0, y0, x1, y1): the tile's cells, at the level's sides
+        also the frame's ``pad`` cells beyond."""
+        return self._boxes[j]
 
     def cores_of(self, k: int) -> list[int]:
         """The cores tile k's grid reaches into (itself and its neighbours), row by row."""
@@ -797,13 +801,14 @@ class SharedCores:
             self._compute(j, entry, cfg)
         geo = []
         pieces = []
+        boxes = self._boxes
         for j, entry in zip(cores, entries, strict=True):
             if not entry.done.is_set():
                 entry.done.wait()
             if entry.error is not None:
                 raise entry.error
             if entry.value is not None:
-                x0, y0, x1, y1 = self.core_box(j)
+                x0, y0, x1, y1 = boxes[j]
                 geo.append((x0 - ox, y0 - oy, x1 - x0, y1 - y0))
                 pieces.append(entry.value)
         missing = MAX_CORE_PIECES - len(pieces)
@@ -1877,21 +1882,26 @@ def merge_tiles(parts: list[TilePart], grid: TileGrid, settings: BakeSettings) -
         nm = empty_navmesh(nvp)
         nm.settings = settings.to_dict()
         return nm
+    # each part's arrays concatenated, then offset row by row by its part's bases
+    n_polys = np.array([p.polys.shape[0] for p in parts], np.int64)
     vbase = np.cumsum([0] + [p.verts.shape[0] for p in parts])
     allv = np.concatenate([p.verts for p in parts])
-    polys = np.concatenate([np.where(p.polys >= 0, p.polys + vbase[i], -1)
-                            for i, p in enumerate(parts)]).astype(np.int64)
+    polys = np.concatenate([p.polys for p in parts]).astype(np.int64)
+    polys = np.where(polys >= 0, polys + np.repeat(vbase[:-1], n_polys)[:, None], -1)
     remap, welded = _weld(allv, WELD_HEIGHT_TOLERANCE)
     polys = np.where(polys >= 0, remap[np.maximum(polys, 0)], -1)
     neighbours = build_adjacency(polys, max(welded.shape[0], 1))
     reg_base = np.cumsum([0] + [int(p.regs.max(initial=0)) for p in parts])
-    regs = np.concatenate([p.regs + reg_base[i] for i, p in enumerate(parts)])
+    regs = (np.concatenate([p.regs for p in parts]).astype(np.int64)
+            + np.repeat(reg_base[:-1], n_polys))
     areas = np.concatenate([p.areas for p in parts]).astype(np.uint8)
-    tile = np.concatenate([np.full(p.polys.shape[0], p.tile, np.int32) for p in parts])
+    tile = np.repeat(np.array([p.tile for p in parts], np.int32), n_polys)
     dv_base = np.cumsum([0] + [p.dverts.shape[0] for p in parts])
     dt_base = np.cumsum([0] + [p.dtris.shape[0] for p in parts])
-    dmeshes = np.concatenate([p.dmeshes.astype(np.int64) + [dv_base[i], 0, dt_base[i], 0]
-                              for i, p in enumerate(parts)]).astype(np.int32)
+    dmeshes = np.concatenate([p.dmeshes for p in parts]).astype(np.int64)
+    dmeshes[:, 0] += np.repeat(dv_base[:-1], n_polys)
+    dmeshes[:, 2] += np.repeat(dt_base[:-1], n_polys)
+    dmeshes = dmeshes.astype(np.int32)
     dverts = np.concatenate([p.dverts for p in parts])
     dtris = np.concatenate([p.dtris for p in parts]).astype(np.int32)
     verts = np.empty(welded.shape, np.float64)
