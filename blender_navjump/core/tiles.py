@@ -525,8 +525,10 @@ def _drop_small_islands(span_area, span_con, span_x, span_cy, width, height, mar
 @njit(cache=True, nogil=True)
 def _before_regions(cell_index, cell_count, span_area, span_con, span_x, span_cy, width,
                     height, x0, y0, x1, y1, w, edge_cells, min_area):
-    """:meth:`TileCore.before_regions` in one kernel: the side segments, the small islands
-    dropped (``min_area`` > 0), the border cut; returns the segments."""
+    """What a tile does between its erosion and its regions, on the tile's grid with the
+    tile box x0..x1, y0..y1: the side segments (read before anything changes), the small
+    islands dropped (``min_area`` > 0; an island within ``edge_cells`` of the grid's edge
+    is kept), the border cut; returns the segments (left, bottom, right, top)."""
     segments = _tile_segments(cell_index, cell_count, span_area, span_con, width, height,
                               x0, y0, x1, y1, w)
     if min_area > 0:
