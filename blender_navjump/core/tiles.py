@@ -1804,14 +1804,16 @@ def _no_progress(name, i):
 
 
 def _run_on_threads(job: _TileJob, todo: list[int], workers: int, progress):
-    """The tiles on ``workers`` threads; each result as it completes, progress (and a
-    cancel) on the calling thread between tiles.
+    """The tiles on ``workers`` threads, the calling thread one of them; each result as it
+    completes, progress (and a cancel) on the calling thread between tiles.
 
     The tiles are cut into ``ceil(workers / 2)`` runs of consecutive tiles, each baked by
     two threads from its two ends towards the middle: both threads of a run stay busy to
     its last tile, and as neighbours share cores (:class:`SharedCores`) the two ends
     rarely wait for a core the other is computing (two threads baking tiles side by side
-    would, at every tile)."""
+    would, at every tile). The calling thread bakes the first run from its front and
+    reports the tiles the others completed meanwhile after each of its own (it is not
+    woken for every tile); once its run is done it waits for the rest."""
     import queue
 
     n = len(todo)
@@ -1841,19 +1843,36 @@ def _run_on_threads(job: _TileJob, todo: list[int], workers: int, progress):
             stop.set()
             results.put(exc)
 
+    # worker w bakes run w // 2 from its front (w even) or its back; w = 0 is this thread
     threads = [threading.Thread(target=work, args=(w // 2, w % 2 == 0),
                                 name=f"navjump-tile-{w}", daemon=True)
-               for w in range(min(workers, 2 * n_runs))]
+               for w in range(1, min(workers, 2 * n_runs))]
     for th in threads:
         th.start()
+    done = 0
     try:
-        for n_done in range(n):
-            if progress is not None:
-                progress(f"tile {n_done + 1}/{n}: baking", 0.9 * n_done / n)
-            got = results.get()
-            if isinstance(got, BaseException):
-                raise got
-            yield got
+        own = True  # this thread still has tiles of its own
+        while done < n:
+            if own:
+                k = take(0, True)
+                if k is None:
+                    own = False
+                    continue
+                mine = _bake_tile(job, k, _no_progress)
+                # the tiles the other threads completed meanwhile, then this thread's
+                items = []
+                while not results.empty():
+                    items.append(results.get())
+                items.append(mine)
+            else:
+                items = [results.get()]
+            for item in items:
+                if isinstance(item, BaseException):
+                    raise item
+                if progress is not None:
+                    progress(f"tile {done + 1}/{n}: baking", 0.9 * done / n)
+                done += 1
+                yield item
     finally:
         stop.set()
         for th in threads:
