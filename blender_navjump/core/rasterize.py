@@ -198,6 +198,12 @@ def rasterize_kernel(vertices, triangles, tri_area, bmin, bmax, cs, ch, width, h
             for x in range(x0, x1 + 1):
                 if nrow < 3:
                     break
+                if x < col_lo:
+                    # cut off on the way to the window, not kept: only the rest is
+                    # computed (the same arithmetic as the split's; x < x_last here)
+                    nrow = _clip_polygon(row, nrow, row_spare, 0, (x + 1) * cs, False)
+                    row, row_spare = row_spare, row
+                    continue
                 if x == x_last:
                     cell = row
                     ncell = nrow
@@ -208,8 +214,6 @@ def rasterize_kernel(vertices, triangles, tri_area, bmin, bmax, cs, ch, width, h
                     cell = cell_poly
                     row, row_spare = row_spare, row
                     nrow = nr
-                if x < col_lo:
-                    continue  # cut off on the way to the window, not kept
                 if ncell < 3:
                     continue
                 smin = cell[0, 2]

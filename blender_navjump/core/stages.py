@@ -1,6 +1,6 @@
-"""The stages of one grid, rasterise to detail mesh (``run_stages``), shared by the solo
-bake (``pipeline.bake``) and each tile of a tiled bake (``tiles.bake_tiles``); stages shared
-between agents (``shared_keys``, ``shared_stage``)."""
+"""The stages of one grid, rasterise to detail mesh (``run_stages``): the solo bake
+(``pipeline.bake``; a tile of a tiled bake runs the same stages in three kernel calls,
+``tiles._bake_tile``); stages shared between agents (``shared_keys``, ``shared_stage``)."""
 
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ STAGES = ("rasterize", "filter", "compact", "stances", "erode", "regions", "cont
 
 
 class GridResult(NamedTuple):
-    """What the stages leave for one grid (the solo grid, or one tile's)."""
+    """What the stages leave for the solo grid."""
 
     hf: Any  # the solid heightfield, kept only when links need it (else None)
     chf: Any
@@ -46,15 +46,13 @@ def _add(stats: dict, key: str, value: int) -> None:
 
 
 def run_stages(v, t, walk, cfg, settings: BakeSettings, timings: dict, stats: dict, stage,
-               tile=None, keep_hf: bool | None = None, limit: MemoryLimit | None = None,
+               keep_hf: bool | None = None, limit: MemoryLimit | None = None,
                debug: BakeDebug | None = None, volumes=(), area_names=None,
                shared: dict | None = None) -> GridResult:
     """Rasterise ``t`` into the grid of ``cfg`` and run every stage up to the detail mesh.
 
     ``stage(name, i)`` reports progress and returns a start time; timings and the span,
-    region and contour counts add up (a tiled bake calls this once per tile). ``tile``
-    (core/tiles.py) trims the grid to its core after erosion, cuts the regions at its
-    edges and makes the outline edges on its sides portals. ``limit``: the memory limit
+    region and contour counts add up. ``limit``: the memory limit
     read once per bake; ``debug``: filled with the grid's voxel tops, regions and contours;
     ``volumes`` / ``area_names``: modifier volumes marking user areas on the spans
     (``core.areas``); ``shared``: stages shared between agents (:func:`shared_stage`).
@@ -76,29 +74,14 @@ def run_stages(v, t, walk, cfg, settings: BakeSettings, timings: dict, stats: di
         timings.setdefault(name, 0.0)  # 0 when shared with another agent
 
     def rasterize_filter_compact():
-        if tile is not None and not keep_hf and tile.cores is not None:
-            # a tile of a bake of every tile: its grid's cores were rasterised, filtered
-            # and compacted once for the tiles around them (core/tiles.py SharedCores,
-            # which checks the memory of rasterising a core); their time counts as
-            # rasterising. ``t`` is empty: the tile's triangles are the cores'.
-            t0 = stage("rasterize", 0)
-            chf, spans = tile.compact(cfg)
-            done("rasterize", t0)
-            check_memory(settings, estimate_bake_bytes(cfg.width, cfg.height,
-                                                       tile.n_triangles, spans,
-                                                       settings.links_enabled),
-                         f"{grid} with {spans:,} spans", limit)
-            stage("filter", 1)
-            stage("compact", 2)
-            return None, chf, spans
         bound = raster_span_bound(v, t, cfg.cs)
         check_memory(settings, cfg.width * cfg.height * 4 + bound * RASTER_BYTES_PER_SPAN,
                      f"rasterising {t.shape[0]:,} triangles (up to {bound:,} spans) into "
                      f"{grid}", limit)
         t0 = stage("rasterize", 0)
-        raster = rasterize.rasterize_triangles if tile is None else tile.rasterize
         hf = shared_stage(shared, rkey, lambda: _run(
-            "rasterize", settings, lambda: raster(v, t, walk, cfg, span_capacity=bound)))
+            "rasterize", settings,
+            lambda: rasterize.rasterize_triangles(v, t, walk, cfg, span_capacity=bound)))
         done("rasterize", t0)
         spans = int(hf.span_min.shape[0])
         # The real span count is known now: check the rest of the bake fits before going on.
@@ -150,13 +133,10 @@ def run_stages(v, t, walk, cfg, settings: BakeSettings, timings: dict, stats: di
         t0 = time.perf_counter()
         areas_mod.mark_spans(chf, volumes, area_names)
         done("areas", t0)
-    if tile is not None:
-        tile.before_regions(chf)
 
     t0 = stage("regions", 5)
-    # a tile builds them on its own cells and cuts its edge strips (``tile.regions``)
-    _run("regions", settings, regions.build_regions if tile is None else tile.regions, chf,
-         settings.partition, cfg.min_region_area, cfg.merge_region_area)
+    _run("regions", settings, regions.build_regions, chf, settings.partition,
+         cfg.min_region_area, cfg.merge_region_area)
     done("regions", t0)
     _add(stats, "regions", chf.max_region)
     if debug is not None:
@@ -164,8 +144,7 @@ def run_stages(v, t, walk, cfg, settings: BakeSettings, timings: dict, stats: di
 
     t0 = stage("contours", 6)
     cset = _run("contours", settings, contours.build_contours, chf,
-                cfg.max_simplification_error, cfg.max_edge_len,
-                None if tile is None else tile.box, 0 if tile is None else tile.strip_cells)
+                cfg.max_simplification_error, cfg.max_edge_len)
     done("contours", t0)
     _add(stats, "contours", cset.reg.shape[0])
     if debug is not None:

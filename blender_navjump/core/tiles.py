@@ -34,7 +34,6 @@ one after the other; progress is reported per tile (``"tile 3/100"``) and a
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import json
 import math
@@ -47,11 +46,24 @@ import numpy as np
 from numba import njit
 
 from .compact import _fill_spans, _link_neighbours
-from .erode import chamfer_distance
+from .contours import (
+    STRIP_MAX_ERROR,
+    _mark_tile_edges,
+    _merge_holes,
+    _simplify_all,
+    _strip_loops_error,
+    _walk_outlines,
+)
+from .detail import _detail_kernel
+from .erode import _erode, chamfer_distance
 from .filters import _filter_columns
-from .kinds import GENERATED_LINK_KINDS
-from .navmesh import NavMesh, empty_navmesh
+from .geometry import footprint_cell_bound
+from .kinds import BUILTIN_AREAS, GENERATED_LINK_KINDS
+from .navmesh import AREA_STAND, NavMesh, empty_navmesh
 from .navmesh_check import MAX_COORDINATE
+from .polymesh import WELD_HEIGHT_TOLERANCE as POLY_WELD_TOLERANCE
+from .polymesh import _build_polys, _drop_unused_vertices
+from .rasterize import mark_walkable_triangles, rasterize_kernel
 from .regions import (
     _area_boundary,
     _box_blur,
@@ -74,6 +86,7 @@ from .settings import (
     voxel_config,
 )
 from .stage_data import CONTOUR_REG_MASK
+from .stances import _classify, _lowering_median
 from .tile_cache import TileCache
 
 # Width (cells) of the strip of tile-edge regions along each side of a tile.
@@ -132,22 +145,24 @@ def tile_config(settings: BakeSettings, grid: TileGrid, k: int, border: int, n_t
     every field again (~70 us a tile)."""
     ox, oy = grid.origin(k, border)
     side = grid.size + 2 * border
-    bmin = grid.bmin.copy()
-    bmin[0] += ox * grid.cs
-    bmin[1] += oy * grid.cs
-    bmax = grid.bmax.copy()
-    bmax[0] = bmin[0] + side * grid.cs
-    bmax[1] = bmin[1] + side * grid.cs
+    # Python floats: the arithmetic of the float64 arrays, without their per-item cost
+    gx, gy, gz = grid.bmin.tolist()
+    x0, y0 = gx + ox * grid.cs, gy + oy * grid.cs
+    x1, y1 = x0 + side * grid.cs, y0 + side * grid.cs
+    bmin = np.array([x0, y0, gz])
+    bmax = np.array([x1, y1, float(grid.bmax[2])])
     if template is not None:
         cfg, width, height = template
         cs = float(settings.cell_size)
-        if (int((bmax[0] - bmin[0]) / cs + 0.5) + 1,
-                int((bmax[1] - bmin[1]) / cs + 0.5) + 1) == (width, height):
-            check_memory(settings, estimate_bake_bytes(width, height, n_tris),
-                         f"a {width:,} x {height:,} cell grid at cell_size {cs:g}", limit)
-            cfg = copy.copy(cfg)
-            cfg.bmin, cfg.bmax = bmin, bmax
-            return cfg
+        if (int((x1 - x0) / cs + 0.5) + 1, int((y1 - y0) / cs + 0.5) + 1) == (width, height):
+            need = estimate_bake_bytes(width, height, n_tris)
+            if limit is None or need > limit.available:  # the message only when it fails
+                check_memory(settings, need,
+                             f"a {width:,} x {height:,} cell grid at cell_size {cs:g}", limit)
+            placed = object.__new__(type(cfg))  # copy.copy's result, without its detour
+            placed.__dict__.update(cfg.__dict__)
+            placed.bmin, placed.bmax = bmin, bmax
+            return placed
     cfg = voxel_config(settings, bmin, bmax, n_tris, limit)
     return dataclasses.replace(cfg, width=side, height=side)
 
@@ -510,8 +525,10 @@ def _drop_small_islands(span_area, span_con, span_x, span_cy, width, height, mar
 @njit(cache=True, nogil=True)
 def _before_regions(cell_index, cell_count, span_area, span_con, span_x, span_cy, width,
                     height, x0, y0, x1, y1, w, edge_cells, min_area):
-    """:meth:`TileCore.before_regions` in one kernel: the side segments, the small islands
-    dropped (``min_area`` > 0), the border cut; returns the segments."""
+    """What a tile does between its erosion and its regions, on the tile's grid with the
+    tile box x0..x1, y0..y1: the side segments (read before anything changes), the small
+    islands dropped (``min_area`` > 0; an island within ``edge_cells`` of the grid's edge
+    is kept), the border cut; returns the segments (left, bottom, right, top)."""
     segments = _tile_segments(cell_index, cell_count, span_area, span_con, width, height,
                               x0, y0, x1, y1, w)
     if min_area > 0:
@@ -616,6 +633,8 @@ CORE_HALO = 2
 _NONE_I32 = np.zeros(0, np.int32)
 _NONE_CON = np.zeros((0, 4), np.int32)
 _NONE_U8 = np.zeros(0, np.uint8)
+# a piece with no core: pads the pieces of a tile to MAX_CORE_PIECES (one kernel type)
+_NONE_CORE = (_NONE_I32, _NONE_I32, _NONE_I32, _NONE_I32, _NONE_U8, _NONE_CON)
 
 
 class _CoreEntry:
@@ -673,23 +692,33 @@ class SharedCores:
         self.v, self.t, self.walk = v, t, walk
         self.filters = (bool(settings.filter_low_hanging_obstacles),
                         bool(settings.filter_ledge_spans), bool(settings.filter_low_height_spans))
+        self.available = (memory_limit(settings) if limit is None else limit).available
         self.start, self.items = bin_triangles(grid, v, t, CORE_HALO)
-        self.refs = np.zeros(grid.tile_count, np.int64)
-        for k in users:
-            for j in self.cores_of(k):
-                self.refs[j] += 1
+        # each core's users: the tiles of ``users`` in its 3 x 3 neighbourhood (those
+        # whose grid reaches into it, ``cores_of``)
+        used = np.zeros((grid.tiles_y + 2, grid.tiles_x + 2), np.int64)
+        used[1:-1, 1:-1].flat[np.asarray(users, np.int64)] = 1
+        refs = np.zeros((grid.tiles_y, grid.tiles_x), np.int64)
+        for dy in range(3):
+            for dx in range(3):
+                refs += used[dy:dy + grid.tiles_y, dx:dx + grid.tiles_x]
+        self.refs = refs.reshape(-1)
         self.lock = threading.Lock()
         self.entries: dict[int, _CoreEntry] = {}
+        # every core's box, read by each of its tiles
+        size, pad = grid.size, raster.pad
+        xs = [(tx * size - (pad if tx == 0 else 0),
+               (tx + 1) * size + (pad if tx == grid.tiles_x - 1 else 0))
+              for tx in range(grid.tiles_x)]
+        ys = [(ty * size - (pad if ty == 0 else 0),
+               (ty + 1) * size + (pad if ty == grid.tiles_y - 1 else 0))
+              for ty in range(grid.tiles_y)]
+        self._boxes = [(x0, y0, x1, y1) for y0, y1 in ys for x0, x1 in xs]
 
     def core_box(self, j: int) -> tuple[int, int, int, int]:
-        """Core j in level cells: (x0, y0, x1, y1)."""
-        g, pad = self.grid, self.raster.pad
-        tx, ty = j % g.tiles_x, j // g.tiles_x
-        x0 = tx * g.size - (pad if tx == 0 else 0)
-        y0 = ty * g.size - (pad if ty == 0 else 0)
-        x1 = (tx + 1) * g.size + (pad if tx == g.tiles_x - 1 else 0)
-        y1 = (ty + 1) * g.size + (pad if ty == g.tiles_y - 1 else 0)
-        return x0, y0, x1, y1
+        """Core j in level cells: (x0, y0, x1, y1): the tile's cells, at the level's sides
+        also the frame's ``pad`` cells beyond."""
+        return self._boxes[j]
 
     def cores_of(self, k: int) -> list[int]:
         """The cores tile k's grid reaches into (itself and its neighbours), row by row."""
@@ -718,8 +747,6 @@ class SharedCores:
             entry.done.set()
 
     def _core_spans(self, j: int, cfg) -> CoreSpans | None:
-        from .rasterize import mark_walkable_triangles, rasterize_kernel
-
         ids = self.items[self.start[j]:self.start[j + 1]]
         if ids.size == 0:
             return None
@@ -728,68 +755,83 @@ class SharedCores:
         # the window in the frame: the core and its halo (the frame's sides clip it)
         fx0, fy0 = max(x0 + pad - CORE_HALO, 0), max(y0 + pad - CORE_HALO, 0)
         fx1, fy1 = min(x1 + pad + CORE_HALO, r.width), min(y1 + pad + CORE_HALO, r.height)
-        tt = np.ascontiguousarray(self.t[ids])
-        bound = raster_span_bound(self.v, tt, cfg.cs)
-        check_memory(self.settings, (fx1 - fx0) * (fy1 - fy0) * 4
-                     + bound * RASTER_BYTES_PER_SPAN,
-                     f"rasterising {tt.shape[0]:,} triangles (up to {bound:,} spans) into "
-                     f"a {fx1 - fx0:,} x {fy1 - fy0:,} cell tile core at cell_size {cfg.cs:g}",
-                     self.limit)
-        tri_area = mark_walkable_triangles(self.v, tt, cfg.walkable_slope_cos,
-                                           np.ascontiguousarray(self.walk[ids]))
-        head, smin, smax, sarea, snext, n = rasterize_kernel(
-            self.v, tt, tri_area, r.bmin, r.grid.bmax, cfg.cs, cfg.ch, r.width, r.height,
-            cfg.walkable_climb, fy0, fy1, 0, fx0, fx1)
-        return CoreSpans(*_core_compact(
-            head, smin[:n], smax[:n], sarea[:n], snext[:n], fx1 - fx0, fy1 - fy0,
-            x0 + pad - fx0, y0 + pad - fy0, x1 - x0, y1 - y0, cfg.walkable_height,
-            cfg.walkable_climb, *self.filters))
+        window = (fx1 - fx0) * (fy1 - fy0) * 4
+        # the largest span bound the memory limit allows (the kernel stops before
+        # rasterising beyond it; the check below then names the figures)
+        max_bound = min(max((self.available - window) // RASTER_BYTES_PER_SPAN, -1), 2**62)
+        fits, *spans = _core_kernel(
+            self.v, self.t, self.walk, ids, cfg.walkable_slope_cos, r.bmin, r.grid.bmax,
+            cfg.cs, cfg.ch, r.width, r.height, cfg.walkable_climb, fy0, fy1, fx0, fx1,
+            max_bound, x0 + pad - fx0, y0 + pad - fy0, x1 - x0, y1 - y0,
+            cfg.walkable_height, *self.filters)
+        if not fits:
+            tt = np.ascontiguousarray(self.t[ids])
+            bound = raster_span_bound(self.v, tt, cfg.cs)
+            check_memory(self.settings, window + bound * RASTER_BYTES_PER_SPAN,
+                         f"rasterising {tt.shape[0]:,} triangles (up to {bound:,} spans) "
+                         f"into a {fx1 - fx0:,} x {fy1 - fy0:,} cell tile core at cell_size "
+                         f"{cfg.cs:g}", self.limit)
+        return CoreSpans(*spans)
 
     def _release(self, cores) -> None:
+        refs = self.refs
         with self.lock:
             for j in cores:
-                self.refs[j] -= 1
-                if self.refs[j] <= 0:
+                refs[j] -= 1
+                if refs[j] <= 0:
                     self.entries.pop(j, None)
+
+    def acquire(self, k: int, cfg) -> tuple:
+        """The pieces tile k's grid (``cfg``) is assembled from: the arguments ``geo,
+        solid, starts, ys, hs, areas, cons`` of :func:`_assemble_compact` (cores computed
+        here when no tile has started them). The caller assembles them, then calls
+        :meth:`release` (k) whatever happens."""
+        ox, oy = self.grid.origin(k, self.raster.pad)
+        cores = self.cores_of(k)
+        entries = []
+        new = []
+        with self.lock:  # one look-up for all the tile's cores
+            for j in cores:
+                entry = self.entries.get(j)
+                if entry is None:
+                    entry = self.entries[j] = _CoreEntry()
+                    new.append((j, entry))
+                entries.append(entry)
+        # compute the cores nobody has started, then wait for those another tile (on
+        # another thread) is computing: two tiles side by side both have work
+        for j, entry in new:
+            self._compute(j, entry, cfg)
+        geo = []
+        pieces = []
+        boxes = self._boxes
+        for j, entry in zip(cores, entries, strict=True):
+            if not entry.done.is_set():
+                entry.done.wait()
+            if entry.error is not None:
+                raise entry.error
+            if entry.value is not None:
+                x0, y0, x1, y1 = boxes[j]
+                geo.append((x0 - ox, y0 - oy, x1 - x0, y1 - y0))
+                pieces.append(entry.value)
+        missing = MAX_CORE_PIECES - len(pieces)
+        solid, start, ys, hs, areas, cons = zip(*pieces, *[_NONE_CORE] * missing,
+                                                strict=True)
+        return (np.array(geo, np.int64).reshape(-1, 4), solid, start, ys, hs, areas, cons)
+
+    def release(self, k: int) -> None:
+        """Tile k has its grid: a core no other tile needs is dropped."""
+        self._release(self.cores_of(k))
 
     def tile_compact(self, k: int, cfg):
         """Tile k's compact heightfield (its grid: ``cfg``) assembled from the cores, and
         the solid span count of its grid."""
         from .stage_data import CompactHeightfield
 
-        ox, oy = self.grid.origin(k, self.raster.pad)
-        cores = self.cores_of(k)
-        geo = np.zeros((MAX_CORE_PIECES, 4), np.int64)
-        solid = [_NONE_I32] * MAX_CORE_PIECES
-        start, ys, hs = list(solid), list(solid), list(solid)
-        areas = [_NONE_U8] * MAX_CORE_PIECES
-        cons = [_NONE_CON] * MAX_CORE_PIECES
         try:
-            # compute the cores nobody has started, then wait for those another tile (on
-            # another thread) is computing: two tiles side by side both have work
-            entries = []
-            for j in cores:
-                entry, mine = self._claim(j)
-                if mine:
-                    self._compute(j, entry, cfg)
-                entries.append(entry)
-            n = 0
-            for j, entry in zip(cores, entries, strict=True):
-                entry.done.wait()
-                if entry.error is not None:
-                    raise entry.error
-                got = entry.value
-                if got is None:
-                    continue
-                x0, y0, x1, y1 = self.core_box(j)
-                geo[n] = (x0 - ox, y0 - oy, x1 - x0, y1 - y0)
-                solid[n], start[n], ys[n], hs[n], areas[n], cons[n] = got
-                n += 1
-            out = _assemble_compact(geo[:n], tuple(solid), tuple(start), tuple(ys), tuple(hs),
-                                    tuple(areas), tuple(cons), cfg.width, cfg.height,
+            out = _assemble_compact(*self.acquire(k, cfg), cfg.width, cfg.height,
                                     self.filters[1])
         finally:
-            self._release(cores)
+            self.release(k)
         index, count, span_y, span_h, area, con, sx, sy, n_solid = out
         chf = CompactHeightfield(width=cfg.width, height=cfg.height, bmin=cfg.bmin, cs=cfg.cs,
                                  ch=cfg.ch, walkable_height=cfg.walkable_height,
@@ -797,6 +839,37 @@ class SharedCores:
                                  cell_count=count, span_y=span_y, span_h=span_h,
                                  span_area=area, span_con=con, span_x=sx, span_cy=sy)
         return chf, int(n_solid)
+
+
+@njit(cache=True, nogil=True)
+def _core_kernel(v, t, walk, ids, slope_cos, rbmin, rbmax, cs, ch, rw, rh, climb, fy0, fy1,
+                 fx0, fx1, max_bound, cx, cy, cw, chh, walkable_height, low_hanging, ledges,
+                 low_height):
+    """One core in one call: its triangles ``ids`` marked walkable, rasterised into the
+    window ``fx0..fx1``, ``fy0..fy1`` of the frame (``rw`` x ``rh`` cells at ``rbmin``)
+    and made :class:`CoreSpans` (:func:`_core_compact`). Returns (fits, *CoreSpans):
+    ``fits`` False (empty arrays) when the span bound of the triangles
+    (``settings.raster_span_bound``) exceeds ``max_bound``, before rasterising."""
+    m = ids.shape[0]
+    tt = np.empty((m, 3), t.dtype)
+    tw = np.empty(m, walk.dtype)
+    for i in range(m):
+        tt[i, 0] = t[ids[i], 0]
+        tt[i, 1] = t[ids[i], 1]
+        tt[i, 2] = t[ids[i], 2]
+        tw[i] = walk[ids[i]]
+    bound = np.int64(min(footprint_cell_bound(v, tt, cs), 2.0**62))
+    if bound > max_bound:
+        none = np.zeros(0, np.int32)
+        return (False, none, none, none, none, np.zeros(0, np.uint8),
+                np.zeros((0, 4), np.int32))
+    tri_area = mark_walkable_triangles(v, tt, slope_cos, tw)
+    head, smin, smax, sarea, snext, n = rasterize_kernel(
+        v, tt, tri_area, rbmin, rbmax, cs, ch, rw, rh, climb, fy0, fy1, 0, fx0, fx1)
+    solid, start, span_y, span_h, area, con_rank = _core_compact(
+        head, smin[:n], smax[:n], sarea[:n], snext[:n], fx1 - fx0, fy1 - fy0, cx, cy, cw,
+        chh, walkable_height, climb, low_hanging, ledges, low_height)
+    return True, solid, start, span_y, span_h, area, con_rank
 
 
 @njit(cache=True, nogil=True)
@@ -959,65 +1032,6 @@ def _assemble_compact(geo, solid, starts, ys, hs, areas, cons, width, height, le
     return (cell_index, cell_count, span_y, span_h, span_area, span_con, span_x, span_cy,
             n_solid)
 
-class TileCore:
-    """The hooks ``pipeline.run_stages`` calls for one tile: ``box`` is the tile in its
-    grid's cells (x0, y0, x1, y1); the border around it is trimmed after erosion. The
-    tile's regions are built without the small-island filter (``tile_config`` sets
-    ``min_region_area`` 0); ``before_regions`` applies it with ``min_area`` on the whole
-    tile grid, border included.
-
-    ``raster`` (:class:`Raster`) rasterises the tile in the level's frame, so two tiles
-    compute the same spans for the columns they share, to the last bit."""
-
-    def __init__(self, border: int, size: int, min_area: int, raster: Raster,
-                 edge_cells: int, cores: SharedCores | None = None, k: int = -1):
-        self.box = (border, border, border + size, border + size)
-        self.cores = cores  # with the tile's index k: its grid assembled from shared cores
-        self.k = k
-        self.n_triangles = 0  # the tile's triangles (with cores, the stages get none)
-        self.min_area = int(min_area)
-        # cells at the grid's edge that are never walkable (ledge filter + erosion) and one
-        # more: an island within them may go on beyond the grid
-        self.edge_cells = int(edge_cells)
-        self.raster = raster
-        self.segments: tuple[np.ndarray, ...] = ()
-        self.strip_cells = STRIP_CELLS
-
-    def rasterize(self, v, t, walk, cfg, span_capacity: int = 0):
-        return self.raster.rasterize(v, t, walk, cfg)
-
-    def compact(self, cfg):
-        """With shared cores: the tile's compact heightfield and solid span count (its
-        grid rasterised, filtered and compacted, :class:`SharedCores`)."""
-        if self.cores is None:
-            raise RuntimeError("TileCore.compact: this tile bakes without shared cores")
-        return self.cores.tile_compact(self.k, cfg)
-
-    def before_regions(self, chf) -> None:
-        self.segments = _before_regions(  # left, bottom, right, top
-            chf.cell_index, chf.cell_count, chf.span_area, chf.span_con, chf.span_x,
-            chf.span_cy, chf.width, chf.height, *self.box, STRIP_CELLS, self.edge_cells,
-            self.min_area)
-
-    def regions(self, chf, partition: str, min_region_area: int,
-                merge_region_area: int) -> None:
-        """``regions.build_regions`` for the tile (after :meth:`before_regions`), in one
-        kernel (:func:`_tile_regions`): on the tile's own cells, then cut into the
-        tile-edge strips. Fills ``chf.span_reg`` and ``chf.max_region``."""
-        if partition not in ("watershed", "monotone"):
-            raise ValueError(f"partition: unknown kind {partition!r}")
-        x0, y0, x1, y1 = self.box
-        reg, count = _tile_regions(
-            chf.cell_index, chf.cell_count, chf.span_area, chf.span_con, chf.span_x,
-            chf.span_cy, chf.width, x0, y0, x1, y1, partition == "watershed",
-            int(min_region_area), int(merge_region_area), STRIP_CELLS, *self.segments)
-        if count > MAX_TILE_REGIONS:
-            raise SettingsError("tile_size", f"a tile of {x1 - x0} cells has {count:,} regions,"
-                                             f" more than the {MAX_TILE_REGIONS:,} a tile holds;"
-                                             f" lower tile_size")
-        chf.span_reg = reg
-        chf.max_region = int(count)
-
 
 @njit(cache=True, nogil=True)
 def _tile_regions(cell_index, cell_count, span_area, span_con, span_x, span_cy, width, x0,
@@ -1053,6 +1067,106 @@ def _tile_regions(cell_index, cell_count, span_area, span_con, span_x, span_cy, 
             reg[orig[k]] = creg[k]
     return _split_regions(reg, span_area, span_con, span_x, span_cy, x0, y0, x1, y1, w,
                           seg_left, seg_bottom, seg_right, seg_top)
+
+
+@njit(cache=True, nogil=True)
+def _tile_walkable(span_h, span_area, span_con, span_x, span_cy, width, height, cell_index,
+                   cell_count, multi, stand_h, crouch_h, prone_h, radius):
+    """The stances and the erosion of a tile's grid, in place: ``run_stages``' stances and
+    erode stages (with ``multi``: the spans classified by clearance, eroded by ``radius``
+    cells, then the stance noise filtered; else every walkable span stands)."""
+    n = span_area.shape[0]
+    if multi:
+        _classify(span_h, span_area, stand_h, crouch_h, prone_h)
+    else:
+        for i in range(n):
+            if span_area[i] != 0:
+                span_area[i] = AREA_STAND
+    if radius > 0 and n > 0:
+        _erode(span_con, span_area, span_x, span_cy, width, height, cell_index, cell_count,
+               radius)
+    if multi and n > 0:
+        span_area[:] = _lowering_median(span_con, span_area)
+
+
+@njit(cache=True, nogil=True)
+def _tile_grid(geo, solid, starts, ys, hs, areas, cons, width, height, ledges, multi,
+               stand_h, crouch_h, prone_h, radius):
+    """A tile's compact heightfield assembled from the cores (:func:`_assemble_compact`,
+    same return), its stances and erosion done (:func:`_tile_walkable`)."""
+    index, count, span_y, span_h, area, con, sx, sy, n_solid = _assemble_compact(
+        geo, solid, starts, ys, hs, areas, cons, width, height, ledges)
+    _tile_walkable(span_h, area, con, sx, sy, width, height, index, count, multi, stand_h,
+                   crouch_h, prone_h, radius)
+    return index, count, span_y, span_h, area, con, sx, sy, n_solid
+
+
+@njit(cache=True, nogil=True)
+def _tile_mesh(cell_index, cell_count, span_y, span_area, span_con, span_x, span_cy, width,
+               height, x0, y0, x1, y1, strip, edge_cells, min_area, watershed,
+               merge_region_area, max_regions, max_error, max_edge_len, nvp, weld_tol, cs, ch,
+               sample_dist, sample_max_error, bmin):
+    """A tile's polygons and detail mesh from its eroded compact heightfield, in one call:
+    the small islands and the border cut (:func:`_before_regions`), the regions
+    (:func:`_tile_regions`), the contours with the tile's sides as portals
+    (``contours.build_contours(tile_box=..., strip_cells=strip)``), the polygons
+    (``polymesh.build_poly_mesh`` without the neighbours: the merge finds them) and the
+    detail mesh (``detail.build_detail_mesh``, vertices in world units from the grid's
+    corner ``bmin``), the arithmetic of those functions step for step.
+
+    Returns (region count, contour count, polygon vertices (V, 3) int32 in grid cells,
+    polygons (P, nvp) int32, regions int32, areas uint8, detail meshes, detail vertices,
+    detail triangles); no polygons when the tile has more than ``max_regions`` regions
+    (the caller refuses the tile) or none."""
+    seg_l, seg_b, seg_r, seg_t = _before_regions(
+        cell_index, cell_count, span_area, span_con, span_x, span_cy, width, height, x0, y0,
+        x1, y1, strip, edge_cells, min_area)
+    reg, n_regions = _tile_regions(
+        cell_index, cell_count, span_area, span_con, span_x, span_cy, width, x0, y0, x1, y1,
+        watershed, 0, merge_region_area, strip, seg_l, seg_b, seg_r, seg_t)
+    pverts = np.zeros((0, 3), np.int32)
+    polys = np.zeros((0, nvp), np.int32)
+    preg = np.zeros(0, np.int32)
+    parea = np.zeros(0, np.uint8)
+    dmeshes = np.zeros((0, 4), np.int32)
+    dverts = np.zeros((0, 3), np.float64)
+    dtris = np.zeros((0, 4), np.int32)
+    if n_regions > max_regions or span_y.shape[0] == 0:
+        return n_regions, 0, pverts, polys, preg, parea, dmeshes, dverts, dtris
+    raw, raw_start, loop_reg, loop_area = _walk_outlines(span_y, span_area, span_con, span_x,
+                                                         span_cy, reg)
+    if loop_reg.shape[0] == 0:
+        return n_regions, 0, pverts, polys, preg, parea, dmeshes, dverts, dtris
+    loop_error = np.full(raw_start.shape[0] - 1, -1.0)
+    _mark_tile_edges(raw, raw_start, x0, y0, x1, y1)
+    if strip > 0:
+        _strip_loops_error(raw, raw_start, x0, y0, x1, y1, strip, STRIP_MAX_ERROR, loop_error)
+    simp, simp_start = _simplify_all(raw, raw_start, max_error, max_edge_len, loop_error)
+    cverts, cstart, owner = _merge_holes(simp, simp_start, loop_reg)
+    n_contours = cstart.shape[0] - 1
+    # each contour's region and area: those of the last raw loop merged into it
+    creg = np.zeros(n_contours, np.int64)
+    carea = np.zeros(n_contours, np.int64)
+    for c in range(owner.shape[0]):
+        o = owner[c]
+        if o >= 0:
+            creg[o] = np.int32(loop_reg[c])
+            carea[o] = np.uint8(loop_area[c])
+    allv, allp, allreg, allarea, _n_failed = _build_polys(cverts, cstart, creg, carea, nvp,
+                                                          weld_tol)
+    pverts, polys = _drop_unused_vertices(allv, allp)
+    preg = allreg.astype(np.int32)
+    parea = allarea.astype(np.uint8)
+    if polys.shape[0] == 0:
+        return n_regions, n_contours, pverts, polys, preg, parea, dmeshes, dverts, dtris
+    dmeshes, local, dtris = _detail_kernel(
+        pverts, polys, preg, True, width, height, cell_index, cell_count, span_y, span_con,
+        reg, span_x, span_cy, cs, ch, sample_dist, sample_max_error)
+    dverts = np.empty_like(local)
+    for i in range(local.shape[0]):
+        for j in range(3):
+            dverts[i, j] = bmin[j] + local[i, j]
+    return n_regions, n_contours, pverts, polys, preg, parea, dmeshes, dverts, dtris
 
 
 # ------------------------------------------------------------------ input validation
@@ -1415,8 +1529,13 @@ def bake_tiles(v, t, walk, settings: BakeSettings, bmin, bmax, progress, timings
         cores = SharedCores(grid, raster, v, t, walk,
                             [k for k in todo if start[k + 1] > start[k]], settings, limit)
         timings["tiles_bin"] += (time.perf_counter() - t0) * 1000.0
+    if settings.partition not in ("watershed", "monotone"):
+        raise ValueError(f"partition: unknown kind {settings.partition!r}")
+    template = tile_config_template(settings, grid, grid.border, limit)
     job = _TileJob(v, t, walk, settings, grid, start, items, raster, volumes, area_names,
-                   limit, cores, tile_config_template(settings, grid, grid.border, limit))
+                   limit, cores, template,
+                   area_names is not None and len(area_names) > len(BUILTIN_AREAS),
+                   *tile_kernel_args(settings, grid, template[0]))
     for k in todo:
         cache.parts.pop(k, None)
         cache.tile_stats.pop(k, None)
@@ -1489,12 +1608,38 @@ class _TileJob(NamedTuple):
     limit: MemoryLimit  # read once a bake (not per tile: it reads /proc and rlimits)
     cores: SharedCores | None = None  # a bake of every tile: the rasterised cores
     cfg_template: tuple | None = None  # tile_config_template
+    user_areas: bool = False  # volumes mark user areas on the spans (``core.areas``)
+    walk_args: tuple = ()  # the constant arguments of _tile_walkable (tile_kernel_args)
+    mesh_args: tuple = ()  # of _tile_mesh, between the grid's size and its corner
+
+
+def tile_kernel_args(settings: BakeSettings, grid: TileGrid, cfg) -> tuple[tuple, tuple]:
+    """The arguments every tile of a bake passes to :func:`_tile_walkable` and
+    :func:`_tile_mesh` (``cfg``: a tile's config; they depend on the settings only)."""
+    sh = cfg.stance_heights
+    walk_args = (bool(settings.multi_stance), int(sh[0]), int(sh[1]), int(sh[2]),
+                 int(cfg.walkable_radius))
+    b, size = grid.border, grid.size
+    mesh_args = (b, b, b + size, b + size, STRIP_CELLS, int(cfg.walkable_radius) + 2,
+                 int(cfg.min_region_area), settings.partition == "watershed",
+                 int(cfg.merge_region_area), MAX_TILE_REGIONS,
+                 float(cfg.max_simplification_error), int(cfg.max_edge_len),
+                 int(cfg.max_verts_per_poly), POLY_WELD_TOLERANCE, float(cfg.cs),
+                 float(cfg.ch), float(cfg.detail_sample_dist),
+                 float(max(cfg.detail_sample_max_error, 0.0)))
+    return walk_args, mesh_args
 
 
 def _bake_tile(job: _TileJob, k: int, stage):
     """Tile k alone: (k, its stage counts or None when it has no triangles, its TilePart or
-    None when it has no polygons, stage times in ms)."""
-    from .stages import run_stages
+    None when it has no polygons, stage times in ms).
+
+    The stages of ``stages.run_stages`` in three calls a tile (each pays the kernel call,
+    and on threads a hand-over of the GIL): the grid (:func:`_tile_grid` from the shared
+    cores, or rasterised, filtered and compacted whole), its stances and erosion
+    (:func:`_tile_walkable`), then regions to detail mesh (:func:`_tile_mesh`). Progress
+    marks ``rasterize`` (the grid up to its erosion) and ``regions`` (the rest)."""
+    from .stages import _run
 
     grid, settings = job.grid, job.settings
     ids = job.items[job.start[k]:job.start[k + 1]]
@@ -1502,28 +1647,87 @@ def _bake_tile(job: _TileJob, k: int, stage):
     if ids.size == 0:
         stage("empty", 0)
         return k, None, None, tile_ms
-    cfg = tile_config(settings, grid, k, grid.border, int(ids.size), job.limit,
-                      job.cfg_template)
-    core = TileCore(grid.border, grid.size, cfg.min_region_area, job.raster,
-                    cfg.walkable_radius + 2, job.cores, k)
-    cfg.min_region_area = 0  # a copy of the template: the islands are the hooks' (TileCore)
-    core.n_triangles = int(ids.size)
-    if job.cores is None:
-        tt, tw = np.ascontiguousarray(job.t[ids]), np.ascontiguousarray(job.walk[ids])
-    else:  # the cores hold the triangles
-        tt, tw = job.t[:0], job.walk[:0]
-    tile_stats: dict = {}
-    res = run_stages(job.v, tt, tw, cfg, settings, tile_ms, tile_stats, stage, core,
-                     keep_hf=False, limit=job.limit, volumes=job.volumes,
-                     area_names=job.area_names)
-    del tt, tw
-    if res.pmesh.polys.shape[0] == 0:
+    n_tris = int(ids.size)
+    cfg = tile_config(settings, grid, k, grid.border, n_tris, job.limit, job.cfg_template)
+    walk_args = job.walk_args
+    t0 = stage("rasterize", 0)
+    if job.cores is not None:
+        # the grid assembled from the shared cores (SharedCores: it checks the memory of
+        # rasterising a core)
+        try:
+            pieces = job.cores.acquire(k, cfg)
+            out = _run("rasterize", settings, _tile_grid, *pieces, cfg.width, cfg.height,
+                       job.cores.filters[1], *walk_args)
+        finally:
+            job.cores.release(k)
+        index, count, span_y, span_h, area, con, sx, sy, n_solid = out
+        spans = int(n_solid)
+        _check_tile_memory(job, cfg, n_tris, spans)
+    else:
+        from . import compact, filters
+
+        tt = np.ascontiguousarray(job.t[ids])
+        bound = raster_span_bound(job.v, tt, cfg.cs)
+        check_memory(settings, cfg.width * cfg.height * 4 + bound * RASTER_BYTES_PER_SPAN,
+                     f"rasterising {n_tris:,} triangles (up to {bound:,} spans) into "
+                     f"{_grid_text(cfg)}", job.limit)
+        hf = _run("rasterize", settings, job.raster.rasterize, job.v, tt,
+                  np.ascontiguousarray(job.walk[ids]), cfg)
+        del tt
+        spans = int(hf.span_min.shape[0])
+        _check_tile_memory(job, cfg, n_tris, spans)
+        filters.filter_heightfield(hf, cfg.walkable_height, cfg.walkable_climb,
+                                   settings.filter_low_hanging_obstacles,
+                                   settings.filter_ledge_spans,
+                                   settings.filter_low_height_spans)
+        chf = _run("compact", settings, compact.build_compact_heightfield, hf,
+                   cfg.walkable_height, cfg.walkable_climb, True)
+        del hf
+        _tile_walkable(chf.span_h, chf.span_area, chf.span_con, chf.span_x, chf.span_cy,
+                       chf.width, chf.height, chf.cell_index, chf.cell_count, *walk_args)
+        index, count, span_y, span_h = chf.cell_index, chf.cell_count, chf.span_y, chf.span_h
+        area, con, sx, sy = chf.span_area, chf.span_con, chf.span_x, chf.span_cy
+    if job.user_areas:
+        from . import areas as areas_mod
+        from .stage_data import CompactHeightfield
+
+        areas_mod.mark_spans(CompactHeightfield(
+            width=cfg.width, height=cfg.height, bmin=cfg.bmin, cs=cfg.cs, ch=cfg.ch,
+            walkable_height=cfg.walkable_height, walkable_climb=cfg.walkable_climb,
+            cell_index=index, cell_count=count, span_y=span_y, span_h=span_h,
+            span_area=area, span_con=con, span_x=sx, span_cy=sy), job.volumes,
+            job.area_names)
+    t1 = stage("regions", 5)
+    tile_ms["tile_grid"] = (t1 - t0) * 1000.0
+    n_regions, n_contours, pverts, polys, preg, parea, dmeshes, dverts, dtris = _run(
+        "regions", settings, _tile_mesh, index, count, span_y, area, con, sx, sy, cfg.width,
+        cfg.height, *job.mesh_args, cfg.bmin)
+    tile_ms["tile_mesh"] = (time.perf_counter() - t1) * 1000.0
+    if n_regions > MAX_TILE_REGIONS:
+        raise SettingsError("tile_size", f"a tile of {grid.size} cells has {n_regions:,} regions, "
+                                         f"more than the {MAX_TILE_REGIONS:,} a tile holds; "
+                                         f"lower tile_size")
+    tile_stats = {"spans": spans, "compact_spans": int(span_y.shape[0]),
+                  "regions": int(n_regions), "contours": int(n_contours)}
+    if polys.shape[0] == 0:
         return k, tile_stats, None, tile_ms
     ox, oy = grid.origin(k, grid.border)
-    verts = res.pmesh.verts.astype(np.int64) + np.array([ox, oy, 0], np.int64)
-    part = TilePart(k, verts, res.pmesh.polys, res.pmesh.regs, res.pmesh.areas, res.dmeshes,
-                    res.dverts, res.dtris)
+    verts = pverts.astype(np.int64) + np.array([ox, oy, 0], np.int64)
+    part = TilePart(k, verts, polys, preg, parea, dmeshes, dverts, dtris)
     return k, tile_stats, part, tile_ms
+
+
+def _grid_text(cfg) -> str:
+    return f"a {cfg.width:,} x {cfg.height:,} cell grid at cell_size {cfg.cs:g}"
+
+
+def _check_tile_memory(job: _TileJob, cfg, n_tris: int, spans: int) -> None:
+    """The memory check of a tile's grid once its span count is known (run_stages')."""
+    need = estimate_bake_bytes(cfg.width, cfg.height, n_tris, spans,
+                               job.settings.links_enabled)
+    if need > job.limit.available:
+        check_memory(job.settings, need, f"{_grid_text(cfg)} with {spans:,} spans",
+                     job.limit)
 
 
 def tile_parallel_mode(n_tiles: int) -> str:
@@ -1557,12 +1761,13 @@ _FORK_JOB: _TileJob | None = None
 def _bake_tile_in_worker(k: int):
     job = _FORK_JOB
     assert job is not None, "the tile job is set before the pool forks"
-    return _bake_tile(job, k, lambda name, i: time.perf_counter())
+    return _bake_tile(job, k, _no_progress)
 
 
 def _run_tiles(job: _TileJob, todo: list[int], mode: str, progress):
-    """Yield each tile's result in ``todo`` order; progress per tile (``tile 3/16: ...``)
-    and cancel between tiles (a BakeCancelled from ``progress`` stops the pool)."""
+    """Yield each tile's result (in ``todo`` order, on threads as they complete); progress
+    per tile (``tile 3/16: ...``) and cancel between tiles (a BakeCancelled from
+    ``progress`` stops the workers)."""
     global _FORK_JOB
     n = len(todo)
     if mode == "serial":
@@ -1573,21 +1778,15 @@ def _run_tiles(job: _TileJob, todo: list[int], mode: str, progress):
 
     workers = max(1, min(worker_count(), n))
     if mode == "threads":
-        from concurrent.futures import ThreadPoolExecutor
+        yield from _run_on_threads(job, todo, workers, progress)
+        return
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
 
-        pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="navjump-tile")
-        # the stage callback reports from the worker threads; progress is also reported
-        # (and a cancel raised) here, between tiles
-        futures = [pool.submit(_bake_tile, job, k, lambda name, i: time.perf_counter())
-                   for k in todo]
-    else:
-        import multiprocessing
-        from concurrent.futures import ProcessPoolExecutor
-
-        _FORK_JOB = job
-        pool = ProcessPoolExecutor(max_workers=workers,
-                                   mp_context=multiprocessing.get_context("fork"))
-        futures = [pool.submit(_bake_tile_in_worker, k) for k in todo]
+    _FORK_JOB = job
+    pool = ProcessPoolExecutor(max_workers=workers,
+                               mp_context=multiprocessing.get_context("fork"))
+    futures = [pool.submit(_bake_tile_in_worker, k) for k in todo]
     try:
         for n_done, future in enumerate(futures):
             if progress is not None:
@@ -1598,6 +1797,86 @@ def _run_tiles(job: _TileJob, todo: list[int], mode: str, progress):
             future.cancel()
         pool.shutdown(wait=True, cancel_futures=True)
         _FORK_JOB = None
+
+
+def _no_progress(name, i):
+    return time.perf_counter()
+
+
+def _run_on_threads(job: _TileJob, todo: list[int], workers: int, progress):
+    """The tiles on ``workers`` threads, the calling thread one of them; each result as it
+    completes, progress (and a cancel) on the calling thread between tiles.
+
+    The tiles are cut into ``ceil(workers / 2)`` runs of consecutive tiles, each baked by
+    two threads from its two ends towards the middle: both threads of a run stay busy to
+    its last tile, and as neighbours share cores (:class:`SharedCores`) the two ends
+    rarely wait for a core the other is computing (two threads baking tiles side by side
+    would, at every tile). The calling thread bakes the first run from its front and
+    reports the tiles the others completed meanwhile after each of its own (it is not
+    woken for every tile); once its run is done it waits for the rest."""
+    import queue
+
+    n = len(todo)
+    n_runs = -(-workers // 2)
+    bounds = [n * r // n_runs for r in range(n_runs + 1)]
+    ends = [[bounds[r], bounds[r + 1]] for r in range(n_runs)]  # next front, past back
+    lock = threading.Lock()
+    stop = threading.Event()
+    results: queue.SimpleQueue = queue.SimpleQueue()
+
+    def take(run: int, front: bool):
+        with lock:
+            lo, hi = ends[run]
+            if lo >= hi or stop.is_set():
+                return None
+            if front:
+                ends[run][0] = lo + 1
+                return todo[lo]
+            ends[run][1] = hi - 1
+            return todo[hi - 1]
+
+    def work(run: int, front: bool):
+        try:
+            while (k := take(run, front)) is not None:
+                results.put(_bake_tile(job, k, _no_progress))
+        except BaseException as exc:  # handed to the calling thread, which raises it
+            stop.set()
+            results.put(exc)
+
+    # worker w bakes run w // 2 from its front (w even) or its back; w = 0 is this thread
+    threads = [threading.Thread(target=work, args=(w // 2, w % 2 == 0),
+                                name=f"navjump-tile-{w}", daemon=True)
+               for w in range(1, min(workers, 2 * n_runs))]
+    for th in threads:
+        th.start()
+    done = 0
+    try:
+        own = True  # this thread still has tiles of its own
+        while done < n:
+            if own:
+                k = take(0, True)
+                if k is None:
+                    own = False
+                    continue
+                mine = _bake_tile(job, k, _no_progress)
+                # the tiles the other threads completed meanwhile, then this thread's
+                items = []
+                while not results.empty():
+                    items.append(results.get())
+                items.append(mine)
+            else:
+                items = [results.get()]
+            for item in items:
+                if isinstance(item, BaseException):
+                    raise item
+                if progress is not None:
+                    progress(f"tile {done + 1}/{n}: baking", 0.9 * done / n)
+                done += 1
+                yield item
+    finally:
+        stop.set()
+        for th in threads:
+            th.join()
 
 
 def _weld(verts: np.ndarray, tol: int) -> tuple[np.ndarray, np.ndarray]:
@@ -1624,21 +1903,26 @@ def merge_tiles(parts: list[TilePart], grid: TileGrid, settings: BakeSettings) -
         nm = empty_navmesh(nvp)
         nm.settings = settings.to_dict()
         return nm
+    # each part's arrays concatenated, then offset row by row by its part's bases
+    n_polys = np.array([p.polys.shape[0] for p in parts], np.int64)
     vbase = np.cumsum([0] + [p.verts.shape[0] for p in parts])
     allv = np.concatenate([p.verts for p in parts])
-    polys = np.concatenate([np.where(p.polys >= 0, p.polys + vbase[i], -1)
-                            for i, p in enumerate(parts)]).astype(np.int64)
+    polys = np.concatenate([p.polys for p in parts]).astype(np.int64)
+    polys = np.where(polys >= 0, polys + np.repeat(vbase[:-1], n_polys)[:, None], -1)
     remap, welded = _weld(allv, WELD_HEIGHT_TOLERANCE)
     polys = np.where(polys >= 0, remap[np.maximum(polys, 0)], -1)
     neighbours = build_adjacency(polys, max(welded.shape[0], 1))
     reg_base = np.cumsum([0] + [int(p.regs.max(initial=0)) for p in parts])
-    regs = np.concatenate([p.regs + reg_base[i] for i, p in enumerate(parts)])
+    regs = (np.concatenate([p.regs for p in parts]).astype(np.int64)
+            + np.repeat(reg_base[:-1], n_polys))
     areas = np.concatenate([p.areas for p in parts]).astype(np.uint8)
-    tile = np.concatenate([np.full(p.polys.shape[0], p.tile, np.int32) for p in parts])
+    tile = np.repeat(np.array([p.tile for p in parts], np.int32), n_polys)
     dv_base = np.cumsum([0] + [p.dverts.shape[0] for p in parts])
     dt_base = np.cumsum([0] + [p.dtris.shape[0] for p in parts])
-    dmeshes = np.concatenate([p.dmeshes.astype(np.int64) + [dv_base[i], 0, dt_base[i], 0]
-                              for i, p in enumerate(parts)]).astype(np.int32)
+    dmeshes = np.concatenate([p.dmeshes for p in parts]).astype(np.int64)
+    dmeshes[:, 0] += np.repeat(dv_base[:-1], n_polys)
+    dmeshes[:, 2] += np.repeat(dt_base[:-1], n_polys)
+    dmeshes = dmeshes.astype(np.int32)
     dverts = np.concatenate([p.dverts for p in parts])
     dtris = np.concatenate([p.dtris for p in parts]).astype(np.int32)
     verts = np.empty(welded.shape, np.float64)

@@ -111,7 +111,7 @@ def test_a_triangle_across_every_tile_and_the_level_sides():
        partition=st.sampled_from(["watershed", "monotone"]))
 def test_tile_regions_on_the_tile_cells_equal_those_of_the_whole_grid(tile, dx, dy,
                                                                       partition):
-    """``TileCore.regions`` (the grid cropped to the tile box, one kernel) gives the
+    """``_tile_regions`` (the grid cropped to the tile box, one kernel) gives the
     regions ``regions.build_regions`` gives on the tile's whole grid after the border cut,
     cut into the same tile-edge strips."""
     import copy
@@ -126,23 +126,26 @@ def test_tile_regions_on_the_tile_cells_equal_those_of_the_whole_grid(tile, dx, 
     s = BakeSettings(cell_size=0.2, cell_height=0.05, tile_size=tile, region_merge_size=6)
     _grid, _cores, pairs = _tile_heightfields(v, t, walk, s)
     grid = _grid
-    raster = T.Raster(grid, grid.border)
     compared = 0
     for k, (chf, _spans), _shared in pairs:
         cfg = T.tile_config(s, grid, k, grid.border, 1)
         np.minimum(chf.span_area, 1, out=chf.span_area)
         erode_walkable_area(chf, cfg.walkable_radius)
-        core = T.TileCore(grid.border, grid.size, cfg.min_region_area, raster,
-                          cfg.walkable_radius + 2)
-        core.before_regions(chf)
+        box = (grid.border, grid.border, grid.border + grid.size, grid.border + grid.size)
+        segments = T._before_regions(
+            chf.cell_index, chf.cell_count, chf.span_area, chf.span_con, chf.span_x,
+            chf.span_cy, chf.width, chf.height, *box, T.STRIP_CELLS,
+            cfg.walkable_radius + 2, cfg.min_region_area)
         whole, cropped = chf, copy.deepcopy(chf)
         regions.build_regions(whole, partition, 0, cfg.merge_region_area)
-        x0, y0, x1, y1 = core.box
         want, want_count = T._split_regions(whole.span_reg, whole.span_area, whole.span_con,
-                                            whole.span_x, whole.span_cy, x0, y0, x1, y1,
-                                            T.STRIP_CELLS, *core.segments)
-        core.regions(cropped, partition, 0, cfg.merge_region_area)
-        assert cropped.max_region == want_count
-        assert cropped.span_reg.dtype == want.dtype and np.array_equal(cropped.span_reg, want)
+                                            whole.span_x, whole.span_cy, *box,
+                                            T.STRIP_CELLS, *segments)
+        got, got_count = T._tile_regions(
+            cropped.cell_index, cropped.cell_count, cropped.span_area, cropped.span_con,
+            cropped.span_x, cropped.span_cy, cropped.width, *box, partition == "watershed", 0,
+            cfg.merge_region_area, T.STRIP_CELLS, *segments)
+        assert got_count == want_count
+        assert got.dtype == want.dtype and np.array_equal(got, want)
         compared += int(want_count > 0)
     assert compared > 0
