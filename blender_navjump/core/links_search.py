@@ -1152,7 +1152,9 @@ def reverse_band(starts, ends, modes, edge_dirs, enabled, prm, tri, vox, ok_out,
         rkind = -1
         good = True
         total = 0.0
-        for h in range(cnt + 1):
+        for q in range(cnt + 1):
+            # the two ends first (a way back fails mostly there), then the inside
+            h = 0 if q == 0 else (cnt if q == 1 else q - 1)
             f = h / cnt
             x0 = b0[0] + f * (b1[0] - b0[0])
             y0 = b0[1] + f * (b1[1] - b0[1])
