@@ -628,7 +628,10 @@ def build_links(nm, hf, chf, cfg, settings, vertices, triangles, debug=None,
     pts = np.concatenate([starts, ends], axis=1)
     boxes = np.ascontiguousarray(np.stack([pts[:, :, 0].min(1), pts[:, :, 1].min(1),
                                            pts[:, :, 0].max(1), pts[:, :, 1].max(1)], axis=1))
-    order = np.lexsort((np.arange(kind.size), -width, ~bidir)).astype(np.int64)
+    # widest first (validated links span whole test steps, half a cell: equal widths are
+    # common), then the higher start first
+    order = np.lexsort((np.arange(kind.size), -starts[:, :, 2].mean(axis=1),
+                        -np.round(width, 6), ~bidir)).astype(np.int64)
     tol = max(float(settings.agent_radius), float(cfg.cs))
     keep = dedupe(order, np.ascontiguousarray(starts), np.ascontiguousarray(ends), boxes, bidir,
                   tol)

@@ -761,14 +761,17 @@ def validate_groups(samples, res, groups, offsets, prm, tri, vox, pidx, out, out
         out_n[g] = m - offsets[g]
 
 
-# Growth of a valid link's ends along its line: steps of a quarter cell, up to 10 cells
-# (each step one position test; validity stops it: the start must stay within an agent
-# radius of the navmesh). At some angles to the grid the erosion and the contour
-# simplification cut a navmesh corner along 1.5 m of a ledge (the 0.95 m ledge turned
-# 60.07 deg: its jump up stopped 1 m short with 3 cells).
-EXTEND_STEP = 0.25
-EXTEND_STEPS = 40
-# A joined link's outer ends are pulled back at most this many steps (each a full test)
+# Growth of a valid link's ends along its line: steps of half a cell (of the start
+# segment's length), up to 10 cells (each step one position test; validity stops it: the
+# start must stay within an agent radius of the navmesh). At some angles to the grid the
+# erosion and the contour simplification cut a navmesh corner along 1.5 m of a ledge (the
+# 0.95 m ledge turned 60.07 deg: its jump up stopped 1 m short with 3 cells). The steps
+# are the link's own test positions (``_lattice_step``): a grown position is never
+# tested again.
+EXTEND_STEPS = 20
+# A joined link's outer ends are pulled back JOIN_PULL_STEP cells at a time, at most
+# JOIN_PULL_STEPS times (each a full test)
+JOIN_PULL_STEP = 0.25
 JOIN_PULL_STEPS = 12
 
 
@@ -889,6 +892,93 @@ def _test_positions(fit, n, kind, mode, sp, ep, prm, tri, vox, pidx, out_poly, o
     return FitTest(-1.0, sp, ep, total / (n + 1))
 
 
+class Growth(NamedTuple):
+    """``_grow``'s answer: the steps each end grew (lo, hi) and the summed path length of
+    the positions tested there."""
+
+    lo: int
+    hi: int
+    length: float
+
+
+class LatticeTest(NamedTuple):
+    """``_test_lattice``'s answer: the first failing position (its index j) or -1, the
+    summed path length of the passing positions and how many positions were tested."""
+
+    fail: int
+    length: float
+    tested: int
+
+
+@hot_kernel
+def _lattice_step(fit, prm):
+    """The step along t between test positions half a cell apart on the start segment (its
+    length in 3D, as ``check_positions`` measures it): a link spanning m such steps is
+    tested at exactly these positions (``n = m``)."""
+    return 0.5 * prm.cs / math.sqrt(fit.dx * fit.dx + fit.dy * fit.dy + fit.z_s * fit.z_s)
+
+
+@njit(cache=True)
+def _grow(fit, h, sp, kind, mode, prm, tri, vox, pidx, out_poly, out_z, vc):
+    """Grow the ends of the fitted link ``fit`` along its line one step ``h`` (a test
+    position of the grown link, ``_lattice_step``) at a time, up to EXTEND_STEPS, while
+    single positions stay valid (``_position_ok``). Returns a ``Growth``; ``fit`` is
+    unchanged."""
+    n_lo = 0
+    n_hi = 0
+    total = 0.0
+    for side in range(2):
+        k = 0
+        while k < EXTEND_STEPS:
+            t = fit.t_hi + (k + 1) * h if side == 1 else fit.t_lo - (k + 1) * h
+            vc.grow += 1
+            pos = _position_ok(fit, t, sp, kind, mode, fit.dx, fit.dy, prm, tri, vox, pidx,
+                               out_poly, out_z)
+            if not pos.ok:
+                break
+            total += pos.length
+            k += 1
+        if side == 1:
+            n_hi = k
+        else:
+            n_lo = k
+    return Growth(n_lo, n_hi, total)
+
+
+@njit(cache=True)
+def _test_lattice(fit, h, n, skip_lo, skip_hi, kind, mode, sp, prm, tri, vox, pidx,
+                  out_poly, out_z):
+    """Test the positions t_lo + j h (j = 0..n) of ``fit``, except the ``skip_lo`` first and
+    ``skip_hi`` last ones (already tested, while growing), the two outermost untested ones
+    first (a fitted link fails mostly at an end). Returns a ``LatticeTest``."""
+    climb = prm.climb
+    total = 0.0
+    j_lo = skip_lo
+    j_hi = n - skip_hi
+    cnt = j_hi - j_lo + 1
+    for q in range(cnt):
+        j = j_lo if q == 0 else (j_hi if q == 1 else j_lo + q - 1)
+        t = fit.t_lo + j * h
+        x0 = fit.ox + t * fit.dx
+        y0 = fit.oy + t * fit.dy
+        z0 = fit.z + t * fit.z_s
+        x1 = fit.ex + t * fit.ex_s
+        y1 = fit.ey + t * fit.ey_s
+        z1 = fit.ez + t * fit.ez_s
+        ok = kind_of(z1 - z0, climb) == kind
+        if ok:
+            ok = _near_navmesh(x0, y0, z0, -1, prm, pidx, out_poly, out_z) and _near_navmesh(
+                x1, y1, z1, sp, prm, pidx, out_poly, out_z)
+        if ok:
+            path = check_path(x0, y0, z0, x1, y1, z1, kind, mode, fit.dx, fit.dy, prm, tri,
+                              vox)
+            ok = path.ok
+            total += path.length
+        if not ok:
+            return LatticeTest(j, 0.0, q + 1)
+    return LatticeTest(-1, total, cnt)
+
+
 @hot_kernel
 def _tested(fail, n):
     """Positions ``_test_positions`` tested before returning ``fail`` (ends first)."""
@@ -911,74 +1001,8 @@ def _push(stack, top, i0, i1, kind, ext_lo, ext_hi):
 
 
 @njit(cache=True)
-def _grow(fit, fit2, doubled, sp, kind, mode, prm, tri, vox, pidx, out_poly, out_z, vc):
-    """``fit2``: the fitted link ``fit`` with its ends grown along its line, EXTEND_STEP
-    cells at a time, up to EXTEND_STEPS, while single positions stay valid
-    (``_position_ok``), two steps at a time (the one between tested only when the second
-    fails): where validity along the line has no gaps, the same ends in half the tests.
-    ``doubled`` (2,): steps each end took two at a time (the odd ones among them were not
-    tested, ``_fill_gaps``). Returns whether an end grew."""
-    copy_fit(fit2, fit)
-    grown = False
-    for side in range(2):
-        step = EXTEND_STEP * prm.cs if side == 1 else -EXTEND_STEP * prm.cs
-        t_end = fit2.t_hi if side == 1 else fit2.t_lo
-        k = 0
-        doubled[side] = 0
-        while k < EXTEND_STEPS:
-            t1 = t_end + step
-            if k + 2 <= EXTEND_STEPS:
-                vc.grow += 1
-                if _position_ok(fit2, t1 + step, sp, kind, mode, fit.dx, fit.dy, prm,
-                                tri, vox, pidx, out_poly, out_z).ok:
-                    t_end = t1 + step
-                    k += 2
-                    doubled[side] = k
-                    continue
-            vc.grow += 1
-            if _position_ok(fit2, t1, sp, kind, mode, fit.dx, fit.dy, prm, tri, vox,
-                            pidx, out_poly, out_z).ok:
-                t_end = t1
-                k += 1
-            break
-        if k > 0:
-            grown = True
-            if side == 1:
-                fit2.t_hi = t_end
-            else:
-                fit2.t_lo = t_end
-    return grown
-
-
-@njit(cache=True)
-def _fill_gaps(fit, fit2, doubled, sp, kind, mode, prm, tri, vox, pidx, out_poly, out_z, vc):
-    """The steps ``_grow`` skipped (the odd ones of each end's ``doubled`` steps), tested in
-    order: an end is pulled back to before the first that fails, as growing one step at
-    a time would have stopped there. Returns whether an end moved."""
-    moved = False
-    for side in range(2):
-        step = EXTEND_STEP * prm.cs if side == 1 else -EXTEND_STEP * prm.cs
-        t = fit.t_hi if side == 1 else fit.t_lo
-        for _ in range(doubled[side] // 2):  # the odd steps 1, 3, ... below doubled
-            t_before = t
-            t = t + step
-            vc.grow += 1
-            if not _position_ok(fit2, t, sp, kind, mode, fit.dx, fit.dy, prm, tri, vox,
-                                pidx, out_poly, out_z).ok:
-                if side == 1:
-                    fit2.t_hi = t_before
-                else:
-                    fit2.t_lo = t_before
-                moved = True
-                break
-            t = t + step
-    return moved
-
-
-@njit(cache=True)
 def _validate_stack(samples, res, prm, tri, vox, pidx, out, m, stack, top, fit, fit2,
                     out_poly, out_z, vc):
-    doubled = np.zeros(2, np.int64)
     while top > 0:
         top -= 1
         vc.parts += 1
@@ -988,45 +1012,71 @@ def _validate_stack(samples, res, prm, tri, vox, pidx, out, m, stack, top, fit, 
         mode = res[i0, kind].mode
         fit_group(samples, res, i0, i1, kind, ext_lo, ext_hi, fit, prm.march_step,
                   prm.jump_height)
-        fail = 0.5
+        # the extent as a whole number of test steps (half a cell of the start segment),
+        # widened evenly about its middle: the grown link is tested at its growth steps
+        # and at these positions, each once
+        h = _lattice_step(fit, prm)
+        steps = max(1, int(math.ceil((fit.t_hi - fit.t_lo) / h - 1e-9)))
+        mid = 0.5 * (fit.t_lo + fit.t_hi)
+        fit.t_lo = mid - 0.5 * steps * h
+        fit.t_hi = fit.t_lo + steps * h
+        passed = False
+        t_fail = mid  # no polygon under a midpoint: split in the middle
         mean_len = 0.0
         sp, ep = _fit_polys(fit, prm, pidx, out_poly, out_z)
-        grown = False
         if sp >= 0 and ep >= 0:
             # reach on along the straight line while single positions stay valid (a
             # border bends away at corners; the ledge goes on), then test the grown link
-            # as a whole at its own evenly spaced positions (the ones the oracle checks);
-            # only when that fails is the link as fitted tested (one full test in the
-            # usual case, not two)
-            grown = _grow(fit, fit2, doubled, sp, kind, mode, prm, tri, vox, pidx, out_poly,
-                          out_z, vc)
-        for attempt in range(2):
-            if not grown:
-                break
-            n2 = check_positions(_width(link_point(fit2, 0.0), link_point(fit2, 1.0)), prm)
-            f2, sp2, ep2, len2 = _test_fit(fit2, n2, kind, mode, prm, tri, vox, pidx, out_poly,
-                                           out_z)
-            vc.full += _tested(f2, n2)
-            vc.full_fails += f2 >= 0.0
-            if f2 < 0.0:
-                copy_fit(fit, fit2)
-                fail, sp, ep, mean_len = f2, sp2, ep2, len2
-                break
-            # the grown link fails: grown one step at a time, an end may stop earlier (a
-            # single step failing between two that pass), and the link pass
-            if attempt == 1 or not _fill_gaps(fit, fit2, doubled, sp, kind, mode, prm, tri,
-                                              vox, pidx, out_poly, out_z, vc):
-                break
-            grown = fit2.t_lo != fit.t_lo or fit2.t_hi != fit.t_hi
-        if fail >= 0.0 and sp >= 0 and ep >= 0:
-            n1 = check_positions(_width(link_point(fit, 0.0), link_point(fit, 1.0)), prm)
-            fail, sp, ep, mean_len = _test_positions(fit, n1, kind, mode, sp, ep, prm, tri,
-                                                     vox, pidx, out_poly, out_z)
-            vc.full += _tested(fail, n1)
-            vc.full_fails += fail >= 0.0
+            # at its other positions (the ones the oracle checks: the growth steps are
+            # among them)
+            g = _grow(fit, h, sp, kind, mode, prm, tri, vox, pidx, out_poly, out_z, vc)
+            n = steps + g.lo + g.hi
+            copy_fit(fit2, fit)
+            fit2.t_lo = fit.t_lo - g.lo * h
+            fit2.t_hi = fit2.t_lo + n * h
+            c = link_point(fit2, 0.5)
+            sp2 = _end_poly(c.sx, c.sy, c.sz, -1, prm, pidx, out_poly, out_z)
+            ep2 = _end_poly(c.ex, c.ey, c.ez, sp2, prm, pidx, out_poly, out_z) \
+                if sp2 >= 0 else -1
+            if sp2 >= 0 and ep2 >= 0 and check_positions(
+                    _width(link_point(fit2, 0.0), link_point(fit2, 1.0)), prm) == n:
+                lt = _test_lattice(fit2, h, n, g.lo, g.hi, kind, mode, sp2, prm, tri, vox,
+                                   pidx, out_poly, out_z)
+                vc.full += lt.tested
+                vc.full_fails += lt.fail >= 0
+                if lt.fail < 0:
+                    passed = True
+                    copy_fit(fit, fit2)
+                    sp, ep = sp2, ep2
+                    mean_len = (lt.length + g.length) / (n + 1)
+                else:  # inside the fitted extent: the link as fitted fails there too
+                    t_fail = fit2.t_lo + lt.fail * h
+            else:
+                # the grown link's midpoint is off the navmesh, or rounding puts its test
+                # positions off the steps: tested as a whole (its line moved in where
+                # its midpoint is off), else the link as fitted
+                n2 = check_positions(_width(link_point(fit2, 0.0), link_point(fit2, 1.0)),
+                                     prm)
+                f2, sp2, ep2, len2 = _test_fit(fit2, n2, kind, mode, prm, tri, vox, pidx,
+                                               out_poly, out_z)
+                vc.full += _tested(f2, n2)
+                vc.full_fails += f2 >= 0.0
+                if f2 < 0.0:
+                    passed = True
+                    copy_fit(fit, fit2)
+                    sp, ep, mean_len = sp2, ep2, len2
+                else:
+                    n1 = check_positions(_width(link_point(fit, 0.0), link_point(fit, 1.0)),
+                                         prm)
+                    f1, sp, ep, mean_len = _test_positions(fit, n1, kind, mode, sp, ep, prm,
+                                                           tri, vox, pidx, out_poly, out_z)
+                    vc.full += _tested(f1, n1)
+                    vc.full_fails += f1 >= 0.0
+                    passed = f1 < 0.0
+                    t_fail = fit.t_lo + f1 * (fit.t_hi - fit.t_lo)
         a = link_point(fit, 0.0)
         b = link_point(fit, 1.0)
-        if fail < 0.0:
+        if passed:
             row = out[m]
             row.i0, row.i1, row.kind, row.mode = i0, i1, kind, mode
             row.start_poly, row.end_poly, row.length = sp, ep, mean_len
@@ -1035,7 +1085,6 @@ def _validate_stack(samples, res, prm, tri, vox, pidx, out, m, stack, top, fit, 
             continue
         # where the failure lies among the samples (their positions along the fit);
         # every part pushed is smaller than this one, so it ends
-        t_fail = fit.t_lo + fail * (fit.t_hi - fit.t_lo)
         q_first = i1 + 1  # first sample at or after the failure
         for q in range(i0, i1 + 1):
             t = (samples[q].x - fit.ox) * fit.dx + (samples[q].y - fit.oy) \
@@ -1103,7 +1152,9 @@ def reverse_band(starts, ends, modes, edge_dirs, enabled, prm, tri, vox, ok_out,
         rkind = -1
         good = True
         total = 0.0
-        for h in range(cnt + 1):
+        for q in range(cnt + 1):
+            # the two ends first (a way back fails mostly there), then the inside
+            h = 0 if q == 0 else (cnt if q == 1 else q - 1)
             f = h / cnt
             x0 = b0[0] + f * (b1[0] - b0[0])
             y0 = b0[1] + f * (b1[1] - b0[1])
@@ -1317,9 +1368,9 @@ def _join(links, cur, nxt, chain_of, tol, tol_end, prm, tri, vox, pidx, fit, out
         if fail < 0.0:
             break
         if fail == 0.0:
-            fit.t_lo += EXTEND_STEP * prm.cs
+            fit.t_lo += JOIN_PULL_STEP * prm.cs
         elif fail == 1.0:
-            fit.t_hi -= EXTEND_STEP * prm.cs
+            fit.t_hi -= JOIN_PULL_STEP * prm.cs
         else:
             return False
     if fail >= 0.0:
