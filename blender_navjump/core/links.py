@@ -38,6 +38,7 @@ from .kinds import (
 )
 from .links_debug import REFUSAL
 from .links_geom import (
+    XY_BOUNDS,
     ground_height,
     make_grid,
     polygon_index,
@@ -626,8 +627,9 @@ def build_links(nm, hf, chf, cfg, settings, vertices, triangles, debug=None,
     bidir = rev.ok.copy()
 
     pts = np.concatenate([starts, ends], axis=1)
-    boxes = np.ascontiguousarray(np.stack([pts[:, :, 0].min(1), pts[:, :, 1].min(1),
-                                           pts[:, :, 0].max(1), pts[:, :, 1].max(1)], axis=1))
+    boxes = np.empty(kind.size, XY_BOUNDS)  # of both segments
+    boxes["xmin"], boxes["ymin"] = pts[:, :, 0].min(1), pts[:, :, 1].min(1)
+    boxes["xmax"], boxes["ymax"] = pts[:, :, 0].max(1), pts[:, :, 1].max(1)
     # widest first (validated links span whole test steps, half a cell: equal widths are
     # common), then the higher start first
     order = np.lexsort((np.arange(kind.size), -starts[:, :, 2].mean(axis=1),

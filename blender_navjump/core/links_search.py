@@ -1227,7 +1227,7 @@ def _covers(sa, sb, ea, eb, start, end, tol):
 def dedupe(order, starts, ends, boxes, bidir, tol):
     """Keep links in ``order``; drop one whose start and end segments both lie within tol of
     a kept link's (or of its end and start, when the kept link is bidirectional). A one-way
-    link does not hide a bidirectional one. ``boxes`` rows: xy bounds of both segments."""
+    link does not hide a bidirectional one. ``boxes``: ``links_geom.XY_BOUNDS`` of both segments."""
     nl = order.shape[0]
     keep = np.zeros(starts.shape[0], np.bool_)
     kept = np.empty(nl, np.int64)
@@ -1241,8 +1241,8 @@ def dedupe(order, starts, ends, boxes, bidir, tol):
         for kk in range(nk):
             k = kept[kk]
             kb = boxes[k]
-            if kb[0] > b[2] + 2 * tol or b[0] > kb[2] + 2 * tol or kb[1] > b[3] + 2 * tol \
-                    or b[1] > kb[3] + 2 * tol:
+            if kb.xmin > b.xmax + 2 * tol or b.xmin > kb.xmax + 2 * tol \
+                    or kb.ymin > b.ymax + 2 * tol or b.ymin > kb.ymax + 2 * tol:
                 continue
             if bidir[li] and not bidir[k]:
                 continue
