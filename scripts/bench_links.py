@@ -21,32 +21,19 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 def bench(vertices, triangles, settings, runs: int) -> dict:
     from blender_navjump.core import bake
-    from blender_navjump.core import links as links_mod
 
-    infos = []
-    original = links_mod.build_links
-
-    def recording(*args, **kwargs):
-        info = original(*args, **kwargs)
-        infos.append(info)
-        return info
-
-    links_mod.build_links = recording
-    try:
-        t0 = time.perf_counter()
+    t0 = time.perf_counter()
+    nm = bake(vertices, triangles, settings)
+    first = (time.perf_counter() - t0) * 1000.0
+    link_ms, nav_ms, stages = [], [], {}
+    for _ in range(runs):
         nm = bake(vertices, triangles, settings)
-        first = (time.perf_counter() - t0) * 1000.0
-        link_ms, nav_ms, stages = [], [], {}
-        for _ in range(runs):
-            nm = bake(vertices, triangles, settings)
-            tm = nm.stats["timings_ms"]
-            link_ms.append(tm["links"])
-            nav_ms.append(tm["total"] - tm["links"])
-            for k, v in infos[-1]["timings_ms"].items():
-                stages.setdefault(k, []).append(v)
-    finally:
-        links_mod.build_links = original
-    info = infos[-1]
+        tm = nm.stats["timings_ms"]
+        link_ms.append(tm["links"])
+        nav_ms.append(tm["total"] - tm["links"])
+        for k, v in nm.stats["links_info"]["timings_ms"].items():
+            stages.setdefault(k, []).append(v)
+    info = nm.stats["links_info"]  # the generator's summary of the last bake
     med_links = statistics.median(link_ms)
     med_nav = statistics.median(nav_ms)
     return {

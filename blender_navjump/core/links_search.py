@@ -872,23 +872,15 @@ def _test_positions(fit, n, kind, mode, sp, ep, prm, tri, vox, pidx, out_poly, o
     """``_test_fit``'s n + 1 positions, the polygons known. The two ends first: a fitted
     link fails mostly at an end (reaching half a sample beyond its end samples, or grown
     along its line), and a failing end costs two positions, not all of them."""
-    climb = prm.climb
     total = 0.0
     for q in range(n + 1):
         h = 0 if q == 0 else (n if q == 1 else q - 1)
         pos = h / n
-        x0, y0, z0, x1, y1, z1 = link_point(fit, pos)
-        ok = kind_of(z1 - z0, climb) == kind
-        if ok:
-            ok = _near_navmesh(x0, y0, z0, -1, prm, pidx, out_poly, out_z) and _near_navmesh(
-                x1, y1, z1, sp, prm, pidx, out_poly, out_z)
-        if ok:
-            path = check_path(x0, y0, z0, x1, y1, z1, kind, mode, fit.dx, fit.dy, prm, tri,
-                              vox)
-            ok = path.ok
-            total += path.length
-        if not ok:
+        at = _position_ok(fit, fit.t_lo + pos * (fit.t_hi - fit.t_lo), sp, kind, mode, fit.dx,
+                          fit.dy, prm, tri, vox, pidx, out_poly, out_z)
+        if not at.ok:
             return FitTest(pos, sp, ep, 0.0)
+        total += at.length
     return FitTest(-1.0, sp, ep, total / (n + 1))
 
 
@@ -951,31 +943,17 @@ def _test_lattice(fit, h, n, skip_lo, skip_hi, kind, mode, sp, prm, tri, vox, pi
     """Test the positions t_lo + j h (j = 0..n) of ``fit``, except the ``skip_lo`` first and
     ``skip_hi`` last ones (already tested, while growing), the two outermost untested ones
     first (a fitted link fails mostly at an end). Returns a ``LatticeTest``."""
-    climb = prm.climb
     total = 0.0
     j_lo = skip_lo
     j_hi = n - skip_hi
     cnt = j_hi - j_lo + 1
     for q in range(cnt):
         j = j_lo if q == 0 else (j_hi if q == 1 else j_lo + q - 1)
-        t = fit.t_lo + j * h
-        x0 = fit.ox + t * fit.dx
-        y0 = fit.oy + t * fit.dy
-        z0 = fit.z + t * fit.z_s
-        x1 = fit.ex + t * fit.ex_s
-        y1 = fit.ey + t * fit.ey_s
-        z1 = fit.ez + t * fit.ez_s
-        ok = kind_of(z1 - z0, climb) == kind
-        if ok:
-            ok = _near_navmesh(x0, y0, z0, -1, prm, pidx, out_poly, out_z) and _near_navmesh(
-                x1, y1, z1, sp, prm, pidx, out_poly, out_z)
-        if ok:
-            path = check_path(x0, y0, z0, x1, y1, z1, kind, mode, fit.dx, fit.dy, prm, tri,
-                              vox)
-            ok = path.ok
-            total += path.length
-        if not ok:
+        at = _position_ok(fit, fit.t_lo + j * h, sp, kind, mode, fit.dx, fit.dy, prm, tri, vox,
+                          pidx, out_poly, out_z)
+        if not at.ok:
             return LatticeTest(j, 0.0, q + 1)
+        total += at.length
     return LatticeTest(-1, total, cnt)
 
 

@@ -375,31 +375,20 @@ def test_recast_sample_meshes(recast_data, mesh, capsys):
     assert set(np.unique(nm.link_kind)) <= {LINK_DROP, LINK_JUMP_ACROSS, LINK_JUMP_UP}
 
 
-def test_validation_tests_each_position_once(monkeypatch):
+def test_validation_tests_each_position_once():
     """A straight gap: each side's link is fitted to a whole number of test steps (half a
     cell of its width), its ends grow one step at a time and only the positions growth
     did not test are tested after it. So the validation tests each of the link's positions
     (the oracle's) once, plus the failing growth step at each end; the old growth (a
     quarter cell at a time, then the grown link tested whole) tested every grown position
     twice."""
-    from blender_navjump.core import links as links_mod
-
-    infos = []
-    original = links_mod.build_links
-
-    def recording(*args, **kwargs):
-        info = original(*args, **kwargs)
-        infos.append(info)
-        return info
-
-    monkeypatch.setattr(links_mod, "build_links", recording)
     nm, v, t, st = bake_links(two_platforms(2.0))
     assert_valid(nm, v, t, st)
     assert kinds(nm) == {"drop": 0, "jump_across": 1, "jump_up": 0}
     width = float(np.linalg.norm(nm.link_start[0, 1] - nm.link_start[0, 0]))
     n = width / (0.5 * st.cell_size)
     assert abs(n - round(n)) < 1e-6, width
-    vc = infos[-1]["validate_counts"]
+    vc = nm.stats["links_info"]["validate_counts"]  # the generator's summary
     # one link per side (the same width: the scene is symmetric), both valid
     assert vc["parts"] == 2 and vc["full_fails"] == 0, vc
     assert vc["grow_positions"] > 2 * 2, vc  # the ends did grow (the navmesh's corners)
