@@ -38,7 +38,6 @@ from .kinds import (
 )
 from .links_debug import REFUSAL
 from .links_geom import (
-    XY_BOUNDS,
     ground_height,
     make_grid,
     polygon_index,
@@ -49,8 +48,8 @@ from .links_model import LANDING, LINK, MODE_JUMP, SAMPLE, sample_frame
 from .links_search import (
     SEARCH_COUNTS,
     VALIDATE_COUNTS,
-    dedupe,
     group_runs,
+    keep_distinct,
     merge_links,
     reverse_valid,
     search_landings,
@@ -626,17 +625,8 @@ def build_links(nm, hf, chf, cfg, settings, vertices, triangles, debug=None,
     length[flip] = rev.length[flip]
     bidir = rev.ok.copy()
 
-    pts = np.concatenate([starts, ends], axis=1)
-    boxes = np.empty(kind.size, XY_BOUNDS)  # of both segments
-    boxes["xmin"], boxes["ymin"] = pts[:, :, 0].min(1), pts[:, :, 1].min(1)
-    boxes["xmax"], boxes["ymax"] = pts[:, :, 0].max(1), pts[:, :, 1].max(1)
-    # widest first (validated links span whole test steps, half a cell: equal widths are
-    # common), then the higher start first
-    order = np.lexsort((np.arange(kind.size), -starts[:, :, 2].mean(axis=1),
-                        -np.round(width, 6), ~bidir)).astype(np.int64)
     tol = max(float(settings.agent_radius), float(cfg.cs))
-    keep = dedupe(order, np.ascontiguousarray(starts), np.ascontiguousarray(ends), boxes, bidir,
-                  tol)
+    keep = keep_distinct(starts, ends, bidir, tol)
     timings["reverse_dedupe"] = (time.perf_counter() - t0) * 1000.0
 
     # edges served: where a kept link starts, or a dropped duplicate of one started

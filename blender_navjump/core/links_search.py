@@ -18,7 +18,7 @@ from numba import njit
 from .debug import REJECT_NO_LANDING, REJECT_NONE, REJECT_TOO_FAR
 from .kinds import AREA_STAND, LINK_DROP, LINK_JUMP_ACROSS, LINK_JUMP_UP
 from .links_debug import explain_flight, record_reject
-from .links_geom import ground_height, locate
+from .links_geom import XY_BOUNDS, ground_height, locate
 from .links_model import (
     LANDING,
     MODE_JUMP,
@@ -1199,6 +1199,23 @@ def _covers(sa, sb, ea, eb, start, end, tol):
         if _point_seg_dist(p, sa, sb) <= tol and _point_seg_dist(q, ea, eb) <= tol:
             hits += 1
     return hits >= DUP_SHARE * DUP_POINTS - 1e-9
+
+
+def keep_distinct(starts, ends, bidir, tol):
+    """Which links to keep of near-duplicates (``dedupe``), in the generator's order:
+    bidirectional first, then the widest (validated links span whole test steps, half a
+    cell: equal widths are common), then the higher start, then list order. ``starts``,
+    ``ends``: (L, 2, 3) segments; the boolean keep mask."""
+    starts = np.ascontiguousarray(starts, np.float64)
+    ends = np.ascontiguousarray(ends, np.float64)
+    width = np.linalg.norm(starts[:, 1] - starts[:, 0], axis=1)
+    pts = np.concatenate([starts, ends], axis=1)
+    boxes = np.empty(starts.shape[0], XY_BOUNDS)  # of both segments
+    boxes["xmin"], boxes["ymin"] = pts[:, :, 0].min(1), pts[:, :, 1].min(1)
+    boxes["xmax"], boxes["ymax"] = pts[:, :, 0].max(1), pts[:, :, 1].max(1)
+    order = np.lexsort((np.arange(width.size), -starts[:, :, 2].mean(axis=1),
+                        -np.round(width, 6), ~bidir)).astype(np.int64)
+    return dedupe(order, starts, ends, boxes, np.ascontiguousarray(bidir, np.bool_), tol)
 
 
 @njit(cache=True, nogil=True)

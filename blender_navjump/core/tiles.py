@@ -2079,26 +2079,17 @@ def build_tile_links(nm: NavMesh, settings: BakeSettings, v, t, walk, bmin, bmax
 
 
 def _dedupe_across_tiles(nm: NavMesh, settings: BakeSettings) -> None:
-    """Drop the near-duplicates among the links the tiles kept (``links_search.dedupe``,
-    the generator's own rule and order: bidirectional first, then wider first). Each tile
+    """Drop the near-duplicates among the links the tiles kept (``links_search.keep_distinct``,
+    the generator's own rule and order). Each tile
     de-duplicates its own window, but of a bidirectional link found from both sides two
     tiles may keep either way: a link from a start on a tile edge in one, its way back in
     the other."""
-    from .links_search import dedupe
+    from .links_search import keep_distinct
 
-    n = nm.link_count
-    if n < 2:
+    if nm.link_count < 2:
         return
-    starts = np.ascontiguousarray(nm.link_start, np.float64)
-    ends = np.ascontiguousarray(nm.link_end, np.float64)
-    width = np.linalg.norm(starts[:, 1] - starts[:, 0], axis=1)
-    bidir = np.ascontiguousarray(nm.link_bidirectional, np.bool_)
-    pts = np.concatenate([starts, ends], axis=1)
-    boxes = np.ascontiguousarray(np.stack([pts[:, :, 0].min(1), pts[:, :, 1].min(1),
-                                           pts[:, :, 0].max(1), pts[:, :, 1].max(1)], axis=1))
-    order = np.lexsort((np.arange(n), -width, ~bidir)).astype(np.int64)
-    tol = max(float(settings.agent_radius), float(settings.cell_size))
-    keep = dedupe(order, starts, ends, boxes, bidir, tol)
+    keep = keep_distinct(nm.link_start, nm.link_end, nm.link_bidirectional,
+                         max(float(settings.agent_radius), float(settings.cell_size)))
     if keep.all():
         return
     from .navmesh import empty_links
