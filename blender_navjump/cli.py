@@ -280,6 +280,11 @@ def exit_interrupted(message: str) -> int:
     print(message, file=sys.stderr)
     sys.stderr.flush()
     sys.stdout.flush()
+    # CPython 3.11 marks a KeyboardInterrupt raised inside an eval/exec of source text (a
+    # namedtuple or dataclass being made while the modules load) as unhandled even when it
+    # is caught here, and the interpreter then ends by SIGINT (-2) instead of this status;
+    # running source text again clears that mark
+    exec("pass")
     if any(t.name == _BakeThread.NAME and t.is_alive() for t in threading.enumerate()):
         os._exit(EXIT_INTERRUPTED)
     return EXIT_INTERRUPTED

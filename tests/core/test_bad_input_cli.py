@@ -186,6 +186,25 @@ def test_ctrl_c_stops_cleanly_with_nothing_written(slow_level, slow_bake_seconds
     assert snapshot(out) == {"nav.json": b"previous"}
 
 
+def test_ctrl_c_inside_source_text_still_exits_130(tmp_path):
+    """A Ctrl-C that lands while source text runs (a namedtuple or dataclass being made as
+    the modules load: the CI failure of the 0.1 moment above, -2 after the message) is
+    reported like any other and the process ends with 130: CPython 3.11 marks such an
+    interrupt unhandled even when it is caught, and then ends the process by SIGINT."""
+    (tmp_path / "interrupted_early.py").write_text(
+        "import sys\n"
+        "from blender_navjump.cli import exit_interrupted\n"
+        "try:\n"
+        "    exec('raise KeyboardInterrupt')\n"
+        "except KeyboardInterrupt:\n"
+        "    sys.exit(exit_interrupted('navjump: interrupted (Ctrl-C)'))\n")
+    proc = subprocess.run([sys.executable, "-m", "interrupted_early"], cwd=tmp_path,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True,
+                          text=True, timeout=120)
+    assert proc.returncode == 130, (proc.returncode, proc.stderr)
+    assert proc.stderr.strip() == "navjump: interrupted (Ctrl-C)"
+
+
 # ----------------------------------------------------------- 0 polygons
 def test_zero_polygons_warns_naming_the_likely_causes(tmp_path):
     """A Y-up floor baked as Z-up is a wall: nothing walkable. Exit 0 (the bake worked
