@@ -44,13 +44,23 @@ def mark_walkable_triangles(vertices, triangles, slope_cos, walkable_mask):
     return out
 
 
+# which parts _split_polygon writes: both, or only the one it is asked for (a cut whose
+# other part is thrown away)
+BOTH_PARTS = 0
+BELOW_ONLY = 1
+ABOVE_ONLY = 2
+
+
 @njit(cache=True, nogil=True)
-def _split_polygon(src, n_src, below, above, axis, offset):
+def _split_polygon(src, n_src, below, above, axis, offset, parts=BOTH_PARTS):
     """Split polygon src by the plane coord[axis] = offset in one pass.
 
     Writes the part with coord <= offset to ``below`` and the rest to ``above``; returns
-    both vertex counts.
+    both vertex counts. ``parts`` (``BELOW_ONLY``/``ABOVE_ONLY``): write only that part
+    (the other's count is 0; the same arithmetic either way).
     """
+    keep_below = parts != ABOVE_ONLY
+    keep_above = parts != BELOW_ONLY
     nb = 0
     na = 0
     j = n_src - 1
@@ -61,44 +71,24 @@ def _split_polygon(src, n_src, below, above, axis, offset):
             s = dj / (dj - di)
             for k in range(3):
                 v = src[j, k] + (src[i, k] - src[j, k]) * s
-                below[nb, k] = v
-                above[na, k] = v
-            nb += 1
-            na += 1
+                if keep_below:
+                    below[nb, k] = v
+                if keep_above:
+                    above[na, k] = v
+            nb += keep_below
+            na += keep_above
         if di <= 0.0:
-            for k in range(3):
-                below[nb, k] = src[i, k]
-            nb += 1
-        else:
+            if keep_below:
+                for k in range(3):
+                    below[nb, k] = src[i, k]
+                nb += 1
+        elif keep_above:
             for k in range(3):
                 above[na, k] = src[i, k]
             na += 1
         j = i
         dj = di
     return nb, na
-
-
-@njit(cache=True, nogil=True)
-def _clip_polygon(src, n_src, out, axis, offset, keep_below):
-    """One side of :func:`_split_polygon` (the part with coord <= offset when
-    ``keep_below``, else the rest), with the same arithmetic; returns its vertex count."""
-    n = 0
-    j = n_src - 1
-    dj = src[j, axis] - offset
-    for i in range(n_src):
-        di = src[i, axis] - offset
-        if (dj <= 0.0) != (di <= 0.0):
-            s = dj / (dj - di)
-            for k in range(3):
-                out[n, k] = src[j, k] + (src[i, k] - src[j, k]) * s
-            n += 1
-        if (di <= 0.0) == keep_below:
-            for k in range(3):
-                out[n, k] = src[i, k]
-            n += 1
-        j = i
-        dj = di
-    return n
 
 
 @njit(cache=True, nogil=True)
@@ -169,7 +159,7 @@ def rasterize_kernel(vertices, triangles, tri_area, bmin, bmax, cs, ch, width, h
             row = row_a
             row_spare = row_b
             if y > y_first:
-                nup = _clip_polygon(poly_in, 3, buf_a, 1, y * cs, False)
+                _nb, nup = _split_polygon(poly_in, 3, buf_a, buf_a, 1, y * cs, ABOVE_ONLY)
                 src = buf_a
             else:
                 nup = 3
@@ -177,7 +167,7 @@ def rasterize_kernel(vertices, triangles, tri_area, bmin, bmax, cs, ch, width, h
             if nup < 3:
                 continue
             if y < y_last:
-                nrow = _clip_polygon(src, nup, row, 1, (y + 1) * cs, True)
+                nrow, _na = _split_polygon(src, nup, row, row, 1, (y + 1) * cs, BELOW_ONLY)
             else:
                 nrow = nup
                 for i in range(nup):
@@ -201,7 +191,8 @@ def rasterize_kernel(vertices, triangles, tri_area, bmin, bmax, cs, ch, width, h
                 if x < col_lo:
                     # cut off on the way to the window, not kept: only the rest is
                     # computed (the same arithmetic as the split's; x < x_last here)
-                    nrow = _clip_polygon(row, nrow, row_spare, 0, (x + 1) * cs, False)
+                    _nb, nrow = _split_polygon(row, nrow, row_spare, row_spare, 0, (x + 1) * cs,
+                                              ABOVE_ONLY)
                     row, row_spare = row_spare, row
                     continue
                 if x == x_last:
