@@ -142,13 +142,6 @@ def triangle_bounds(tris) -> tuple[np.ndarray, np.ndarray]:
     return np.minimum(np.minimum(a, b), c), np.maximum(np.maximum(a, b), c)
 
 
-def point_bounds(points) -> tuple[np.ndarray, np.ndarray]:
-    """(3,) lower and upper bounds of points (N, 3), N > 0 (per column)."""
-    p = np.asarray(points, np.float64).reshape(-1, 3)
-    return (np.array([p[:, k].min() for k in range(3)]),
-            np.array([p[:, k].max() for k in range(3)]))
-
-
 def triangle_grid(vertices, triangles) -> TriangleGrid:
     tris = np.ascontiguousarray(np.asarray(vertices, np.float64).reshape(-1, 3)[
         np.asarray(triangles, np.int64).reshape(-1, 3)])
@@ -186,16 +179,6 @@ def bounds_grid(tris):
     ny = int(span1 / cell) + 1
     start, items = fill_grid(lo, hi, origin, cell, nx, ny)
     return lo, hi, origin, cell, nx, ny, start, items
-
-
-def segment_hits(a, b, grid: TriangleGrid) -> np.ndarray:
-    """Whether each segment a[k]-b[k] crosses a triangle of ``grid``."""
-    a = np.ascontiguousarray(a, np.float64).reshape(-1, 3)
-    b = np.ascontiguousarray(b, np.float64).reshape(-1, 3)
-    if a.shape[0] == 0 or grid.tris.shape[0] == 0:
-        return np.zeros(a.shape[0], np.bool_)
-    return _segment_hits(a, b, grid.tris, grid.lo, grid.hi, grid.origin, grid.cell, grid.nx,
-                         grid.ny, grid.start, grid.items)
 
 
 def segment_first_hits(a, b, grid: TriangleGrid):

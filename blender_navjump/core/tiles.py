@@ -728,15 +728,6 @@ class SharedCores:
                 for y in range(max(ty - 1, 0), min(ty + 1, g.tiles_y - 1) + 1)
                 for x in range(max(tx - 1, 0), min(tx + 1, g.tiles_x - 1) + 1)]
 
-    def _claim(self, j: int) -> tuple[_CoreEntry, bool]:
-        """Core j's entry, and whether the caller is the first to ask (and computes it)."""
-        with self.lock:
-            entry = self.entries.get(j)
-            if entry is not None:
-                return entry, False
-            entry = self.entries[j] = _CoreEntry()
-            return entry, True
-
     def _compute(self, j: int, entry: _CoreEntry, cfg) -> None:
         try:
             entry.value = self._core_spans(j, cfg)
