@@ -58,7 +58,7 @@ def navjump(bpy):
         return importlib.import_module(f"{module}.{name}")
 
     ns = SimpleNamespace(
-        module=module, repo_dir=repo_dir, package=importlib.import_module(module),
+        module=module, repo_dir=repo_dir, package=importlib.import_module(module), sub=sub,
         core=sub("core"), pipeline=sub("core.pipeline"), storage=sub("blender.storage"),
         gather=sub("blender.gather"), props=sub("blender.props"),
         ops_bake=sub("blender.ops_bake"), ops_presets=sub("blender.ops_presets"),

@@ -92,7 +92,7 @@ def test_two_agents_bake_their_own_radius_and_survive_save(bpy, navjump, scene, 
         np.testing.assert_allclose(nm.vertices, direct.vertices)
 
     # the overlay and the path test show the chosen agent
-    overlay = importlib_sub(navjump, "blender.overlay")
+    overlay = navjump.sub("blender.overlay")
     scene.navjump_agents.shown = "small"
     assert overlay.bake_state(scene).navmesh.polygon_count == small.polygon_count
     scene.navjump_agents.shown = "big"
@@ -121,12 +121,6 @@ def test_two_agents_bake_their_own_radius_and_survive_save(bpy, navjump, scene, 
         data = json.loads((tmp_path / f"level.{name}.json").read_text())
         assert data["settings"]["agent_radius"] == pytest.approx(r)
     assert not out.exists()
-
-
-def importlib_sub(navjump, name):
-    import importlib
-
-    return importlib.import_module(f"{navjump.module}.{name}")
 
 
 def test_contradicting_agent_is_refused_naming_it_and_the_result_kept(bpy, navjump, scene):
@@ -190,7 +184,7 @@ def path_through(bpy, navjump, scene, start, goal):
     ov.path_test = True
     ov.path_start = start
     ov.path_goal = goal
-    overlay = importlib_sub(navjump, "blender.overlay")
+    overlay = navjump.sub("blender.overlay")
     return overlay.path_state(scene)
 
 
@@ -395,7 +389,7 @@ def test_headless_batch_bakes_every_agent_with_volumes_and_links(bpy, navjump, s
     add_agent(bpy, scene, "big", 0.6)
     blend = tmp_path / "level.blend"
     bpy.ops.wm.save_as_mainfile(filepath=str(blend))
-    headless = importlib_sub(navjump, "blender.headless")
+    headless = navjump.sub("blender.headless")
     result = headless.bake_file(str(blend), {"out": str(tmp_path / "out"),
                                              "formats": ["json"], "save": True},
                                 reuse_open=True)
@@ -456,7 +450,7 @@ def test_agent_and_object_panels_draw(bpy, navjump, scene):
     link = add_mesh(bpy, "Door", [(1, 1, 0), (2, 1, 0)], edges=[(0, 1)])
     link.navjump_nav.is_link = True
     bpy.context.view_layer.objects.active = link
-    panels = importlib_sub(navjump, "blender.panel_agents")
+    panels = navjump.sub("blender.panel_agents")
 
     def draw():
         layout = _Layout(bpy)
@@ -482,7 +476,7 @@ def test_agent_and_object_panels_draw(bpy, navjump, scene):
 def test_auto_rebake_follows_agent_area_and_object_settings(bpy, navjump, scene):
     """With Auto re-bake on, adding an agent, changing its radius and marking an object as
     a modifier volume each schedule a re-bake whose stored result follows the change."""
-    live = importlib_sub(navjump, "blender.live_rebake")
+    live = navjump.sub("blender.live_rebake")
     set_up(scene)
     add_floor(bpy, "Floor", 0, 0, 10, 8)
     bake(bpy)
@@ -534,7 +528,7 @@ def test_result_objects_and_path_test_follow_the_shown_agent(bpy, navjump, scene
     scene.navjump_agents.shown = "big"
     bake(bpy)
     storage = navjump.storage
-    overlay = importlib_sub(navjump, "blender.overlay")
+    overlay = navjump.sub("blender.overlay")
     small = storage.load_navmesh(scene, "small")
     big = storage.load_navmesh(scene, "big")
     assert small.polygon_count != big.polygon_count or \

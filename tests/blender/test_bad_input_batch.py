@@ -9,7 +9,6 @@ with 0 polygons in the summary.
 
 from __future__ import annotations
 
-import importlib
 import os
 import resource
 import shutil
@@ -87,7 +86,7 @@ def test_save_keeps_the_previous_version_as_blend1_and_reads_back(tmp_path, bpy,
     assert (tmp_path / "level.blend1").read_bytes() == old
     assert sorted(p.name for p in tmp_path.iterdir()) == [
         "level.blend", "level.blend1", "level.navjump.json"]
-    ext = importlib.import_module(f"{navjump.module}.blender.headless")
+    ext = navjump.sub("blender.headless")
     assert ext.blend_file_problem(level) is None
     bpy.ops.wm.open_mainfile(filepath=str(level))
     assert bpy.context.scene.navjump.links_enabled is False
@@ -96,7 +95,7 @@ def test_save_keeps_the_previous_version_as_blend1_and_reads_back(tmp_path, bpy,
 
 @pytest.mark.parametrize("cut", [0.25, 0.6, 0.98])
 def test_blend_check_finds_a_file_cut_short(tmp_path, bpy, navjump, cut):
-    ext = importlib.import_module(f"{navjump.module}.blender.headless")
+    ext = navjump.sub("blender.headless")
     data = DEMO.read_bytes()
     assert ext.blend_file_problem(DEMO) is None
     cut_file = tmp_path / "cut.blend"
@@ -172,7 +171,7 @@ def test_an_output_that_cannot_be_written_fails_before_the_bake(tmp_path, bpy, n
     for name, data in old.items():
         (tmp_path / name).write_bytes(data)
     (tmp_path / "level.navjump.glb").mkdir()
-    ext = importlib.import_module(f"{navjump.module}.blender.headless")
+    ext = navjump.sub("blender.headless")
     result = ext.bake_file(str(level), ext.BakeOptions(formats=("json", "obj", "gltf"),
                                                        save=True).to_dict())
     assert not result["ok"] and result["outputs"] == [] and not result["saved"]
@@ -207,7 +206,7 @@ def test_a_level_with_no_walkable_polygon_is_flagged_empty(tmp_path, bpy, navjum
     bpy.ops.mesh.primitive_plane_add(size=10, rotation=(1.5707963, 0, 0))  # a wall
     level = tmp_path / "wall.blend"
     bpy.ops.wm.save_as_mainfile(filepath=str(level))
-    ext = importlib.import_module(f"{navjump.module}.blender.headless")
+    ext = navjump.sub("blender.headless")
     result = ext.bake_file(str(level), ext.BakeOptions(out=str(tmp_path / "out")).to_dict())
     assert result["ok"] and result["stats"]["polygons"] == 0
     line = batch.summary_line(result)

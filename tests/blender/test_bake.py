@@ -1,6 +1,5 @@
 """Baking through ``bpy.ops.navjump.bake`` and the results stored in the .blend."""
 
-import importlib
 import io
 import zipfile
 
@@ -37,7 +36,7 @@ def test_operator_bake_matches_core_bake_on_the_same_triangles(bpy, navjump, dem
     settings = navjump.props.to_bake_settings(demo_scene.navjump)
     direct = navjump.pipeline.bake(gathered.vertices, gathered.triangles, settings,
                                    walkable=gathered.walkable)
-    climb_items = importlib.import_module(f"{navjump.module}.blender.climb_items")
+    climb_items = navjump.sub("blender.climb_items")
     direct, climb_warnings = climb_items.add_gathered_climbing(direct, gathered, settings)
     assert climb_warnings == []
     assert stored.equals(direct)
@@ -243,7 +242,7 @@ def test_background_thread_job_and_cancel(bpy, navjump, demo_scene):
     assert job.error is None and not job.cancelled
     sync = navjump.pipeline.bake(gathered.vertices, gathered.triangles, settings,
                                  walkable=gathered.walkable)
-    climb_items = importlib.import_module(f"{navjump.module}.blender.climb_items")
+    climb_items = navjump.sub("blender.climb_items")
     sync, _warnings = climb_items.add_gathered_climbing(sync, gathered, settings)
     assert job.result.equals(sync)
     assert job.result.climb_element_count == 4 + job.result.stats["climb_found_ledges"]

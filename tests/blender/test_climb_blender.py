@@ -7,7 +7,6 @@ jump height is 1 m), with a ladder in front of its west wall, a ledge along that
 and a pipe further along: the tower top is reached only by climbing.
 """
 
-import importlib
 
 import numpy as np
 import pytest
@@ -19,8 +18,7 @@ TOWER_X, TOWER_H = 10.0, 3.5
 
 @pytest.fixture(scope="module")
 def ext(navjump):
-    def sub(name):
-        return importlib.import_module(f"{navjump.module}.{name}")
+    sub = navjump.sub
 
     class Ext:
         overlay = sub("blender.overlay")
@@ -388,7 +386,7 @@ def test_demo_level_climbing_wall_is_climbed_to_its_top(bpy, ext, demo_scene):
 
 
 def test_auto_rebake_follows_climb_roles_and_per_object_settings(bpy, navjump, ext, scene):
-    live = importlib.import_module(f"{navjump.module}.blender.live_rebake")
+    live = navjump.sub("blender.live_rebake")
     _climbing_wall(bpy)
     scene.navjump.links_enabled = False
     _bake(bpy, scene)
@@ -479,7 +477,7 @@ class _Layout:
 
 
 def _draw(bpy, navjump, name):
-    panels = importlib.import_module(f"{navjump.module}.blender.panel_climb")
+    panels = navjump.sub("blender.panel_climb")
     cls = getattr(panels, name)
     assert cls.is_registered
     if hasattr(cls, "poll") and not cls.poll(bpy.context):
@@ -514,7 +512,7 @@ def test_climbing_panels_draw_settings_counts_and_legend(bpy, navjump, ext, scen
 
 
 def test_a_path_test_end_dragged_onto_a_ladder_starts_mid_climb(bpy, navjump, ext, scene):
-    gizmo = importlib.import_module(f"{navjump.module}.blender.gizmo")
+    gizmo = navjump.sub("blender.gizmo")
     _climbing_wall(bpy)
     _bake(bpy, scene)
     nm = ext.storage.load_navmesh(scene)

@@ -1,6 +1,5 @@
 """The package as a Blender extension: manifest, registration, properties."""
 
-import importlib
 import subprocess
 import sys
 from dataclasses import fields
@@ -91,7 +90,7 @@ def test_viewport_query_kernels_cache_in_the_user_kernel_folder(bpy, navjump):
     t0 = time.time() - 1
     core = navjump.core
     kernel_cache = sys.modules[f"{navjump.module}.core.kernel_cache"]
-    query = importlib.import_module(f"{navjump.module}.core.query")  # as gizmo.py does
+    query = navjump.sub("core.query")  # as gizmo.py does
     build = navmesh_builders.for_package(navjump.module)
     verts = [(0, 0, 0), (4, 0, 0), (4, 4, 0), (0, 4, 0), (8, 0, 0), (8, 4, 0)]
     nm = build.navmesh_from_polygons(verts, [[0, 1, 2, 3], [1, 4, 5, 2]])

@@ -4,7 +4,6 @@ Dragging needs a window; the gizmos write the end points through ``gizmo.set_end
 the properties' update callback recomputes the path, so both are exercised directly.
 """
 
-import importlib
 
 import navmesh_builders
 import numpy as np
@@ -39,8 +38,8 @@ def _level(build):
 @pytest.fixture(scope="module")
 def mods(navjump):
     class M:
-        gizmo = importlib.import_module(f"{navjump.module}.blender.gizmo")
-        overlay = importlib.import_module(f"{navjump.module}.blender.overlay")
+        gizmo = navjump.sub("blender.gizmo")
+        overlay = navjump.sub("blender.overlay")
         build = navmesh_builders.for_package(navjump.module)
     return M
 

@@ -7,7 +7,6 @@ Timers never fire in background mode, so the tests run what the timers run
 result) after checking that the timer was registered.
 """
 
-import importlib
 import sys
 import threading
 import time
@@ -27,9 +26,9 @@ def mods(navjump):
     _LIVE = f"{navjump.module}.blender.live_rebake"
 
     class M:
-        live = importlib.import_module(f"{navjump.module}.blender.live_rebake")
-        overlay = importlib.import_module(f"{navjump.module}.blender.overlay")
-        offscreen = importlib.import_module(f"{navjump.module}.blender.offscreen")
+        live = navjump.sub("blender.live_rebake")
+        overlay = navjump.sub("blender.overlay")
+        offscreen = navjump.sub("blender.offscreen")
     return M
 
 

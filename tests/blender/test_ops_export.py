@@ -130,13 +130,12 @@ def _far_climb_navmesh(navjump):
     graph is one the Detour export must leave out (Detour joins off-mesh connections only
     to adjacent tiles), with a ``DetourExportWarning``."""
     import dataclasses
-    import importlib
 
     from scenes import Scene
 
     core = navjump.core
-    climb = importlib.import_module(f"{navjump.module}.core.climb")
-    kinds = importlib.import_module(f"{navjump.module}.core.kinds")
+    climb = navjump.sub("core.climb")
+    kinds = navjump.sub("core.kinds")
     edge_x = -0.4  # a tile line (tiles of 32 cells of 0.3 m from x = -10)
     v, t = Scene().floor(-10, -10, 14, 10).box(-8, edge_x, 0, edge_x, 4, 4).arrays()
     settings = core.BakeSettings(climbing_enabled=True, auto_ledges=False, tile_size=32)

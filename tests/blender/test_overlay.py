@@ -63,8 +63,7 @@ def cache_stats(ov) -> dict:
 
 @pytest.fixture(scope="module")
 def ext(navjump):
-    def sub(name):
-        return importlib.import_module(f"{navjump.module}.{name}")
+    sub = navjump.sub
 
     class Ext:
         overlay = sub("blender.overlay")
@@ -447,7 +446,7 @@ def test_invalid_parts_are_skipped_and_the_rest_drawn(ext, scene, level, gpu_on)
 
 
 def test_panels_hang_under_the_main_panel(bpy, ext, navjump):
-    panels = importlib.import_module(f"{navjump.module}.blender.panel_overlay")
+    panels = navjump.sub("blender.panel_overlay")
     for cls in panels.classes:
         assert cls.is_registered
         assert cls.bl_parent_id == "NAVJUMP_PT_main"

@@ -1,7 +1,6 @@
 """Debug layers of the overlay in real Blender: baked with Debug Data, stored with the
 result, drawn offscreen (pixels matched against the layers' own colours)."""
 
-import importlib
 
 import navmesh_builders
 import numpy as np
@@ -19,8 +18,7 @@ VIEW_BOUNDS = [[-1, -1, 0], [19, 11, 0]]
 
 @pytest.fixture(scope="module")
 def ext(navjump):
-    def sub(name):
-        return importlib.import_module(f"{navjump.module}.{name}")
+    sub = navjump.sub
 
     class Ext:
         overlay = sub("blender.overlay")
