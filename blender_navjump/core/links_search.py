@@ -18,7 +18,7 @@ from numba import njit
 from .debug import REJECT_NO_LANDING, REJECT_NONE, REJECT_TOO_FAR
 from .kinds import AREA_STAND, LINK_DROP, LINK_JUMP_ACROSS, LINK_JUMP_UP
 from .links_debug import explain_flight, record_reject
-from .links_geom import XY_BOUNDS, ground_height, locate
+from .links_geom import XY_BOUNDS, ground_height, locate, swept_body_hits_triangles
 from .links_model import (
     LANDING,
     MODE_JUMP,
@@ -40,10 +40,11 @@ from .query.jit import hot_kernel
 from .settings import LINK_COLLISION_TOLERANCE
 
 # Operation counters per sample (``search_landings``' ``counts`` rows): landing look-ups,
-# run-ups, touch-down searches, flights tried per kind, march steps.
+# run-ups, touch-down searches, flights tried per kind, march steps, whether the sample
+# was moved clear of a wall (``settle_sample``).
 SEARCH_COUNTS = np.dtype([("lookups", np.int32), ("run_ups", np.int32),
                           ("touchdowns", np.int32), ("flights", np.int32, (3,)),
-                          ("march", np.int32)])
+                          ("march", np.int32), ("settled", np.int8)])
 # A group of samples (``group_runs``): first and last sample, link kind.
 GROUP = np.dtype([("i0", np.int64), ("i1", np.int64), ("kind", np.int64)])
 # A pending part on ``_validate_stack``'s stack: samples, kind, and whether each end may
@@ -166,6 +167,60 @@ def _run_up(x0, y0, z0, ux, uy, ex, ey, start_clear, prm, tri, vox):
     return s_t
 
 
+@njit(cache=True)
+def _stands_clear(x, y, z, ex, ey, prm, tri, scratch, quad):
+    """The agent (full ``agent_radius``, from climb above the feet to its top, widened
+    sideways by half the sample spacing) standing at (x, y, z) meets no triangle."""
+    lat = prm.lateral
+    qx = (x - lat * ex, x + lat * ex, x + lat * ex, x - lat * ex)
+    qy = (y - lat * ey, y + lat * ey, y + lat * ey, y - lat * ey)
+    return not swept_body_hits_triangles(qx, qy, z + prm.climb, z + prm.top, prm.radius, tri,
+                                         scratch[0], scratch[1], scratch[2], quad)
+
+
+@njit(cache=True)
+def settle_sample(s, settle, prm, tri, scratch, quad):
+    """Ready a border sample for its search: its navmesh height (voxel-rounded) replaced
+    by the closest support-triangle height within ``settle.snap`` (kept where there is
+    none); then, where the agent standing there comes closer to a wall than its radius,
+    moved inward (against the outward normal), a quarter cell at a time up to
+    ``settle.max_move``, to the first point where it stands clear, its height measured
+    again on the triangles there. The navmesh border keeps an agent radius from the
+    voxelised walls only up to the contour simplification's error (``edge_max_error``
+    cells, more or less at every angle and grid offset): a take-off point is where the
+    agent really stands, not where the border happened to pass. Kept where no clear
+    point lies within reach. Returns whether the sample moved."""
+    z = ground_height(s.x, s.y, s.z, settle.snap, tri)
+    if z == z:
+        s.z = z
+    step = 0.25 * prm.cs
+    n_steps = int(math.floor(settle.max_move / step + 1e-9))
+    tol = max(prm.climb, 2.0 * prm.ch)
+    x0, y0, z0, ex, ey, nx, ny = sample_frame(s)
+    if _stands_clear(x0, y0, z0, ex, ey, prm, tri, scratch, quad):
+        return False
+    for k in range(1, n_steps + 1):
+        x = x0 - k * step * nx
+        y = y0 - k * step * ny
+        z = ground_height(x, y, z0, tol, tri)
+        if z != z:
+            return False  # the ground under the sample ends: no take-off further in
+        if _stands_clear(x, y, z, ex, ey, prm, tri, scratch, quad):
+            s.x = x
+            s.y = y
+            s.z = z
+            return True
+    return False
+
+
+class Settle(NamedTuple):
+    """How ``settle_sample`` readies a sample: the height snap tolerance (metres) and the
+    longest inward move."""
+
+    snap: float
+    max_move: float
+
+
 @hot_kernel
 def _set_landing(r, di, j, x, y, z1, poly, mode, s_t, s_l, length):
     """Fill a ``LANDING`` row."""
@@ -181,12 +236,13 @@ def _record(res, found_at, i, kind, di, j, x, y, z1, poly, mode, s_t, s_l, lengt
 
 
 @njit(cache=True, nogil=True)
-def search_landings(samples, dir_cos, dir_sin, enabled, prm, tri, vox, chf, pidx, res,
-                    found_at, counts, rej, which, allow, lo, hi):
+def search_landings(samples, dir_cos, dir_sin, enabled, settle, prm, tri, vox, chf, pidx,
+                    res, found_at, counts, rej, which, allow, lo, hi):
     """For samples which[lo..hi-1] and each link kind, the first valid landing along the edge
     normal (then the diagonal directions for kinds the normal did not find), written to
     ``res`` (N, 3; ``LANDING`` rows) and flagged in ``found_at`` (N, 3); operation counts per sample
-    to ``counts`` (N; ``SEARCH_COUNTS`` rows). Bands of samples are independent (they
+    to ``counts`` (N; ``SEARCH_COUNTS`` rows). Each sample is first readied
+    (``settle_sample``, with ``settle``: a ``Settle``). Bands of samples are independent (they
     run on threads; the lazily filled column tops they share are written with the same
     value by whoever comes first).
 
@@ -228,9 +284,13 @@ def search_landings(samples, dir_cos, dir_sin, enabled, prm, tri, vox, chf, pidx
     # a column whose solid covers the body heights of every jump up blocks them all only
     # when the body surely covers the column (radius beyond the cell's diagonal)
     column_stop = prm.body_radius >= 1.4143 * cs
+    scratch = (np.empty((8, 3)), np.empty((8, 3)), np.empty((8, 3)))
+    quad = np.empty((4, 3))
     for q in range(lo, hi):
         i = which[q]
         counters = counts[i]
+        if settle_sample(samples[i], settle, prm, tri, scratch, quad):
+            counters.settled = 1
         x0, y0, z0, ex, ey, nx, ny = sample_frame(samples[i])
         sp = samples[i].poly
         for k in range(3):
