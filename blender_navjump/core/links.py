@@ -75,13 +75,14 @@ class SearchCounts(NamedTuple):
     touchdowns: int
     flights: int
     march_steps: int
+    wall_tests: int
 
     @classmethod
     def of(cls, counts) -> SearchCounts:
         """From the per-sample ``links_search.SEARCH_COUNTS`` rows."""
         return cls(int(counts["lookups"].sum()), int(counts["run_ups"].sum()),
                    int(counts["touchdowns"].sum()), int(counts["flights"].sum()),
-                   int(counts["march"].sum()))
+                   int(counts["march"].sum()), int(counts["wall_tests"].sum()))
 
 
 class ValidateCounts(NamedTuple):

@@ -41,10 +41,11 @@ from .settings import LINK_COLLISION_TOLERANCE
 
 # Operation counters per sample (``search_landings``' ``counts`` rows): landing look-ups,
 # run-ups, touch-down searches, flights tried per kind, march steps, whether the sample
-# was moved clear of a wall (``settle_sample``).
+# was moved clear of a wall (``settle_sample``), whether its wall test ran.
 SEARCH_COUNTS = np.dtype([("lookups", np.int32), ("run_ups", np.int32),
                           ("touchdowns", np.int32), ("flights", np.int32, (3,)),
-                          ("march", np.int32), ("settled", np.int8)])
+                          ("march", np.int32), ("settled", np.int8),
+                          ("wall_tests", np.int8)])
 # A group of samples (``group_runs``): first and last sample, link kind.
 GROUP = np.dtype([("i0", np.int64), ("i1", np.int64), ("kind", np.int64)])
 # A pending part on ``_validate_stack``'s stack: samples, kind, and whether each end may
@@ -150,6 +151,18 @@ def _first_step_blocked(x0, y0, z0, ux, uy, ex, ey, prm, tri, vox):
 
 
 @njit(cache=True)
+def _wall_test(x0, y0, z0, nx, ny, ex, ey, found, prm, tri, vox, counters):
+    """Whether a sample stands at a wall (``_first_step_blocked`` along its normal): 1,
+    and then its drops and jumps across are not searched (``found``), else -1."""
+    counters.wall_tests += 1
+    if _first_step_blocked(x0, y0, z0, nx, ny, ex, ey, prm, tri, vox):
+        found[LINK_DROP] = True
+        found[LINK_JUMP_ACROSS] = True
+        return 1
+    return -1
+
+
+@njit(cache=True)
 def _run_up(x0, y0, z0, ux, uy, ex, ey, start_clear, prm, tri, vox):
     """The run-up of one direction, the same for every landing: s_T when the ground ends
     within reach and the walk there is clear, else -1. ``start_clear``: the
@@ -247,8 +260,10 @@ def search_landings(samples, dir_cos, dir_sin, enabled, settle, prm, tri, vox, c
     value by whoever comes first).
 
     A sample whose first step out along the normal is blocked stands at a wall: it is
-    searched for jumps up along the normal only. Drops prefer walking off the ledge: the
-    first landing reached by a jump is kept only when no walk-off landing is found.
+    searched for jumps up along the normal only (tested when its march first meets a
+    column that could hold a landing: a sample with none in reach is never tested).
+    Drops prefer walking off the ledge: the first landing reached by a jump is kept only
+    when no walk-off landing is found.
 
     ``rej``: (N, 3; ``links_debug.REFUSAL`` rows) to record why candidates were refused (debug data,
     ``links_debug``), or an empty array: then nothing is recorded. ``allow`` (N, 3): the
@@ -298,14 +313,18 @@ def search_landings(samples, dir_cos, dir_sin, enabled, settle, prm, tri, vox, c
         if found[LINK_DROP] and found[LINK_JUMP_ACROSS] and found[LINK_JUMP_UP]:
             continue
         p0_ground = 0  # ground under P0 (within climb): 0 unknown, 1 yes, -1 no
-        wall = _first_step_blocked(x0, y0, z0, nx, ny, ex, ey, prm, tri, vox)
-        if wall:
-            found[LINK_DROP] = True
-            found[LINK_JUMP_ACROSS] = True
-        n_dir = 1 if wall else dir_cos.shape[0]
-        for di in range(n_dir):
+        # At a wall (the first step out along the normal blocked): 0 unknown, 1 yes, -1 no.
+        # Tested when the march first meets a column that could hold a landing (the
+        # march's state there does not depend on it), so a sample with nothing to land on
+        # in reach is never tested; eagerly with debug data (the record needs it).
+        wall = 0
+        if debug_on:
+            wall = _wall_test(x0, y0, z0, nx, ny, ex, ey, found, prm, tri, vox, counters)
+        for di in range(dir_cos.shape[0]):
             if found[LINK_DROP] and found[LINK_JUMP_ACROSS] and found[LINK_JUMP_UP]:
                 break
+            if di > 0 and wall > 0:
+                break  # a sample at a wall is searched along the normal only
             ux = nx * dir_cos[di] - ny * dir_sin[di]
             uy = nx * dir_sin[di] + ny * dir_cos[di]
             for k in range(3):
@@ -351,6 +370,15 @@ def search_landings(samples, dir_cos, dir_sin, enabled, settle, prm, tri, vox, c
                         # reachable
                         dead[LINK_JUMP_UP] = True
                 mask = _chf_candidate(c, z0, dead, prm, chf)
+                if mask != 0 and wall == 0:
+                    wall = _wall_test(x0, y0, z0, nx, ny, ex, ey, found, prm, tri, vox,
+                                      counters)
+                    if wall > 0:
+                        if di > 0:
+                            break
+                        dead[LINK_DROP] = True
+                        dead[LINK_JUMP_ACROSS] = True
+                        mask &= BIT_UP
                 last_mask = mask
                 if mask == 0:
                     continue
@@ -467,7 +495,7 @@ def search_landings(samples, dir_cos, dir_sin, enabled, settle, prm, tri, vox, c
                         fallback.y, fallback.z, fallback.poly, MODE_JUMP, fallback.s_t,
                         fallback.s_l, fallback.length)
                 found[LINK_DROP] = True
-        if debug_on and not wall:
+        if debug_on and wall < 0:
             # a sample with no landing at all and no refused candidate: nothing to land on
             nothing = True
             for k in range(3):
