@@ -476,7 +476,10 @@ def build_links(nm, hf, chf, cfg, settings, vertices, triangles, debug=None,
     settle = Settle(max(cfg.walkable_climb * cfg.ch, 2.0 * cfg.ch),
                     (1.0 + float(settings.edge_max_error)) * cfg.cs)
 
+    info["samples_searched"] = 0
+
     def search(which, allow):
+        info["samples_searched"] += int(which.size)
         run_banded(search_landings, int(which.size), samples, np.cos(angles), np.sin(angles),
                    enabled, settle, prm, tri, vox, chfa, pidx, res, found_at, counts, rej,
                    which, allow, min_rows=64, per_worker=32)
