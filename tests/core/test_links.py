@@ -396,12 +396,13 @@ def test_validation_tests_each_position_once():
     assert vc["grow_positions"] + vc["full_positions"] == 2 * (round(n) + 1) + 2 * 2, (vc, n)
 
 
-def test_wall_test_only_where_a_landing_could_be():
+def test_search_skips_give_the_same_links():
     """A sample's wall test (its first step out blocked: then only jumps up along the
     normal are searched) runs when its march first meets a column that could hold a
     landing, not before: a platform with nothing in reach around it tests no sample, and
     a level with walls, a ledge and a pillar gets the same links as with the test run
-    first for every searched sample (debug data needs it there)."""
+    first for every searched sample and every sample beside a first-pass landing
+    searched (debug data)."""
     s = Scene()
     s.box(0, 0, -1, 10, 10, 0)  # nothing to land on within the jump and drop limits
     s.box(-20, -20, -30, 30, 30, -29)
@@ -422,6 +423,10 @@ def test_wall_test_only_where_a_landing_could_be():
     eager_n = eager.stats["links_info"]["search_counts"]["wall_tests"]
     assert eager_n == eager.stats["links_info"]["samples_searched"]
     assert 0 < lazy_n < eager_n, (lazy_n, eager_n)
+    # the second pass goes outward from the first pass's landings (links._search_outward):
+    # fewer samples than all beside one (debug data searches those), the same links
+    searched = nm.stats["links_info"]["samples_searched"]
+    assert searched < eager.stats["links_info"]["samples_searched"], searched
     assert nm.link_count >= 1
     for name in ("link_kind", "link_start", "link_end", "link_bidirectional",
                  "link_start_poly", "link_end_poly", "link_length"):
