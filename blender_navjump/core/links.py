@@ -38,16 +38,15 @@ from .kinds import (
 )
 from .links_debug import REFUSAL
 from .links_geom import (
-    ground_height,
     make_grid,
     polygon_index,
-    swept_body_hits_triangles,
     triangle_index,
 )
-from .links_model import LANDING, LINK, MODE_JUMP, SAMPLE, sample_frame
+from .links_model import LANDING, LINK, MODE_JUMP, SAMPLE
 from .links_search import (
     SEARCH_COUNTS,
     VALIDATE_COUNTS,
+    Settle,
     group_runs,
     keep_distinct,
     merge_links,
@@ -76,13 +75,14 @@ class SearchCounts(NamedTuple):
     touchdowns: int
     flights: int
     march_steps: int
+    wall_tests: int
 
     @classmethod
     def of(cls, counts) -> SearchCounts:
         """From the per-sample ``links_search.SEARCH_COUNTS`` rows."""
         return cls(int(counts["lookups"].sum()), int(counts["run_ups"].sum()),
                    int(counts["touchdowns"].sum()), int(counts["flights"].sum()),
-                   int(counts["march"].sum()))
+                   int(counts["march"].sum()), int(counts["wall_tests"].sum()))
 
 
 class ValidateCounts(NamedTuple):
@@ -106,6 +106,27 @@ def search_stride(min_width: float, step: float) -> int:
     """Every how many samples the first search pass looks: a link needs a run of samples
     spanning min_width, i.e. more than this many samples at most ``step`` apart."""
     return max(1, int(math.floor((min_width - 1e-6) / step)))
+
+
+def _search_outward(search, todo, near, found_at) -> None:
+    """The second search pass, outward from the first pass's samples: a sample of ``todo``
+    is searched (for its ``near`` kinds) once a neighbour found one of those kinds, in
+    rounds until none is left to search. A kept link's run of samples contains a
+    first-pass sample and every sample between it and any other of the run found the
+    kind, so each is reached; a sample that no neighbour reaches lies in no such run (the
+    samples between it and the first-pass samples beside it did not all find a kind
+    of those). Each sample is searched as the whole second pass would (same kinds), so
+    the landings of the kept runs are the same."""
+    todo = todo.copy()
+    while True:
+        side = np.zeros_like(near)
+        side[1:] |= found_at[:-1]
+        side[:-1] |= found_at[1:]
+        rows = np.nonzero(todo & (side & near).any(axis=1))[0].astype(np.int64)
+        if rows.size == 0:
+            return
+        search(rows, near)
+        todo[rows] = False
 
 
 def search_directions(angle_deg: float) -> np.ndarray:
@@ -319,65 +340,6 @@ def _straight_runs(pverts, polys, pnv, border_p, border_e, chain):
     return run_end
 
 
-@njit(cache=True, nogil=True)
-def _snap_heights(samples, tol, tri):
-    """Replace each sample's navmesh height by the closest support-triangle height within
-    ``tol`` (kept where there is none)."""
-    for i in range(samples.shape[0]):
-        s = samples[i]
-        z = ground_height(s.x, s.y, s.z, tol, tri)
-        if z == z:
-            s.z = z
-
-
-@njit(cache=True)
-def _stands_clear(x, y, z, ex, ey, prm, tri, scratch, quad):
-    """The agent (full ``agent_radius``, from climb above the feet to its top, widened
-    sideways by half the sample spacing) standing at (x, y, z) meets no triangle."""
-    lat = prm.lateral
-    qx = (x - lat * ex, x + lat * ex, x + lat * ex, x - lat * ex)
-    qy = (y - lat * ey, y + lat * ey, y + lat * ey, y - lat * ey)
-    return not swept_body_hits_triangles(qx, qy, z + prm.climb, z + prm.top, prm.radius, tri,
-                                         scratch[0], scratch[1], scratch[2], quad)
-
-
-@njit(cache=True, nogil=True)
-def _settle_samples(samples, which, max_move, prm, tri):
-    """Move each border sample where the agent, standing, comes closer to a wall than its
-    radius inward (against the outward normal), a quarter cell at a time up to
-    ``max_move``, to the first point where it stands clear; its height is measured again
-    on the triangles there. The navmesh border keeps an agent radius from the voxelised
-    walls only up to the contour simplification's error (``edge_max_error`` cells, more
-    or less at every angle and grid offset): a take-off point is where the agent really
-    stands, not where the border happened to pass. Kept where no clear point lies within
-    reach. Only the samples ``which`` (the ones about to be searched). Returns how many
-    samples moved."""
-    step = 0.25 * prm.cs
-    n_steps = int(math.floor(max_move / step + 1e-9))
-    tol = max(prm.climb, 2.0 * prm.ch)
-    scratch = (np.empty((8, 3)), np.empty((8, 3)), np.empty((8, 3)))
-    quad = np.empty((4, 3))
-    moved = 0
-    for q in range(which.shape[0]):
-        s = samples[which[q]]
-        x0, y0, z0, ex, ey, nx, ny = sample_frame(s)
-        if _stands_clear(x0, y0, z0, ex, ey, prm, tri, scratch, quad):
-            continue
-        for k in range(1, n_steps + 1):
-            x = x0 - k * step * nx
-            y = y0 - k * step * ny
-            z = ground_height(x, y, z0, tol, tri)
-            if z != z:
-                break  # the ground under the sample ends: no take-off further in
-            if _stands_clear(x, y, z, ex, ey, prm, tri, scratch, quad):
-                s.x = x
-                s.y = y
-                s.z = z
-                moved += 1
-                break
-    return moved
-
-
 def _empty_result(nm):
     for name, empty in empty_links().items():
         setattr(nm, name, empty)
@@ -510,8 +472,6 @@ def build_links(nm, hf, chf, cfg, settings, vertices, triangles, debug=None,
     timings["polygon_index"] = (time.perf_counter() - t0) * 1000.0
     t0 = time.perf_counter()
     tri = tri_job.result()
-    # sample heights measured on the triangles (the navmesh's are voxel-rounded)
-    _snap_heights(samples, max(cfg.walkable_climb * cfg.ch, 2.0 * cfg.ch), tri)
     timings["triangle_index_wait"] = (time.perf_counter() - t0) * 1000.0
     t0 = time.perf_counter()
     vox = (hf.column_head, hf.span_min, hf.span_max, hf.span_next,
@@ -530,19 +490,20 @@ def build_links(nm, hf, chf, cfg, settings, vertices, triangles, debug=None,
     min_width = (2.0 * settings.agent_radius if settings.min_link_width < 0
                  else float(settings.min_link_width))
 
-    # take-off points where the agent stands clear of walls (the border wanders by up to
-    # the contour simplification's error), settled only for the samples searched
-    max_move = (1.0 + float(settings.edge_max_error)) * cfg.cs
-    info["samples_settled"] = 0
-    timings["settle"] = 0.0
+    # each searched sample first gets its height on the triangles (the navmesh's are
+    # voxel-rounded) and is moved to where the agent stands clear of walls (the border
+    # wanders by up to the contour simplification's error): links_search.settle_sample,
+    # on the search's threads, for the samples searched only
+    settle = Settle(max(cfg.walkable_climb * cfg.ch, 2.0 * cfg.ch),
+                    (1.0 + float(settings.edge_max_error)) * cfg.cs)
+
+    info["samples_searched"] = 0
 
     def search(which, allow):
-        t_settle = time.perf_counter()
-        info["samples_settled"] += int(_settle_samples(samples, which, max_move, prm, tri))
-        timings["settle"] += (time.perf_counter() - t_settle) * 1000.0
+        info["samples_searched"] += int(which.size)
         run_banded(search_landings, int(which.size), samples, np.cos(angles), np.sin(angles),
-                   enabled, prm, tri, vox, chfa, pidx, res, found_at, counts, rej, which,
-                   allow, min_rows=256, per_worker=32)
+                   enabled, settle, prm, tri, vox, chfa, pidx, res, found_at, counts, rej,
+                   which, allow, min_rows=64, per_worker=32)
 
     # Every kept link comes from a run of more than `stride` neighbouring samples with a
     # landing (narrower runs are dropped as narrower than min_width), so every stride-th
@@ -558,10 +519,14 @@ def build_links(nm, hf, chf, cfg, settings, vertices, triangles, debug=None,
                                    & found_at[np.minimum(after, n_samples - 1)])
         # and only for the kinds one of the two found: a run of another kind lies between
         # them, too narrow to keep (the debug data records every candidate)
-        search(np.nonzero((every % stride != 0) & near.any(axis=1))[0].astype(np.int64),
-               near if debug is None else np.ones_like(near))
+        todo = (every % stride != 0) & near.any(axis=1)
+        if debug is not None:
+            search(np.nonzero(todo)[0].astype(np.int64), np.ones_like(near))
+        else:
+            _search_outward(search, todo, near, found_at)
     info["search_counts"] = SearchCounts.of(counts)._asdict()
-    timings["search"] = (time.perf_counter() - t0) * 1000.0 - timings["settle"]
+    info["samples_settled"] = int(counts["settled"].sum())
+    timings["search"] = (time.perf_counter() - t0) * 1000.0
 
     t0 = time.perf_counter()
     # the border's voxel steps and contour simplification wander up to about

@@ -18,7 +18,7 @@ from numba import njit
 from .debug import REJECT_NO_LANDING, REJECT_NONE, REJECT_TOO_FAR
 from .kinds import AREA_STAND, LINK_DROP, LINK_JUMP_ACROSS, LINK_JUMP_UP
 from .links_debug import explain_flight, record_reject
-from .links_geom import XY_BOUNDS, ground_height, locate
+from .links_geom import XY_BOUNDS, ground_height, locate, swept_body_hits_triangles
 from .links_model import (
     LANDING,
     MODE_JUMP,
@@ -40,10 +40,12 @@ from .query.jit import hot_kernel
 from .settings import LINK_COLLISION_TOLERANCE
 
 # Operation counters per sample (``search_landings``' ``counts`` rows): landing look-ups,
-# run-ups, touch-down searches, flights tried per kind, march steps.
+# run-ups, touch-down searches, flights tried per kind, march steps, whether the sample
+# was moved clear of a wall (``settle_sample``), whether its wall test ran.
 SEARCH_COUNTS = np.dtype([("lookups", np.int32), ("run_ups", np.int32),
                           ("touchdowns", np.int32), ("flights", np.int32, (3,)),
-                          ("march", np.int32)])
+                          ("march", np.int32), ("settled", np.int8),
+                          ("wall_tests", np.int8)])
 # A group of samples (``group_runs``): first and last sample, link kind.
 GROUP = np.dtype([("i0", np.int64), ("i1", np.int64), ("kind", np.int64)])
 # A pending part on ``_validate_stack``'s stack: samples, kind, and whether each end may
@@ -149,6 +151,18 @@ def _first_step_blocked(x0, y0, z0, ux, uy, ex, ey, prm, tri, vox):
 
 
 @njit(cache=True)
+def _wall_test(x0, y0, z0, nx, ny, ex, ey, found, prm, tri, vox, counters):
+    """Whether a sample stands at a wall (``_first_step_blocked`` along its normal): 1,
+    and then its drops and jumps across are not searched (``found``), else -1."""
+    counters.wall_tests += 1
+    if _first_step_blocked(x0, y0, z0, nx, ny, ex, ey, prm, tri, vox):
+        found[LINK_DROP] = True
+        found[LINK_JUMP_ACROSS] = True
+        return 1
+    return -1
+
+
+@njit(cache=True)
 def _run_up(x0, y0, z0, ux, uy, ex, ey, start_clear, prm, tri, vox):
     """The run-up of one direction, the same for every landing: s_T when the ground ends
     within reach and the walk there is clear, else -1. ``start_clear``: the
@@ -166,6 +180,60 @@ def _run_up(x0, y0, z0, ux, uy, ex, ey, start_clear, prm, tri, vox):
     return s_t
 
 
+@njit(cache=True)
+def _stands_clear(x, y, z, ex, ey, prm, tri, scratch, quad):
+    """The agent (full ``agent_radius``, from climb above the feet to its top, widened
+    sideways by half the sample spacing) standing at (x, y, z) meets no triangle."""
+    lat = prm.lateral
+    qx = (x - lat * ex, x + lat * ex, x + lat * ex, x - lat * ex)
+    qy = (y - lat * ey, y + lat * ey, y + lat * ey, y - lat * ey)
+    return not swept_body_hits_triangles(qx, qy, z + prm.climb, z + prm.top, prm.radius, tri,
+                                         scratch[0], scratch[1], scratch[2], quad)
+
+
+@njit(cache=True)
+def settle_sample(s, settle, prm, tri, scratch, quad):
+    """Ready a border sample for its search: its navmesh height (voxel-rounded) replaced
+    by the closest support-triangle height within ``settle.snap`` (kept where there is
+    none); then, where the agent standing there comes closer to a wall than its radius,
+    moved inward (against the outward normal), a quarter cell at a time up to
+    ``settle.max_move``, to the first point where it stands clear, its height measured
+    again on the triangles there. The navmesh border keeps an agent radius from the
+    voxelised walls only up to the contour simplification's error (``edge_max_error``
+    cells, more or less at every angle and grid offset): a take-off point is where the
+    agent really stands, not where the border happened to pass. Kept where no clear
+    point lies within reach. Returns whether the sample moved."""
+    z = ground_height(s.x, s.y, s.z, settle.snap, tri)
+    if z == z:
+        s.z = z
+    step = 0.25 * prm.cs
+    n_steps = int(math.floor(settle.max_move / step + 1e-9))
+    tol = max(prm.climb, 2.0 * prm.ch)
+    x0, y0, z0, ex, ey, nx, ny = sample_frame(s)
+    if _stands_clear(x0, y0, z0, ex, ey, prm, tri, scratch, quad):
+        return False
+    for k in range(1, n_steps + 1):
+        x = x0 - k * step * nx
+        y = y0 - k * step * ny
+        z = ground_height(x, y, z0, tol, tri)
+        if z != z:
+            return False  # the ground under the sample ends: no take-off further in
+        if _stands_clear(x, y, z, ex, ey, prm, tri, scratch, quad):
+            s.x = x
+            s.y = y
+            s.z = z
+            return True
+    return False
+
+
+class Settle(NamedTuple):
+    """How ``settle_sample`` readies a sample: the height snap tolerance (metres) and the
+    longest inward move."""
+
+    snap: float
+    max_move: float
+
+
 @hot_kernel
 def _set_landing(r, di, j, x, y, z1, poly, mode, s_t, s_l, length):
     """Fill a ``LANDING`` row."""
@@ -181,18 +249,21 @@ def _record(res, found_at, i, kind, di, j, x, y, z1, poly, mode, s_t, s_l, lengt
 
 
 @njit(cache=True, nogil=True)
-def search_landings(samples, dir_cos, dir_sin, enabled, prm, tri, vox, chf, pidx, res,
-                    found_at, counts, rej, which, allow, lo, hi):
+def search_landings(samples, dir_cos, dir_sin, enabled, settle, prm, tri, vox, chf, pidx,
+                    res, found_at, counts, rej, which, allow, lo, hi):
     """For samples which[lo..hi-1] and each link kind, the first valid landing along the edge
     normal (then the diagonal directions for kinds the normal did not find), written to
     ``res`` (N, 3; ``LANDING`` rows) and flagged in ``found_at`` (N, 3); operation counts per sample
-    to ``counts`` (N; ``SEARCH_COUNTS`` rows). Bands of samples are independent (they
+    to ``counts`` (N; ``SEARCH_COUNTS`` rows). Each sample is first readied
+    (``settle_sample``, with ``settle``: a ``Settle``). Bands of samples are independent (they
     run on threads; the lazily filled column tops they share are written with the same
     value by whoever comes first).
 
     A sample whose first step out along the normal is blocked stands at a wall: it is
-    searched for jumps up along the normal only. Drops prefer walking off the ledge: the
-    first landing reached by a jump is kept only when no walk-off landing is found.
+    searched for jumps up along the normal only (tested when its march first meets a
+    column that could hold a landing: a sample with none in reach is never tested).
+    Drops prefer walking off the ledge: the first landing reached by a jump is kept only
+    when no walk-off landing is found.
 
     ``rej``: (N, 3; ``links_debug.REFUSAL`` rows) to record why candidates were refused (debug data,
     ``links_debug``), or an empty array: then nothing is recorded. ``allow`` (N, 3): the
@@ -228,9 +299,13 @@ def search_landings(samples, dir_cos, dir_sin, enabled, prm, tri, vox, chf, pidx
     # a column whose solid covers the body heights of every jump up blocks them all only
     # when the body surely covers the column (radius beyond the cell's diagonal)
     column_stop = prm.body_radius >= 1.4143 * cs
+    scratch = (np.empty((8, 3)), np.empty((8, 3)), np.empty((8, 3)))
+    quad = np.empty((4, 3))
     for q in range(lo, hi):
         i = which[q]
         counters = counts[i]
+        if settle_sample(samples[i], settle, prm, tri, scratch, quad):
+            counters.settled = 1
         x0, y0, z0, ex, ey, nx, ny = sample_frame(samples[i])
         sp = samples[i].poly
         for k in range(3):
@@ -238,14 +313,18 @@ def search_landings(samples, dir_cos, dir_sin, enabled, prm, tri, vox, chf, pidx
         if found[LINK_DROP] and found[LINK_JUMP_ACROSS] and found[LINK_JUMP_UP]:
             continue
         p0_ground = 0  # ground under P0 (within climb): 0 unknown, 1 yes, -1 no
-        wall = _first_step_blocked(x0, y0, z0, nx, ny, ex, ey, prm, tri, vox)
-        if wall:
-            found[LINK_DROP] = True
-            found[LINK_JUMP_ACROSS] = True
-        n_dir = 1 if wall else dir_cos.shape[0]
-        for di in range(n_dir):
+        # At a wall (the first step out along the normal blocked): 0 unknown, 1 yes, -1 no.
+        # Tested when the march first meets a column that could hold a landing (the
+        # march's state there does not depend on it), so a sample with nothing to land on
+        # in reach is never tested; eagerly with debug data (the record needs it).
+        wall = 0
+        if debug_on:
+            wall = _wall_test(x0, y0, z0, nx, ny, ex, ey, found, prm, tri, vox, counters)
+        for di in range(dir_cos.shape[0]):
             if found[LINK_DROP] and found[LINK_JUMP_ACROSS] and found[LINK_JUMP_UP]:
                 break
+            if di > 0 and wall > 0:
+                break  # a sample at a wall is searched along the normal only
             ux = nx * dir_cos[di] - ny * dir_sin[di]
             uy = nx * dir_sin[di] + ny * dir_cos[di]
             for k in range(3):
@@ -291,6 +370,15 @@ def search_landings(samples, dir_cos, dir_sin, enabled, prm, tri, vox, chf, pidx
                         # reachable
                         dead[LINK_JUMP_UP] = True
                 mask = _chf_candidate(c, z0, dead, prm, chf)
+                if mask != 0 and wall == 0:
+                    wall = _wall_test(x0, y0, z0, nx, ny, ex, ey, found, prm, tri, vox,
+                                      counters)
+                    if wall > 0:
+                        if di > 0:
+                            break
+                        dead[LINK_DROP] = True
+                        dead[LINK_JUMP_ACROSS] = True
+                        mask &= BIT_UP
                 last_mask = mask
                 if mask == 0:
                     continue
@@ -407,7 +495,7 @@ def search_landings(samples, dir_cos, dir_sin, enabled, prm, tri, vox, chf, pidx
                         fallback.y, fallback.z, fallback.poly, MODE_JUMP, fallback.s_t,
                         fallback.s_l, fallback.length)
                 found[LINK_DROP] = True
-        if debug_on and not wall:
+        if debug_on and wall < 0:
             # a sample with no landing at all and no refused candidate: nothing to land on
             nothing = True
             for k in range(3):

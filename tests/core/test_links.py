@@ -11,6 +11,7 @@ from link_oracle import check_links
 from scenes import Scene
 
 from blender_navjump.core import BakeSettings, SettingsError, bake
+from blender_navjump.core.debug import BakeDebug
 from blender_navjump.core.navmesh import LINK_DROP, LINK_JUMP_ACROSS, LINK_JUMP_UP, NavMesh
 
 # Box bottoms and floor tops sit off voxel boundaries so that voxel rounding cannot turn a
@@ -393,3 +394,41 @@ def test_validation_tests_each_position_once():
     assert vc["parts"] == 2 and vc["full_fails"] == 0, vc
     assert vc["grow_positions"] > 2 * 2, vc  # the ends did grow (the navmesh's corners)
     assert vc["grow_positions"] + vc["full_positions"] == 2 * (round(n) + 1) + 2 * 2, (vc, n)
+
+
+def test_search_skips_give_the_same_links():
+    """A sample's wall test (its first step out blocked: then only jumps up along the
+    normal are searched) runs when its march first meets a column that could hold a
+    landing, not before: a platform with nothing in reach around it tests no sample, and
+    a level with walls, a ledge and a pillar gets the same links as with the test run
+    first for every searched sample and every sample beside a first-pass landing
+    searched (debug data)."""
+    s = Scene()
+    s.box(0, 0, -1, 10, 10, 0)  # nothing to land on within the jump and drop limits
+    s.box(-20, -20, -30, 30, 30, -29)
+    nm, v, t, st = bake_links(s)
+    info = nm.stats["links_info"]
+    assert nm.link_count == 0
+    assert info["samples_searched"] > 0
+    assert info["search_counts"]["wall_tests"] == 0
+
+    s = ledge(0.95)
+    s.box(16.0, -1.0, FLOOR, 16.5, 11.0, 3.5)  # a wall across the lower floor
+    s.box(0.0, 10.0, FLOOR, 22.0, 10.5, 3.5)  # and along its side
+    s.box(12.5, 4.8, FLOOR, 12.9, 5.2, 3.0)  # a pillar below the ledge
+    nm, v, t, st = bake_links(s, **LEDGE_SETTINGS)
+    debug = BakeDebug()
+    eager = bake(v, t, st, debug=debug)
+    lazy_n = nm.stats["links_info"]["search_counts"]["wall_tests"]
+    eager_n = eager.stats["links_info"]["search_counts"]["wall_tests"]
+    assert eager_n == eager.stats["links_info"]["samples_searched"]
+    assert 0 < lazy_n < eager_n, (lazy_n, eager_n)
+    # the second pass goes outward from the first pass's landings (links._search_outward):
+    # fewer samples than all beside one (debug data searches those), the same links
+    searched = nm.stats["links_info"]["samples_searched"]
+    assert searched < eager.stats["links_info"]["samples_searched"], searched
+    assert nm.link_count >= 1
+    for name in ("link_kind", "link_start", "link_end", "link_bidirectional",
+                 "link_start_poly", "link_end_poly", "link_length"):
+        assert getattr(nm, name).tobytes() == getattr(eager, name).tobytes(), name
+    assert_valid(nm, v, t, st)
