@@ -515,10 +515,15 @@ def touchdown_distance(x0, y0, ux, uy, dist, z1, s_t, prm, tri):
     """s_L: start of the landing ground (within climb of z1) that reaches P1, marching back
     from P1 every profile_step and bisecting the last gap; s_t when there is no gap after s_t.
     -1 when P1 has no ground or the run-out would be longer than run_max."""
+    return ground_begins(x0, y0, ux, uy, dist, z1, s_t, prm.run_max, prm, tri)
+
+
+@hot_kernel
+def ground_begins(x0, y0, ux, uy, dist, z1, s_t, a_max, prm, tri):
+    """``touchdown_distance`` with the run-out limited to ``a_max``."""
     if not support(x0 + ux * dist, y0 + uy * dist, z1, prm, tri):
         return -1.0
     d = prm.profile_step
-    a_max = prm.run_max
     j = 1
     while True:
         s = dist - j * d
@@ -539,6 +544,54 @@ def touchdown_distance(x0, y0, ux, uy, dist, z1, s_t, prm, tri):
                 return -1.0
             return hi
         j += 1
+
+
+# A jump across lands at most this many degrees off the landing edge's normal
+# (``lands_squarely``, tested in ``links_search.search_landings`` after the flight test).
+# The run-out (touch-down to the navmesh point P1) is limited to run_max = agent_radius +
+# 3 cells along the flight; the navmesh border lies an agent radius plus 0.5-1.5 cells
+# (voxels, erosion, contour simplification: different at every angle and grid offset)
+# inside a landing edge, i.e. 0.75-1.05 m at the defaults, and a flight landing phi off
+# the edge's normal runs that inset / cos(phi) to reach it: beyond 45 degrees this passes
+# run_max in some bakes and not in others. Turned, nav_test got 1.2-1.5 m jumps across
+# the concave corners of its pits, landing 53-60 degrees off the far edge's normal (their
+# run-outs 1.2-1.6 m), which the unturned bake refused (its border lay further in).
+LAND_MAX_ANGLE = 45.0
+LAND_MIN_COS = math.sin(math.radians(LAND_MAX_ANGLE))  # |cos| of the chord with u's normal
+
+
+@njit(cache=True)
+def lands_squarely(x0, y0, ux, uy, dist, z1, s_t, s_l, prm, tri):
+    """Whether a jump along u from P0, touching down at s_L (``touchdown_distance``), lands
+    within ``LAND_MAX_ANGLE`` of the landing edge's normal, measured on the triangles: the
+    landing ground's beginnings along u from the points a cell either side of P0 (across
+    u), with s_L, give the edge's two half-chords around L; it passes when either is at
+    most that angle off square to u (a curved edge, or L beside a corner, has one), and
+    also when neither could be measured (no edge there: s_L = s_T)."""
+    if s_l <= s_t:
+        return True
+    h = prm.cs
+    wx = -uy
+    wy = ux
+    lx = x0 + s_l * ux
+    ly = y0 + s_l * uy
+    lim = prm.march_max
+    measured = False
+    for side in (-1.0, 1.0):
+        px = x0 + side * h * wx
+        py = y0 + side * h * wy
+        sl = ground_begins(px, py, ux, uy, dist, z1, s_t, lim, prm, tri)
+        if sl <= s_t:
+            continue
+        cx = px + sl * ux - lx
+        cy = py + sl * uy - ly
+        ln = math.sqrt(cx * cx + cy * cy)
+        if ln <= 0.0:
+            continue
+        measured = True
+        if abs(cx * wx + cy * wy) >= LAND_MIN_COS * ln:
+            return True
+    return not measured
 
 
 @hot_kernel

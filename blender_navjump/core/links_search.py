@@ -27,6 +27,7 @@ from .links_model import (
     check_flight,
     check_path,
     kind_of,
+    lands_squarely,
     sample_frame,
     spans_overlap,
     support,
@@ -481,6 +482,9 @@ def search_landings(samples, dir_cos, dir_sin, enabled, settle, prm, tri, vox, c
                             fail_sl[kind] = s_l
                             fail_z[kind] = z1
                         continue
+                    if kind == LINK_JUMP_ACROSS and not lands_squarely(
+                            x0, y0, ux, uy, dist, z1, s_t, s_l, prm, tri):
+                        continue  # too oblique to the landing edge (links_model)
                     if kind == LINK_DROP:
                         have_fallback = True
                         _set_landing(fallback, di, j, x, y, z1, out_poly[c], MODE_JUMP, s_t,

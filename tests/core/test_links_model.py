@@ -18,7 +18,15 @@ from numba import njit
 
 from blender_navjump.core.kinds import LINK_DROP, LINK_JUMP_ACROSS, LINK_JUMP_UP
 from blender_navjump.core.links_geom import make_grid, triangle_index
-from blender_navjump.core.links_model import TRI_SWEEP, arc_length, kind_of, tri_arc_blocked
+from blender_navjump.core.links_model import (
+    LAND_MAX_ANGLE,
+    TRI_SWEEP,
+    arc_length,
+    ground_begins,
+    kind_of,
+    lands_squarely,
+    tri_arc_blocked,
+)
 from blender_navjump.core.settings import BakeSettings, LinkParams, voxel_config
 
 CLIMB, TOP = 0.4, 2.0
@@ -131,3 +139,36 @@ def test_link_kinds_use_agent_max_climb_not_the_voxel_climb():
     assert kind_of(-0.85, prm.climb) == LINK_JUMP_ACROSS
     assert kind_of(0.92, prm.climb) == LINK_JUMP_UP
     assert kind_of(-0.92, prm.climb) == LINK_DROP
+
+
+@pytest.mark.parametrize("turn", [0.0, 7.0, 33.0, 61.5, 137.0, 250.25])
+def test_lands_squarely_measures_the_real_landing_edge(turn):
+    # a landing platform whose edge runs at `turn` degrees: a jump landing within
+    # LAND_MAX_ANGLE of the edge's normal passes, beyond it fails, whatever the edge's
+    # direction (the navmesh border's inset and lean play no part)
+    assert LAND_MAX_ANGLE == 45.0
+    v, t = [], []
+    _box(v, t, (0, -6, -1), (6, 6, 0))
+    verts = np.array(v, np.float64)
+    a = math.radians(turn)
+    c, s = math.cos(a), math.sin(a)
+    x, y = verts[:, 0].copy(), verts[:, 1].copy()
+    verts[:, 0], verts[:, 1] = c * x - s * y, s * x + c * y
+    ti = triangle_index(verts, np.array(t, np.int32), 0.7, make_grid((-9.0, -9.0), (9.0, 9.0),
+                                                                      0.6))
+    values = dict.fromkeys(LinkParams._fields, 0.0)
+    values.update(cs=0.3, ch=0.2, climb=CLIMB, profile_step=0.3, run_max=1.5, march_max=9.0)
+    prm = LinkParams(**values)
+    nx, ny = c, s  # the landing edge's normal into the platform (the edge is x = 0)
+    for off_normal, expected in ((0.0, True), (20.0, True), (-43.0, True), (47.5, False),
+                                 (-50.0, False), (60.0, False)):
+        b = math.radians(off_normal)
+        ux, uy = nx * math.cos(b) - ny * math.sin(b), nx * math.sin(b) + ny * math.cos(b)
+        for along in (-2.0, 0.0, 2.0):  # take-off points a metre before the edge
+            px, py = -1.0, along
+            x0, y0 = c * px - s * py, s * px + c * py
+            dist = 1.5 / math.cos(b)  # P1 half a metre inside the edge
+            s_l = ground_begins(x0, y0, ux, uy, dist, 0.0, 0.0, prm.march_max, prm, ti)
+            assert s_l == pytest.approx(1.0 / math.cos(b), abs=0.01)
+            got = lands_squarely(x0, y0, ux, uy, dist, 0.0, 0.0, s_l, prm, ti)
+            assert got == expected, (turn, off_normal, along)
