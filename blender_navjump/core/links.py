@@ -104,8 +104,10 @@ class ValidateCounts(NamedTuple):
 
 def search_stride(min_width: float, step: float) -> int:
     """Every how many samples the first search pass looks: a link needs a run of samples
-    spanning min_width, i.e. more than this many samples at most ``step`` apart."""
-    return max(1, int(math.floor((min_width - 1e-6) / step)))
+    spanning min_width (a group reaches half a sample beyond its ends), i.e. at least
+    this many samples at most ``step`` apart, and any run of that many neighbouring
+    samples holds one whose index is a multiple of it."""
+    return int(math.floor((min_width - 1e-6) / step)) + 1 if min_width > 0.0 else 1
 
 
 def _search_outward(search, todo, near, found_at) -> None:
@@ -505,7 +507,7 @@ def build_links(nm, hf, chf, cfg, settings, vertices, triangles, debug=None,
                    enabled, settle, prm, tri, vox, chfa, pidx, res, found_at, counts, rej,
                    which, allow, min_rows=64, per_worker=32)
 
-    # Every kept link comes from a run of more than `stride` neighbouring samples with a
+    # Every kept link comes from a run of at least `stride` neighbouring samples with a
     # landing (narrower runs are dropped as narrower than min_width), so every stride-th
     # sample is searched first and the others only beside one that found a landing: the
     # same landings, without searching the long stretches of border that have none.

@@ -7,6 +7,8 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from link_oracle import check_links
 from scenes import Scene
 
@@ -432,3 +434,21 @@ def test_search_skips_give_the_same_links():
                  "link_start_poly", "link_end_poly", "link_length"):
         assert getattr(nm, name).tobytes() == getattr(eager, name).tobytes(), name
     assert_valid(nm, v, t, st)
+
+
+@settings(max_examples=300, deadline=None)
+@given(min_width=st.floats(0.05, 5.0), step=st.floats(0.05, 1.0),
+       spacing_share=st.floats(0.5, 1.0))
+def test_first_search_pass_stride_meets_every_keepable_run(min_width, step, spacing_share):
+    """A run of samples kept by the width rule (n samples a spacing <= step apart reach
+    n * spacing >= min_width) always holds a sample whose index is a multiple of the
+    stride, and the stride is the largest such: one more would let a keepable run of
+    exactly `stride` samples at the full step fall between two first-pass samples."""
+    from blender_navjump.core.links import search_stride
+
+    k = search_stride(min_width, step)
+    spacing = step * spacing_share
+    n_min = math.ceil((min_width - 1e-9) / spacing)  # shortest run kept at this spacing
+    assert n_min >= k
+    # at the full step a run of k samples is kept: a larger stride would miss one
+    assert k * step >= min_width - 1e-6
