@@ -854,13 +854,18 @@ def validate_groups(samples, res, groups, offsets, prm, tri, vox, pidx, out, out
 
 
 # Growth of a valid link's ends along its line: steps of half a cell (of the start
-# segment's length), up to 10 cells (each step one position test; validity stops it: the
+# segment's length), up to 20 cells (each step one position test; validity stops it: the
 # start must stay within an agent radius of the navmesh). At some angles to the grid the
 # erosion and the contour simplification cut a navmesh corner along 1.5 m of a ledge (the
-# 0.95 m ledge turned 60.07 deg: its jump up stopped 1 m short with 3 cells). The steps
-# are the link's own test positions (``_lattice_step``): a grown position is never
-# tested again.
-EXTEND_STEPS = 20
+# 0.95 m ledge turned 60.07 deg: its jump up stopped 1 m short with 3 cells), and where
+# the samples by a corner took another landing mode the fitted link ends further back
+# (the 3.9 m ledge at 0.2 m cells turned 313.25 deg: 0.9 m short with 10 cells). The
+# steps are the link's own test positions (``_lattice_step``): a grown position is
+# never tested again. A grown link refused as a whole (its midpoint moved off the
+# navmesh) is grown again up to EXTEND_RETRY_STEPS (10 cells) before the link as
+# fitted is tested: a long growth at one end only moves the midpoint far.
+EXTEND_STEPS = 40
+EXTEND_RETRY_STEPS = 20
 # A joined link's outer ends are pulled back JOIN_PULL_STEP cells at a time, at most
 # JOIN_PULL_STEPS times (each a full test)
 JOIN_PULL_STEP = 0.25
@@ -1003,9 +1008,9 @@ def _lattice_step(fit, prm):
 
 
 @njit(cache=True)
-def _grow(fit, h, sp, kind, mode, prm, tri, vox, pidx, out_poly, out_z, vc):
+def _grow(fit, h, max_steps, sp, kind, mode, prm, tri, vox, pidx, out_poly, out_z, vc):
     """Grow the ends of the fitted link ``fit`` along its line one step ``h`` (a test
-    position of the grown link, ``_lattice_step``) at a time, up to EXTEND_STEPS, while
+    position of the grown link, ``_lattice_step``) at a time, up to ``max_steps``, while
     single positions stay valid (``_position_ok``). Returns a ``Growth``; ``fit`` is
     unchanged."""
     n_lo = 0
@@ -1013,7 +1018,7 @@ def _grow(fit, h, sp, kind, mode, prm, tri, vox, pidx, out_poly, out_z, vc):
     total = 0.0
     for side in range(2):
         k = 0
-        while k < EXTEND_STEPS:
+        while k < max_steps:
             t = fit.t_hi + (k + 1) * h if side == 1 else fit.t_lo - (k + 1) * h
             vc.grow += 1
             pos = _position_ok(fit, t, sp, kind, mode, fit.dx, fit.dy, prm, tri, vox, pidx,
@@ -1098,33 +1103,42 @@ def _validate_stack(samples, res, prm, tri, vox, pidx, out, m, stack, top, fit, 
             # reach on along the straight line while single positions stay valid (a
             # border bends away at corners; the ledge goes on), then test the grown link
             # at its other positions (the ones the oracle checks: the growth steps are
-            # among them)
-            g = _grow(fit, h, sp, kind, mode, prm, tri, vox, pidx, out_poly, out_z, vc)
-            n = steps + g.lo + g.hi
-            copy_fit(fit2, fit)
-            fit2.t_lo = fit.t_lo - g.lo * h
-            fit2.t_hi = fit2.t_lo + n * h
-            c = link_point(fit2, 0.5)
-            sp2 = _end_poly(c.sx, c.sy, c.sz, -1, prm, pidx, out_poly, out_z)
-            ep2 = _end_poly(c.ex, c.ey, c.ez, sp2, prm, pidx, out_poly, out_z) \
-                if sp2 >= 0 else -1
-            if sp2 >= 0 and ep2 >= 0 and check_positions(
-                    _width(link_point(fit2, 0.0), link_point(fit2, 1.0)), prm) == n:
-                lt = _test_lattice(fit2, h, n, g.lo, g.hi, kind, mode, sp2, prm, tri, vox,
-                                   pidx, out_poly, out_z)
-                vc.full += lt.tested
-                vc.full_fails += lt.fail >= 0
-                if lt.fail < 0:
-                    passed = True
-                    copy_fit(fit, fit2)
-                    sp, ep = sp2, ep2
-                    mean_len = (lt.length + g.length) / (n + 1)
-                else:  # inside the fitted extent: the link as fitted fails there too
-                    t_fail = fit2.t_lo + lt.fail * h
-            else:
+            # among them); a grown link refused as a whole is grown again less far
+            # (EXTEND_RETRY_STEPS) before the link as fitted is tested
+            fitted_fails = False
+            widest = -1
+            for cap in (EXTEND_STEPS, EXTEND_RETRY_STEPS):
+                if widest >= 0 and widest <= cap:
+                    break  # the first growth stayed within this cap: nothing new to try
+                g = _grow(fit, h, cap, sp, kind, mode, prm, tri, vox, pidx, out_poly,
+                          out_z, vc)
+                widest = max(g.lo, g.hi)
+                n = steps + g.lo + g.hi
+                copy_fit(fit2, fit)
+                fit2.t_lo = fit.t_lo - g.lo * h
+                fit2.t_hi = fit2.t_lo + n * h
+                c = link_point(fit2, 0.5)
+                sp2 = _end_poly(c.sx, c.sy, c.sz, -1, prm, pidx, out_poly, out_z)
+                ep2 = _end_poly(c.ex, c.ey, c.ez, sp2, prm, pidx, out_poly, out_z) \
+                    if sp2 >= 0 else -1
+                if sp2 >= 0 and ep2 >= 0 and check_positions(
+                        _width(link_point(fit2, 0.0), link_point(fit2, 1.0)), prm) == n:
+                    lt = _test_lattice(fit2, h, n, g.lo, g.hi, kind, mode, sp2, prm, tri,
+                                       vox, pidx, out_poly, out_z)
+                    vc.full += lt.tested
+                    vc.full_fails += lt.fail >= 0
+                    if lt.fail < 0:
+                        passed = True
+                        copy_fit(fit, fit2)
+                        sp, ep = sp2, ep2
+                        mean_len = (lt.length + g.length) / (n + 1)
+                    else:  # inside the fitted extent: the link as fitted fails there too
+                        t_fail = fit2.t_lo + lt.fail * h
+                        fitted_fails = True
+                    break
                 # the grown link's midpoint is off the navmesh, or rounding puts its test
                 # positions off the steps: tested as a whole (its line moved in where
-                # its midpoint is off), else the link as fitted
+                # its midpoint is off)
                 n2 = check_positions(_width(link_point(fit2, 0.0), link_point(fit2, 1.0)),
                                      prm)
                 f2, sp2, ep2, len2 = _test_fit(fit2, n2, kind, mode, prm, tri, vox, pidx,
@@ -1135,15 +1149,17 @@ def _validate_stack(samples, res, prm, tri, vox, pidx, out, m, stack, top, fit, 
                     passed = True
                     copy_fit(fit, fit2)
                     sp, ep, mean_len = sp2, ep2, len2
-                else:
-                    n1 = check_positions(_width(link_point(fit, 0.0), link_point(fit, 1.0)),
-                                         prm)
-                    f1, sp, ep, mean_len = _test_positions(fit, n1, kind, mode, sp, ep, prm,
-                                                           tri, vox, pidx, out_poly, out_z)
-                    vc.full += _tested(f1, n1)
-                    vc.full_fails += f1 >= 0.0
-                    passed = f1 < 0.0
-                    t_fail = fit.t_lo + f1 * (fit.t_hi - fit.t_lo)
+                    break
+            if not passed and not fitted_fails:
+                # else the link as fitted
+                n1 = check_positions(_width(link_point(fit, 0.0), link_point(fit, 1.0)),
+                                     prm)
+                f1, sp, ep, mean_len = _test_positions(fit, n1, kind, mode, sp, ep, prm,
+                                                       tri, vox, pidx, out_poly, out_z)
+                vc.full += _tested(f1, n1)
+                vc.full_fails += f1 >= 0.0
+                passed = f1 < 0.0
+                t_fail = fit.t_lo + f1 * (fit.t_hi - fit.t_lo)
         a = link_point(fit, 0.0)
         b = link_point(fit, 1.0)
         if passed:

@@ -152,6 +152,9 @@ EXAMPLES = int(os.environ.get("NAVJUMP_LINK_EXAMPLES", "0"))
           suppress_health_check=[HealthCheck.too_slow])
 @given(name=st.sampled_from(sorted(SCENES)), degrees=st.floats(0.0, 360.0),
        fx=st.floats(0.0, 1.0), fy=st.floats(0.0, 1.0), fz=st.floats(0.0, 1.0))
+# found by --hypothesis-seed=780: the drop's fitted link ended over 2 m from the corner and
+# a growth of 10 cells left it at 8.8 m of 9.8 m (links_search.EXTEND_STEPS)
+@example(name="ledge 3.9 m", degrees=313.25, fx=0.0, fy=0.0, fz=0.0)
 def test_links_do_not_depend_on_the_grid(name, degrees, fx, fy, fz):
     scene, over = SCENES[name]
     cs = over.get("cell_size", DEFAULTS.cell_size)
