@@ -127,7 +127,8 @@ def _search_outward(search, todo, near, found_at) -> None:
         rows = np.nonzero(todo & (side & near).any(axis=1))[0].astype(np.int64)
         if rows.size == 0:
             return
-        search(rows, near)
+        # few samples, each beside a landing (the costly kind): small bands
+        search(rows, near, min_rows=8)
         todo[rows] = False
 
 
@@ -501,11 +502,11 @@ def build_links(nm, hf, chf, cfg, settings, vertices, triangles, debug=None,
 
     info["samples_searched"] = 0
 
-    def search(which, allow):
+    def search(which, allow, min_rows=64):
         info["samples_searched"] += int(which.size)
         run_banded(search_landings, int(which.size), samples, np.cos(angles), np.sin(angles),
                    enabled, settle, prm, tri, vox, chfa, pidx, res, found_at, counts, rej,
-                   which, allow, min_rows=64, per_worker=32)
+                   which, allow, min_rows=min_rows, per_worker=32)
 
     # Every kept link comes from a run of at least `stride` neighbouring samples with a
     # landing (narrower runs are dropped as narrower than min_width), so every stride-th
@@ -547,7 +548,7 @@ def build_links(nm, hf, chf, cfg, settings, vertices, triangles, debug=None,
     out_n = np.zeros(sizes.size, np.int64)
     vc = np.zeros(sizes.size, VALIDATE_COUNTS)
     run_banded(validate_groups, int(sizes.size), samples, res, groups, offsets, prm, tri, vox,
-               pidx, out, out_n, vc, min_rows=8, per_worker=16)
+               pidx, out, out_n, vc, min_rows=1, per_worker=16)
     info["validate_counts"] = ValidateCounts.of(vc)._asdict()
     timings["validate"] = (time.perf_counter() - t0) * 1000.0
     t_merge = time.perf_counter()

@@ -1217,7 +1217,7 @@ def reverse_valid(starts, ends, modes, edge_dirs, enabled, prm, tri, vox) -> Rev
     kind_out = np.full(nl, -1, np.int64)
     len_out = np.zeros(nl, np.float64)
     run_banded(reverse_band, nl, starts, ends, modes, edge_dirs, enabled, prm, tri, vox,
-               ok_out, kind_out, len_out, min_rows=8, per_worker=8)
+               ok_out, kind_out, len_out, min_rows=1, per_worker=16)
     return Reverse(ok_out, kind_out, len_out)
 
 

@@ -39,17 +39,57 @@ def run_banded(kernel: Callable[..., object], rows: int, *args: object, min_rows
     """Call ``kernel(*args, row_lo, row_hi)`` over bands covering ``rows`` rows.
 
     Small grids run in one call on the calling thread. ``per_worker`` bands per thread:
-    more bands balance uneven work (link search) at a small cost per band.
+    more bands balance uneven work (link search) at a small cost per band. The calling
+    thread takes bands too (``_Bands``): it is awake, while a pool thread that slept
+    starts a band only after the system wakes it (up to a millisecond on a virtual
+    machine), and it never waits for a helper that has not started.
     """
     n = worker_count()
     if n <= 1 or rows < min_rows * 2:
         kernel(*args, 0, rows)
         return
     bands = min(n * per_worker, max(1, rows // min_rows))
-    edges = [rows * k // bands for k in range(bands + 1)]
-    futures = [_pool().submit(kernel, *args, edges[k], edges[k + 1]) for k in range(bands)]
-    for f in futures:
-        f.result()
+    job = _Bands(kernel, args, [rows * k // bands for k in range(bands + 1)])
+    pool = _pool()
+    for _ in range(min(n, bands) - 1):
+        pool.submit(job.work)
+    job.work()
+    job.wait()
+
+
+class _Bands:
+    """Bands of one ``run_banded`` call, taken in order by whichever thread asks next."""
+
+    def __init__(self, kernel, args, edges):
+        self.kernel, self.args, self.edges = kernel, args, edges
+        self.count = len(edges) - 1
+        self.next = 0
+        self.done = 0
+        self.error: BaseException | None = None
+        self.cond = threading.Condition()
+
+    def work(self) -> None:
+        while True:
+            with self.cond:
+                k = self.next
+                if k >= self.count:
+                    return
+                self.next = k + 1
+            try:
+                self.kernel(*self.args, self.edges[k], self.edges[k + 1])
+            except BaseException as exc:  # re-raised by wait() on the calling thread
+                with self.cond:
+                    self.error = self.error or exc
+            with self.cond:
+                self.done += 1
+                if self.done == self.count:
+                    self.cond.notify_all()
+
+    def wait(self) -> None:
+        with self.cond:
+            self.cond.wait_for(lambda: self.done == self.count)
+        if self.error is not None:
+            raise self.error
 
 
 def map_banded(fn, items):
