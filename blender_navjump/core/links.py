@@ -110,28 +110,6 @@ def search_stride(min_width: float, step: float) -> int:
     return int(math.floor((min_width - 1e-6) / step)) + 1 if min_width > 0.0 else 1
 
 
-def _search_outward(search, todo, near, found_at) -> None:
-    """The second search pass, outward from the first pass's samples: a sample of ``todo``
-    is searched (for its ``near`` kinds) once a neighbour found one of those kinds, in
-    rounds until none is left to search. A kept link's run of samples contains a
-    first-pass sample and every sample between it and any other of the run found the
-    kind, so each is reached; a sample that no neighbour reaches lies in no such run (the
-    samples between it and the first-pass samples beside it did not all find a kind
-    of those). Each sample is searched as the whole second pass would (same kinds), so
-    the landings of the kept runs are the same."""
-    todo = todo.copy()
-    while True:
-        side = np.zeros_like(near)
-        side[1:] |= found_at[:-1]
-        side[:-1] |= found_at[1:]
-        rows = np.nonzero(todo & (side & near).any(axis=1))[0].astype(np.int64)
-        if rows.size == 0:
-            return
-        # few samples, each beside a landing (the costly kind): small bands
-        search(rows, near, min_rows=8)
-        todo[rows] = False
-
-
 def search_directions(angle_deg: float) -> np.ndarray:
     """Angles tried from the edge normal, in order: 0, +angle, -angle (radians)."""
     if angle_deg <= 0.0:
@@ -522,11 +500,11 @@ def build_links(nm, hf, chf, cfg, settings, vertices, triangles, debug=None,
                                    & found_at[np.minimum(after, n_samples - 1)])
         # and only for the kinds one of the two found: a run of another kind lies between
         # them, too narrow to keep (the debug data records every candidate)
-        todo = (every % stride != 0) & near.any(axis=1)
-        if debug is not None:
-            search(np.nonzero(todo)[0].astype(np.int64), np.ones_like(near))
-        else:
-            _search_outward(search, todo, near, found_at)
+        todo = np.nonzero((every % stride != 0) & near.any(axis=1))[0].astype(np.int64)
+        # in one pass (a pass in rounds, outward from the first pass's landings, searched
+        # fewer samples but cost more in thread hand-offs than it saved), in small bands:
+        # these samples are few, and the ones with landings cost the most
+        search(todo, np.ones_like(near) if debug is not None else near, min_rows=8)
     info["search_counts"] = SearchCounts.of(counts)._asdict()
     info["samples_settled"] = int(counts["settled"].sum())
     timings["search"] = (time.perf_counter() - t0) * 1000.0
