@@ -75,12 +75,13 @@ class _Bands:
                 if k >= self.count:
                     return
                 self.next = k + 1
+            error = None
             try:
                 self.kernel(*self.args, self.edges[k], self.edges[k + 1])
             except BaseException as exc:  # re-raised by wait() on the calling thread
-                with self.cond:
-                    self.error = self.error or exc
+                error = exc
             with self.cond:
+                self.error = self.error or error
                 self.done += 1
                 if self.done == self.count:
                     self.cond.notify_all()
