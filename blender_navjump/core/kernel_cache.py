@@ -919,6 +919,61 @@ def _code_names(code) -> set:
     return names
 
 
+def _core_modules() -> list:
+    """Every module of the core package, imported (importing compiles nothing)."""
+    import importlib
+    import pkgutil
+
+    modules = [importlib.import_module(CORE_PACKAGE)]
+    for info in pkgutil.walk_packages([CORE_DIR], prefix=CORE_PACKAGE + "."):
+        with contextlib.suppress(ImportError):
+            modules.append(importlib.import_module(info.name))
+    return modules
+
+
+def _names_used_from_python() -> set:
+    """Global and attribute names the plain Python code of the core refers to: module-level
+    functions, methods and the functions nested in them (kernels themselves excluded)."""
+    from numba.core.registry import CPUDispatcher
+
+    names: set = set()
+
+    def visit(value, module_name, depth=0):
+        if isinstance(value, CPUDispatcher):
+            return
+        code = getattr(value, "__code__", None)
+        if code is not None and getattr(value, "__module__", None) == module_name:
+            names.update(_code_names(code))
+        elif isinstance(value, type) and value.__module__ == module_name and depth == 0:
+            for member in vars(value).values():
+                visit(getattr(member, "__func__", member), module_name, 1)
+
+    for module in _core_modules():
+        for value in list(vars(module).values()):
+            visit(value, module.__name__)
+    return names
+
+
+def kernels_to_load(dispatchers: list) -> list:
+    """The kernels of ``dispatchers`` that :func:`preload` loads, in their order.
+
+    A kernel called only by other kernels is inside their machine code: loading it alone
+    would be wasted (most cached functions are such helpers). One that plain Python code
+    anywhere in the core also calls (through a module global, a local import or an
+    attribute) is loaded: the bake calls it directly, whichever kernels are cached beside
+    it.
+    """
+    from numba.core.registry import CPUDispatcher
+
+    called: set[int] = set()
+    for dispatcher in dispatchers:
+        scope = dispatcher.py_func.__globals__
+        called.update(id(scope[name]) for name in dispatcher.py_func.__code__.co_names
+                      if isinstance(scope.get(name), CPUDispatcher))
+    names = _names_used_from_python()
+    return [d for d in dispatchers if id(d) not in called or d.py_func.__name__ in names]
+
+
 def preload(stop=None) -> dict:
     """Load every kernel cached in this version's folder into this process, compiling
     nothing: a later bake or path query then starts at once. ``stop()`` True ends it early.
@@ -939,30 +994,12 @@ def preload(stop=None) -> dict:
         dispatcher = getattr(module, function, None)
         if isinstance(dispatcher, CPUDispatcher) and dispatcher not in dispatchers:
             dispatchers.append(dispatcher)
-    # A kernel called only by other kernels is inside their machine code: loading it
-    # alone would be wasted (most cached functions are such helpers).
-    called: set[int] = set()
-    from_python: set[int] = set()
-    for dispatcher in dispatchers:
-        scope = dispatcher.py_func.__globals__
-        called.update(id(scope[name]) for name in dispatcher.py_func.__code__.co_names
-                      if isinstance(scope.get(name), CPUDispatcher))
-    for module in {sys.modules.get(d.py_func.__module__) for d in dispatchers}:
-        if module is None:
-            continue
-        for value in vars(module).values():
-            code = getattr(value, "__code__", None)
-            if code is not None and not isinstance(value, CPUDispatcher) and \
-                    getattr(value, "__module__", None) == module.__name__:
-                from_python.update(id(vars(module)[n]) for n in _code_names(code)
-                                   if isinstance(vars(module).get(n), CPUDispatcher))
-    called -= from_python
     loaded = 0
-    for dispatcher in dispatchers:
+    for dispatcher in kernels_to_load(dispatchers):
         if stop is not None and stop():
             break
         cache = getattr(dispatcher, "_cache", None)
-        if id(dispatcher) in called or cache is None:
+        if cache is None:
             continue
         index = getattr(cache, "_cache_file", None)
         try:

@@ -388,6 +388,23 @@ def test_preload_loads_what_a_query_needs_and_compiles_nothing(tmp_path):
     assert run["length"] == pytest.approx(plain["length"])
 
 
+def test_preload_keeps_a_kernel_python_calls_whatever_else_is_cached():
+    """A kernel the bake calls from Python is loaded even when a cached kernel calls it too
+    (a folder that also holds the tiled bake's kernels): ``footprint_cell_bound`` is called
+    by ``tiles._core_kernel`` and, through a local import, by ``settings``. A helper only
+    kernels call (``tiles._core_compact``) is left inside its caller's machine code."""
+    from blender_navjump.core import geometry, rasterize, tiles
+
+    cached = [tiles._core_kernel, geometry.footprint_cell_bound,
+              rasterize.rasterize_kernel, tiles._core_compact]
+    chosen = kernel_cache.kernels_to_load(cached)
+    assert geometry.footprint_cell_bound in chosen
+    assert rasterize.rasterize_kernel in chosen  # the plain bake calls it from Python
+    assert tiles._core_kernel in chosen
+    assert tiles._core_compact not in chosen
+    assert chosen == [d for d in cached if d in chosen]  # in the cache's order
+
+
 # ---------------------------------------------------------------- one compiler at a time
 HOLD_LOCK = r"""
 import sys, time
