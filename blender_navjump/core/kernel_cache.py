@@ -946,7 +946,11 @@ def _names_used_from_python() -> set:
             names.update(_code_names(code))
         elif isinstance(value, type) and value.__module__ == module_name and depth == 0:
             for member in vars(value).values():
-                visit(getattr(member, "__func__", member), module_name, 1)
+                if isinstance(member, property):
+                    for accessor in (member.fget, member.fset, member.fdel):
+                        visit(accessor, module_name, 1)
+                else:
+                    visit(getattr(member, "__func__", member), module_name, 1)
 
     for module in _core_modules():
         for value in list(vars(module).values()):
