@@ -57,7 +57,11 @@ def test_save_cut_short_by_a_file_size_limit_fails_and_changes_nothing(tmp_path,
     """Blender reports a truncated save as success; the batch must not. The limit lets
     every output (the OBJ: the JSON now carries the demo's climb graph and is larger
     than the .blend) through but not the whole .blend: FAILED naming --save, exit 1, and the
-    .blend and the previous outputs byte for byte as they were, no temporary left."""
+    .blend and the previous outputs byte for byte as they were, no temporary left.
+
+    Mostly Blender writes the cut file and reports success, and the batch's check of the
+    copy fails it ("not whole"); rarely (once in dozens of runs here) Blender's own write
+    fails first ("nothing was written"). Either way the batch must fail the same."""
     level = tmp_path / "level.blend"
     shutil.copy2(DEMO, level)
     first = run_script(level, "--format", "obj")
@@ -71,7 +75,9 @@ def test_save_cut_short_by_a_file_size_limit_fails_and_changes_nothing(tmp_path,
                       preexec_fn=_file_size_limit(limit))
     assert proc.returncode == 1, proc.stdout + proc.stderr
     [line] = summary_lines(proc.stdout)
-    assert line.startswith("FAILED ") and "--save" in line and "not whole" in line, line
+    assert line.startswith("FAILED ") and "--save" in line, line
+    assert "not whole" in line or (
+        "File too large; nothing was written" in line), line
     assert "(saved)" not in proc.stdout
     assert snapshot(tmp_path) == before
 
@@ -139,26 +145,45 @@ def slow_batch_seconds(tmp_path_factory):
     return min(seconds)
 
 
+# A signal that finds the bake already over tests nothing: the run is timed again from
+# that run (a busy machine can make the calibration runs much slower than this one)
+CTRL_C_TRIES = 4
+
+
 @pytest.mark.parametrize("moment", [0.1, 0.35, 0.6])
 def test_ctrl_c_during_a_batch_bake_exits_130_and_changes_nothing(tmp_path, navjump,
                                                                    slow_batch_seconds, moment):
     """SIGINT at several moments after the level is opened: exit 130, one line, no crash;
     the .blend (--save) and its outputs unchanged."""
-    level = tmp_path / "level.blend"
-    shutil.copy2(DEMO, level)
-    (tmp_path / "level.navjump.json").write_text("previous")
-    before = snapshot(tmp_path)
-    proc, log, _t0 = _start_slow_batch(level)
-    time.sleep(moment * slow_batch_seconds)
-    assert proc.poll() is None, "the bake ended before the signal: " + "".join(log)
-    proc.send_signal(signal.SIGINT)
-    stdout, rest = proc.communicate(timeout=120)
-    assert proc.returncode == 130, "".join(log) + rest
-    assert rest.strip().splitlines()[-1] == (
-        "navjump: interrupted (Ctrl-C) after 0 of 1 file; the file being baked was left "
-        "as it was"), rest
-    assert "Traceback" not in rest and summary_lines(stdout) == []
-    assert snapshot(tmp_path) == before
+    seconds = slow_batch_seconds
+    for attempt in range(CTRL_C_TRIES):
+        folder = tmp_path / f"try{attempt}"
+        folder.mkdir()
+        level = folder / "level.blend"
+        shutil.copy2(DEMO, level)
+        (folder / "level.navjump.json").write_text("previous")
+        before = snapshot(folder)
+        proc, log, t0 = _start_slow_batch(level)
+        time.sleep(moment * seconds)
+        if proc.poll() is not None:  # over before the signal: time it again from this run
+            proc.communicate(timeout=120)
+            seconds = min(seconds, time.perf_counter() - t0)
+            continue
+        proc.send_signal(signal.SIGINT)
+        stdout, rest = proc.communicate(timeout=120)
+        if proc.returncode == 0 and "1 of 1 file baked" in stdout + rest:
+            # the signal came after the batch had finished its file: nothing was interrupted
+            seconds = min(seconds, time.perf_counter() - t0)
+            continue
+        assert proc.returncode == 130, "".join(log) + rest
+        assert rest.strip().splitlines()[-1] == (
+            "navjump: interrupted (Ctrl-C) after 0 of 1 file; the file being baked was left "
+            "as it was"), rest
+        assert "Traceback" not in rest and summary_lines(stdout) == []
+        assert snapshot(folder) == before
+        return
+    pytest.fail(f"the bake ended before the signal in {CTRL_C_TRIES} runs "
+                f"(last timing {seconds:.2f} s)")
 
 
 # ----------------------------------------------------------- all outputs or none
