@@ -4,9 +4,11 @@ It re-derives every link's trajectory from the documented model (docs/jump-links
 never from the heightfield or the generator's code — and checks, at positions every half
 cell along the link:
 
-* the kind matches the height change, within the limits (jump height, drop height);
+* the kind matches the height change, within the limits (jump height, drop height),
+  both between the ends and between the ground under them;
 * both ends stand on walkable ground (an upward, walkable-slope triangle within climb of
-  the end's height) with the agent's cylinder free there (stand clearance);
+  the end's height, the closest such surface within two cell heights of it) with the
+  agent's cylinder free there (stand clearance);
 * the reach: airborne distance <= max_jump_distance and horizontal speed <= the take-off
   speed's horizontal part;
 * the agent's cylinder (radius r - 0.1 m, from feet + climb to feet + stand height) meets
@@ -25,11 +27,13 @@ import numpy as np
 from numba import njit
 
 RADIUS_TOLERANCE = 0.1  # documented shrink of the agent radius (voxel rounding)
+HEIGHT_TOLERANCE_CELLS = 2  # documented distance of a link's ends from the ground, in cells
 PATH_STEP = 0.05  # cylinder samples along the trajectory, metres
 BISECT = 10
 
 
 GRID = 1.0  # metres per bin of the oracle's own triangle grid
+BIN_EPS = 1e-6
 
 
 def _triangle_grid(tris):
@@ -37,8 +41,10 @@ def _triangle_grid(tris):
     lo = tris[:, :, :2].min(axis=(0, 1)) - 1.0
     hi = tris[:, :, :2].max(axis=(0, 1)) + 1.0
     nx, ny = (np.ceil((hi - lo) / GRID).astype(np.int64) + 1)
-    b0 = np.floor((tris[:, :, :2].min(axis=1) - lo) / GRID).astype(np.int64)
-    b1 = np.floor((tris[:, :, :2].max(axis=1) - lo) / GRID).astype(np.int64)
+    # a triangle is listed in every bin within BIN_EPS of its bounds: a point on its edge
+    # a rounding error outside a bin boundary still finds it
+    b0 = np.floor((tris[:, :, :2].min(axis=1) - BIN_EPS - lo) / GRID).astype(np.int64)
+    b1 = np.floor((tris[:, :, :2].max(axis=1) + BIN_EPS - lo) / GRID).astype(np.int64)
     ids, bins = [], []
     for t in range(tris.shape[0]):
         xs = np.arange(b0[t, 0], b1[t, 0] + 1)
@@ -56,13 +62,16 @@ def _triangle_grid(tris):
 
 
 @njit(cache=True)
-def _ground(x, y, zlo, zhi, tris, up, start, items, g):
-    """An upward walkable triangle under (x, y) with its surface height in [zlo, zhi]."""
+def _ground_z(x, y, z, tol, tris, up, start, items, g):
+    """Height of the upward walkable triangle surface under (x, y) closest to z within
+    tol; NaN when there is none."""
     i = int(np.floor((x - g[0]) / g[2]))
     j = int(np.floor((y - g[1]) / g[2]))
     if i < 0 or j < 0 or i >= int(g[3]) or j >= int(g[4]):
-        return False
+        return np.nan
     b = i + j * int(g[3])
+    best = np.nan
+    best_d = tol
     for q in range(start[b], start[b + 1]):
         k = items[q]
         if not up[k]:
@@ -78,10 +87,11 @@ def _ground(x, y, zlo, zhi, tris, up, start, items, g):
         w = 1.0 - u - v
         if u < -1e-9 or v < -1e-9 or w < -1e-9:
             continue
-        z = w * az + u * bz + v * cz
-        if zlo <= z <= zhi:
-            return True
-    return False
+        zz = w * az + u * bz + v * cz
+        if abs(zz - z) <= best_d:
+            best_d = abs(zz - z)
+            best = zz
+    return best
 
 
 @njit(cache=True)
@@ -191,14 +201,21 @@ class Model:
         self.run_max = s["agent_radius"] + 3 * self.cs
         self.step = self.cs  # ground profile step
         self.slope_cos = math.cos(math.radians(s["agent_max_slope"]))
+        # documented: a link's end heights lie within two cell heights of the ground
+        self.height_tol = HEIGHT_TOLERANCE_CELLS * s["cell_height"]
 
     def kind(self, dz):
         return 0 if dz < -self.climb else (1 if dz <= self.climb else 2)
 
 
-def _support(m, geo, p, z):
+def _ground_height(m, geo, p, z):
+    """The walkable ground under p closest to height z within climb, NaN when none."""
     tris, up, start, items, g = geo
-    return _ground(float(p[0]), float(p[1]), z - m.climb, z + m.climb, tris, up, start, items, g)
+    return _ground_z(float(p[0]), float(p[1]), float(z), m.climb, tris, up, start, items, g)
+
+
+def _support(m, geo, p, z):
+    return not math.isnan(_ground_height(m, geo, p, z))
 
 
 def trajectory(m: Model, geo, p0, p1, kind, apex):
@@ -363,6 +380,26 @@ def check_links(nm, vertices, triangles, settings) -> list[str]:
                 if kk != 0 and dz > m.jump_h + 1e-9:
                     problems.append(f"{where}: jump of {dz:.2f} m > max_jump_height")
                     break
+                # the same on the ground under both ends (the ends may lie up to climb
+                # off it): the step the agent really takes
+                g0 = _ground_height(m, geo, p0[:2], p0[2])
+                g1 = _ground_height(m, geo, p1[:2], p1[2])
+                if not (math.isnan(g0) or math.isnan(g1)):
+                    off = max(abs(g0 - p0[2]), abs(g1 - p1[2]))
+                    if off > m.height_tol + 1e-9:
+                        problems.append(f"{where}: an end lies {off:.2f} m off the ground "
+                                        f"under it (more than {m.height_tol:.2f} m)")
+                        break
+                    gz = g1 - g0
+                    if m.kind(gz) != kk:
+                        problems.append(f"{where}: on the ground the height change is "
+                                        f"{gz:.2f} m, not a "
+                                        f"{['drop', 'jump across', 'jump up'][kk]}")
+                        break
+                    if (kk == 0 and -gz > m.drop + 1e-9) or (kk != 0 and gz > m.jump_h + 1e-9):
+                        problems.append(f"{where}: on the ground the height change "
+                                        f"{gz:.2f} m is beyond its limit")
+                        break
                 bad = None
                 for name, p in (("start", p0), ("end", p1)):
                     if not _support(m, geo, p[:2], p[2]):

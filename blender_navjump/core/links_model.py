@@ -34,6 +34,7 @@ from numba import njit
 
 from .kinds import LINK_DROP, LINK_JUMP_ACROSS, LINK_JUMP_UP
 from .links_geom import (
+    ground_height,
     has_ground,
     pt_seg_d2,
     set_quad,
@@ -603,6 +604,32 @@ def kind_of(dz, climb):
     if dz <= climb:
         return LINK_JUMP_ACROSS
     return LINK_JUMP_UP
+
+
+@hot_kernel
+def ground_kind(x0, y0, z0, x1, y1, z1, prm, tri):
+    """The kind of the step from P0 to P1 judged on the ground itself: the heights of the
+    support surfaces under both points closest to their heights (within climb, the
+    support rule), their difference against climb and the height limits (a drop beyond
+    ``max_drop_height``, a jump across or up beyond ``max_jump_height``: -1). -1 where
+    either point has no ground. A link's segments are straight lines fitted to the
+    samples; along a ledge whose height changes in steps (terraces, stairs beside a
+    ledge) a point on them can float up to climb above or below the ground, and its own
+    heights would then give the wrong kind (a 0.25 m step taken as a 1 m jump up)."""
+    g0 = ground_height(x0, y0, z0, prm.climb, tri)
+    g1 = ground_height(x1, y1, z1, prm.climb, tri)
+    if g0 != g0 or g1 != g1:
+        return -1
+    if abs(g0 - z0) > prm.height_tol or abs(g1 - z1) > prm.height_tol:
+        return -1
+    dz = g1 - g0
+    kind = kind_of(dz, prm.climb)
+    if kind == LINK_DROP:
+        if -dz > prm.drop_height + HEIGHT_EPS:
+            return -1
+    elif dz > prm.jump_height + HEIGHT_EPS:
+        return -1
+    return kind
 
 
 @hot_kernel

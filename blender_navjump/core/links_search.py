@@ -26,6 +26,7 @@ from .links_model import (
     body_walk_blocked,
     check_flight,
     check_path,
+    ground_kind,
     kind_of,
     lands_squarely,
     sample_frame,
@@ -518,7 +519,7 @@ def _off_chord(ax, ay, az, bx, by, bz, qx, qy, qz, f):
 
 
 @njit(cache=True, nogil=True)
-def group_runs(samples, res, found_at, tol_start, tol_end):
+def group_runs(samples, res, found_at, tol_start, tol_end, tol_z):
     """Split runs of neighbouring valid samples (one border chain, same kind and mode) into
     groups whose start points lie within ``tol_start`` and whose landing points lie within
     ``tol_end`` of the straight chords between the group's first and last samples (in
@@ -574,6 +575,9 @@ def group_runs(samples, res, found_at, tol_start, tol_end):
                     lq = res[q, kind]
                     d = max(d, _off_chord(la.x, la.y, la.z, lb.x, lb.y, lb.z, lq.x, lq.y,
                                           lq.z, f) / te2)
+                    # heights on their own: a step along the ledge or its landing
+                    d = max(d, ((sa.z + f * (sb.z - sa.z) - sq.z) / tol_z) ** 2,
+                            ((la.z + f * (lb.z - la.z) - lq.z) / tol_z) ** 2)
                     if d > worst:
                         worst = d
                         split = q
@@ -894,14 +898,16 @@ def _near_navmesh(x, y, z, exclude, prm, pidx, out_poly, out_z):
 @njit(cache=True)
 def _position_ok(fit, t, sp, kind, mode, ex, ey, prm, tri, vox, pidx, out_poly, out_z):
     """One position (t along the fitted start line) of a link: start on the navmesh, end on
-    another polygon than ``sp``, of the kind, trajectory valid. Returns a ``Position``."""
+    another polygon than ``sp``, of the kind (by its heights and by the ground under them,
+    ``links_model.ground_kind``), trajectory valid. Returns a ``Position``."""
     x0 = fit.ox + t * fit.dx
     y0 = fit.oy + t * fit.dy
     z0 = fit.z + t * fit.z_s
     x1 = fit.ex + t * fit.ex_s
     y1 = fit.ey + t * fit.ey_s
     z1 = fit.ez + t * fit.ez_s
-    if kind_of(z1 - z0, prm.climb) != kind:
+    if kind_of(z1 - z0, prm.climb) != kind or ground_kind(x0, y0, z0, x1, y1, z1, prm,
+                                                         tri) != kind:
         return Position(False, 0.0)
     if not _near_navmesh(x0, y0, z0, -1, prm, pidx, out_poly, out_z):
         return Position(False, 0.0)
@@ -1249,6 +1255,9 @@ def reverse_band(starts, ends, modes, edge_dirs, enabled, prm, tri, vox, ok_out,
             y1 = a0[1] + f * (a1[1] - a0[1])
             z1 = a0[2] + f * (a1[2] - a0[2])
             k = kind_of(z1 - z0, climb)
+            if ground_kind(x0, y0, z0, x1, y1, z1, prm, tri) != k:
+                good = False
+                break
             if rkind < 0:
                 rkind = k
                 if not enabled[k]:

@@ -312,6 +312,7 @@ class LinkParams(NamedTuple):
     grid_h: float  # cells along y
     slope_cos: float  # cos(agent_max_slope)
     radius: float  # agent_radius
+    height_tol: float  # a link's heights lie this close to the ground under them (one cell)
 
 
 # Shrink of the agent radius in the link collision tests, metres: the solid voxels are up
@@ -358,7 +359,7 @@ def link_params(s: BakeSettings, cs: float, ch: float, bmin, width: int, height:
         lateral=0.5 * link_sample_step(s, cs), march_step=0.5 * cs,
         march_max=2.0 * run_max + float(s.max_jump_distance), grid_w=float(width),
         grid_h=float(height), slope_cos=math.cos(math.radians(float(s.agent_max_slope))),
-        radius=float(s.agent_radius))
+        radius=float(s.agent_radius), height_tol=2.0 * ch)
 
 
 # Tiles: each tile's grid reaches this many cells past the agent radius (and the island

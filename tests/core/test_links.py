@@ -3,7 +3,9 @@ independent oracle (tests/link_oracle.py, from the triangles only)."""
 
 from __future__ import annotations
 
+import importlib.util
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -138,6 +140,63 @@ def test_drop_walks_off_the_ledge():
     assert nm.link_apex[0] == 0.0  # walked off, no jump
     # it lands clear of the wall: at least an agent radius out from the ledge (x = 10)
     assert nm.link_end[0, :, 0].min() > 10.0 + st.agent_radius
+
+
+# A patch of the benchmark's terraced level (scripts/bench_links.py, 1,000 boxes, around
+# (17.5, 77.5)), moved to the origin: 2.5 m boxes, heights per row (y up), left to right.
+TERRACE_PATCH = ((2.512, 2.762, 2.512, 3.762),
+                 (3.012, 3.262, 3.012, 3.262),
+                 (2.762, 2.762, 3.762, None))
+
+
+def test_link_does_not_grow_along_a_ledge_past_where_the_ground_steps():
+    """The one jump up here is from the 2.762 box at (2.5-5, 5-7.5) onto the 3.762 box
+    beside it. Along the same straight line, the box below them is 3.262 against 3.012: a
+    0.25 m step down, walkable. Growing the link along its line while its (fitted) end
+    heights stayed within climb of some ground took it 2.5 m over that box, its start
+    floating 0.5 m above the ground: a "1 m jump up" where the agent steps 0.25 m down.
+    The kind is judged on the ground under both ends too (links_model.ground_kind)."""
+    s = Scene()
+    for j, row in enumerate(TERRACE_PATCH):
+        for i, h in enumerate(row):
+            if h is not None:
+                s.box(2.5 * i, 2.5 * j, -1.0, 2.5 * (i + 1), 2.5 * (j + 1), h)
+    nm, v, t, st = bake_links(s)
+    assert_valid(nm, v, t, st)
+    ups = np.nonzero(nm.link_kind == LINK_JUMP_UP)[0]
+    assert ups.size == 1, kinds(nm)
+    start = nm.link_start[ups[0]]
+    # on the 2.762 box's side of the ledge (the navmesh border, an agent radius and the
+    # voxels' rounding in), from the box's near end to its far end
+    assert np.all((start[:, 0] < 5.0) & (start[:, 0] >= 5.0 - st.agent_radius
+                                         - st.cell_size)), start
+    assert start[:, 1].min() >= 5.0 - 0.5 * st.cell_size, start
+    assert start[:, 1].max() >= 7.5 - 0.5 * st.cell_size, start
+    assert nm.link_bidirectional[ups[0]]
+
+
+def _terraced_level(boxes, seed):
+    """``scripts/bench_links.terraced_level`` with one quad per box top (the benchmark's
+    level full of ledges: terraces 0.25 m apart, so that a straight ledge often runs on
+    along boxes of other heights)."""
+    spec = importlib.util.spec_from_file_location(
+        "navjump_bench_links", Path(__file__).resolve().parents[2] / "scripts" / "bench_links.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.terraced_level(boxes, 1, seed)
+
+
+@pytest.mark.parametrize("boxes, seed", [(40, 0), (60, 1)])
+def test_links_of_the_terraced_benchmark_level_are_valid(boxes, seed):
+    """Every link valid by the oracle: its ends within two cell heights of the ground
+    under them, and of its kind on that ground too. With the kind judged on a link's
+    fitted heights alone and its ends allowed anywhere within climb (0.9 m) of the
+    ground, grown links here ran on over the next box, 0.25-0.75 m off its ground."""
+    v, t = _terraced_level(boxes, seed)
+    st = BakeSettings(links_enabled=True)
+    nm = bake(v, t, st)
+    assert nm.link_count > 10
+    assert_valid(nm, v, t, st)
 
 
 def test_kind_switches_and_jump_height_zero():
