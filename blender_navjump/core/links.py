@@ -513,7 +513,7 @@ def build_links(nm, hf, chf, cfg, settings, vertices, triangles, debug=None,
     # the border's voxel steps and contour simplification wander up to about
     # edge_max_error cells from a straight edge: start points within that of a line group
     tol_start = (1.0 + float(settings.edge_max_error)) * cfg.cs
-    groups = group_runs(samples, res, found_at, tol_start, tol_start + 0.5 * cfg.cs, prm.height_tol)
+    groups = group_runs(samples, res, found_at, tol_start, tol_start + 0.5 * cfg.cs)
     # a group can grow to half a sample beyond its ends, no more: skip hopeless ones
     reach = (groups["i1"] - groups["i0"] + 1) * samples["step"][groups["i0"]]
     hopeless = reach < min_width - 1e-9

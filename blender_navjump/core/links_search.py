@@ -519,7 +519,7 @@ def _off_chord(ax, ay, az, bx, by, bz, qx, qy, qz, f):
 
 
 @njit(cache=True, nogil=True)
-def group_runs(samples, res, found_at, tol_start, tol_end, tol_z):
+def group_runs(samples, res, found_at, tol_start, tol_end):
     """Split runs of neighbouring valid samples (one border chain, same kind and mode) into
     groups whose start points lie within ``tol_start`` and whose landing points lie within
     ``tol_end`` of the straight chords between the group's first and last samples (in
@@ -575,9 +575,6 @@ def group_runs(samples, res, found_at, tol_start, tol_end, tol_z):
                     lq = res[q, kind]
                     d = max(d, _off_chord(la.x, la.y, la.z, lb.x, lb.y, lb.z, lq.x, lq.y,
                                           lq.z, f) / te2)
-                    # heights on their own: a step along the ledge or its landing
-                    d = max(d, ((sa.z + f * (sb.z - sa.z) - sq.z) / tol_z) ** 2,
-                            ((la.z + f * (lb.z - la.z) - lq.z) / tol_z) ** 2)
                     if d > worst:
                         worst = d
                         split = q
