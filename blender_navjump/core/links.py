@@ -364,6 +364,29 @@ def _rejected_candidates(samples, res, found_at, rej, narrow_groups, narrow_star
     return out
 
 
+def _check_flips(flip, rev, starts, ends, edge_dirs, enabled, prm, tri, vox):
+    """A drop stored as the jump up its way back is (``flip``) is tested, both ways, at
+    the positions of its new start segment (the drop's landing segment: the link's
+    positions are counted on its start segment's length, ``check_positions``); both ways
+    were tested at the drop's take-off segment's count, which can differ where the two
+    segments' heights slope differently (dungeon.obj tiled 5 x 5 at agent_max_climb 0.4:
+    a take-off without ground at one of them). Where one way fails there, the drop stays
+    a drop (both ways valid at its own positions); ``flip`` and ``rev.length`` are
+    updated in place. Flips are few: all are tested again."""
+    rows = np.nonzero(flip)[0].astype(np.int64)
+    if rows.size == 0:
+        return
+    jump = np.full(rows.size, MODE_JUMP, np.int64)
+    s_r = np.ascontiguousarray(starts[rows])
+    e_r = np.ascontiguousarray(ends[rows])
+    d_r = np.ascontiguousarray(edge_dirs[rows])
+    up = reverse_valid(s_r, e_r, jump, d_r, enabled, prm, tri, vox, count_on_ends=True)
+    down = reverse_valid(e_r, s_r, jump, d_r, enabled, prm, tri, vox)
+    ok = up.ok & (up.kind == LINK_JUMP_UP) & down.ok & (down.kind == LINK_DROP)
+    flip[rows] = ok
+    rev.length[rows[ok]] = up.length[ok]
+
+
 def triangle_index_key(cfg) -> tuple:
     """What the link stage's input-triangle index depends on besides the triangles: the
     grid (``cfg.bmin``, ``width``, ``height``, ``cs``) and the slope (``walkable_slope_cos``);
@@ -565,6 +588,7 @@ def build_links(nm, hf, chf, cfg, settings, vertices, triangles, debug=None,
                         edge_dirs, enabled, prm, tri, vox)
     # a drop that is also a valid jump back up is stored as the jump up
     flip = rev.ok & (kind == LINK_DROP) & (rev.kind == LINK_JUMP_UP)
+    _check_flips(flip, rev, starts, ends, edge_dirs, enabled, prm, tri, vox)
     starts[flip], ends[flip] = ends[flip].copy(), starts[flip].copy()
     start_poly[flip], end_poly[flip] = end_poly[flip].copy(), start_poly[flip].copy()
     kind[flip] = LINK_JUMP_UP

@@ -612,10 +612,11 @@ def ground_kind(x0, y0, z0, x1, y1, z1, prm, tri):
     support surfaces under both points closest to their heights (within climb, the
     support rule), their difference against climb and the height limits (a drop beyond
     ``max_drop_height``, a jump across or up beyond ``max_jump_height``: -1). -1 where
-    either point has no ground. A link's segments are straight lines fitted to the
-    samples; along a ledge whose height changes in steps (terraces, stairs beside a
-    ledge) a point on them can float up to climb above or below the ground, and its own
-    heights would then give the wrong kind (a 0.25 m step taken as a 1 m jump up)."""
+    either point has no ground, or lies more than ``prm.height_tol`` (two cell heights)
+    off it. A link's segments are straight lines fitted to the samples; along a ledge
+    whose height changes in steps (terraces, stairs beside a ledge) a point on them could
+    float up to climb above or below the ground, and its own heights then gave the wrong
+    kind (a 0.25 m step down taken as a 1 m jump up)."""
     g0 = ground_height(x0, y0, z0, prm.climb, tri)
     g1 = ground_height(x1, y1, z1, prm.climb, tri)
     if g0 != g0 or g1 != g1:

@@ -1211,22 +1211,23 @@ class Reverse(NamedTuple):
     length: np.ndarray  # (L,) float64
 
 
-def reverse_valid(starts, ends, modes, edge_dirs, enabled, prm, tri, vox) -> Reverse:
+def reverse_valid(starts, ends, modes, edge_dirs, enabled, prm, tri, vox,
+                  count_on_ends=False) -> Reverse:
     """For each link, is the trajectory from its end back to its start valid at every
-    tested position (``check_positions``)? Bands of links run on threads
-    (``reverse_band``)."""
+    tested position (``check_positions`` of the start segment's length, or of the end
+    segment's with ``count_on_ends``)? Bands of links run on threads (``reverse_band``)."""
     nl = starts.shape[0]
     ok_out = np.zeros(nl, np.bool_)
     kind_out = np.full(nl, -1, np.int64)
     len_out = np.zeros(nl, np.float64)
     run_banded(reverse_band, nl, starts, ends, modes, edge_dirs, enabled, prm, tri, vox,
-               ok_out, kind_out, len_out, min_rows=1, per_worker=16)
+               bool(count_on_ends), ok_out, kind_out, len_out, min_rows=1, per_worker=16)
     return Reverse(ok_out, kind_out, len_out)
 
 
 @njit(cache=True, nogil=True)
-def reverse_band(starts, ends, modes, edge_dirs, enabled, prm, tri, vox, ok_out, kind_out,
-                 len_out, lo, hi):
+def reverse_band(starts, ends, modes, edge_dirs, enabled, prm, tri, vox, count_on_ends,
+                 ok_out, kind_out, len_out, lo, hi):
     """``reverse_valid`` for links lo..hi-1, written to the three output arrays."""
     climb = prm.climb
     for li in range(lo, hi):
@@ -1236,7 +1237,9 @@ def reverse_band(starts, ends, modes, edge_dirs, enabled, prm, tri, vox, ok_out,
         a1 = starts[li, 1]
         b0 = ends[li, 0]
         b1 = ends[li, 1]
-        width = math.sqrt((a1[0] - a0[0]) ** 2 + (a1[1] - a0[1]) ** 2 + (a1[2] - a0[2]) ** 2)
+        c0 = b0 if count_on_ends else a0
+        c1 = b1 if count_on_ends else a1
+        width = math.sqrt((c1[0] - c0[0]) ** 2 + (c1[1] - c0[1]) ** 2 + (c1[2] - c0[2]) ** 2)
         cnt = check_positions(width, prm)
         rkind = -1
         good = True

@@ -312,7 +312,7 @@ class LinkParams(NamedTuple):
     grid_h: float  # cells along y
     slope_cos: float  # cos(agent_max_slope)
     radius: float  # agent_radius
-    height_tol: float  # a link's heights lie this close to the ground under them (one cell)
+    height_tol: float  # a link's ends lie this close to the ground under them (2 cells)
 
 
 # Shrink of the agent radius in the link collision tests, metres: the solid voxels are up

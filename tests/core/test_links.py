@@ -175,25 +175,33 @@ def test_link_does_not_grow_along_a_ledge_past_where_the_ground_steps():
     assert nm.link_bidirectional[ups[0]]
 
 
-def _terraced_level(boxes, seed):
-    """``scripts/bench_links.terraced_level`` with one quad per box top (the benchmark's
-    level full of ledges: terraces 0.25 m apart, so that a straight ledge often runs on
-    along boxes of other heights)."""
+def _terraced_level(boxes, subdiv, seed):
+    """``scripts/bench_links.terraced_level``: the benchmark's level full of ledges
+    (terraces 0.25 m apart, so that a straight ledge often runs on along boxes of other
+    heights), each box top split into ``subdiv`` x ``subdiv`` quads."""
     spec = importlib.util.spec_from_file_location(
         "navjump_bench_links", Path(__file__).resolve().parents[2] / "scripts" / "bench_links.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    return module.terraced_level(boxes, 1, seed)
+    return module.terraced_level(boxes, subdiv, seed)
 
 
-@pytest.mark.parametrize("boxes, seed", [(40, 0), (60, 1)])
-def test_links_of_the_terraced_benchmark_level_are_valid(boxes, seed):
+FINE_CELLS = {"cell_size": 0.15, "cell_height": 0.1}
+
+
+@pytest.mark.parametrize("boxes, subdiv, seed, cells", [(40, 1, 0, {}), (60, 1, 1, {}),
+                                                        (60, 2, 0, FINE_CELLS)])
+def test_links_of_the_terraced_benchmark_level_are_valid(boxes, subdiv, seed, cells):
     """Every link valid by the oracle: its ends within two cell heights of the ground
     under them, and of its kind on that ground too. With the kind judged on a link's
     fitted heights alone and its ends allowed anywhere within climb (0.9 m) of the
-    ground, grown links here ran on over the next box, 0.25-0.75 m off its ground."""
-    v, t = _terraced_level(boxes, seed)
-    st = BakeSettings(links_enabled=True)
+    ground, grown links here ran on over the next box, 0.25-0.75 m off its ground. At
+    0.15 m cells a link's end on the line where two boxes meet, also a boundary of the
+    ground look-up's bins, lay a rounding error on the other side (4e-15 m on the
+    300-box level): the look-up missed the box beyond, a walkable step, and took the line
+    for a ledge (links_geom._support_bins)."""
+    v, t = _terraced_level(boxes, subdiv, seed)
+    st = BakeSettings(links_enabled=True, **cells)
     nm = bake(v, t, st)
     assert nm.link_count > 10
     assert_valid(nm, v, t, st)
