@@ -365,14 +365,15 @@ def _rejected_candidates(samples, res, found_at, rej, narrow_groups, narrow_star
 
 
 def _check_flips(flip, rev, starts, ends, edge_dirs, enabled, prm, tri, vox):
-    """A drop stored as the jump up its way back is (``flip``) is tested, both ways, at
-    the positions of its new start segment (the drop's landing segment: the link's
-    positions are counted on its start segment's length, ``check_positions``); both ways
-    were tested at the drop's take-off segment's count, which can differ where the two
-    segments' heights slope differently (dungeon.obj tiled 5 x 5 at agent_max_climb 0.4:
-    a take-off without ground at one of them). Where one way fails there, the drop stays
-    a drop (both ways valid at its own positions); ``flip`` and ``rev.length`` are
-    updated in place. Flips are few: all are tested again."""
+    """Test the drops about to be stored as the jump up of their way back (``flip``) again,
+    both ways, at the positions of their new start segment. A link's positions are
+    counted on its start segment's length (``check_positions``): the validation and the
+    reverse test counted them on the drop's take-off segment, and its landing segment's
+    count can differ where the two segments' heights slope differently (dungeon.obj
+    tiled 5 x 5 at agent_max_climb 0.4: a take-off without ground at one of the new
+    positions). Where one way fails there, the drop stays a drop (valid both ways at its
+    own positions). Updates ``flip`` and ``rev.length`` in place; flips are few, so all
+    are tested again."""
     rows = np.nonzero(flip)[0].astype(np.int64)
     if rows.size == 0:
         return
