@@ -175,15 +175,21 @@ def test_link_does_not_grow_along_a_ledge_past_where_the_ground_steps():
     assert nm.link_bidirectional[ups[0]]
 
 
+def _script(name):
+    """A module of ``scripts/`` (its level builders: ``bench.tiled``,
+    ``bench_links.terraced_level``)."""
+    spec = importlib.util.spec_from_file_location(
+        f"navjump_{name}", Path(__file__).resolve().parents[2] / "scripts" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def _terraced_level(boxes, subdiv, seed):
     """``scripts/bench_links.terraced_level``: the benchmark's level full of ledges
     (terraces 0.25 m apart, so that a straight ledge often runs on along boxes of other
     heights), each box top split into ``subdiv`` x ``subdiv`` quads."""
-    spec = importlib.util.spec_from_file_location(
-        "navjump_bench_links", Path(__file__).resolve().parents[2] / "scripts" / "bench_links.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.terraced_level(boxes, subdiv, seed)
+    return _script("bench_links").terraced_level(boxes, subdiv, seed)
 
 
 FINE_CELLS = {"cell_size": 0.15, "cell_height": 0.1}
@@ -204,6 +210,22 @@ def test_links_of_the_terraced_benchmark_level_are_valid(boxes, subdiv, seed, ce
     st = BakeSettings(links_enabled=True, **cells)
     nm = bake(v, t, st)
     assert nm.link_count > 10
+    assert_valid(nm, v, t, st)
+
+
+def test_a_drop_stored_as_its_jump_back_is_valid_at_the_jump_ups_positions(recast_data):
+    """A drop whose way back is a valid jump up is stored as that jump up: its start is
+    then the drop's landing segment, on whose length the oracle counts its test
+    positions. Here (dungeon.obj tiled 5 x 5, the bench's tiling) one landing segment gave
+    8 positions and the take-off segment 7, both ways tested at the 7 only: the jump up
+    took off without ground at one of the 8 (links._check_flips)."""
+    from blender_navjump.core.objio import read_obj
+
+    v, t = _script("bench").tiled(*read_obj(recast_data / "dungeon.obj", up="y"), 5)
+    st = BakeSettings(links_enabled=True, agent_max_climb=0.4, agent_radius=0.4,
+                      multi_stance=True)
+    nm = bake(v, t, st)
+    assert (nm.link_kind == LINK_JUMP_UP).sum() > 100
     assert_valid(nm, v, t, st)
 
 
