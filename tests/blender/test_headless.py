@@ -1,7 +1,6 @@
 """Headless batch bakes: scripts/bake.py under plain Python (real subprocesses) and inside
 a Blender session (the bpy module standing in for ``blender -b FILE --python``)."""
 
-import importlib.util
 import json
 import os
 import shutil
@@ -11,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from script_modules import load_script
 
 from blender_navjump.export import detour, gltf, navjump_json, obj
 
@@ -215,13 +215,6 @@ def test_unknown_preset_is_a_per_file_error_listing_the_presets(tmp_path, navjum
 
 
 # ---------------------------------------------------------------- inside Blender
-def _load_script_module():
-    spec = importlib.util.spec_from_file_location("navjump_bake_script", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_inside_blender_bakes_the_open_file_with_args_after_double_dash(
         tmp_path, bpy, navjump, demo_scene, monkeypatch, capsys):
     # As under ``blender -b level.blend --python scripts/bake.py -- ...``: bpy is loaded, the
@@ -231,7 +224,7 @@ def test_inside_blender_bakes_the_open_file_with_args_after_double_dash(
     out = tmp_path / "out"
     monkeypatch.setattr(sys, "argv", ["blender", "-b", str(DEMO), "--python", str(SCRIPT),
                                       "--", "--out", str(out), "--format", "json,obj"])
-    code = _load_script_module().main()
+    code = load_script("bake").main()
     assert code == 0
     stdout = capsys.readouterr().out
     assert len(summary_lines(stdout)) == 1 and summary_lines(stdout)[0].startswith("OK ")

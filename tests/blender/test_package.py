@@ -15,7 +15,6 @@ nothing was compiled.
 
 import getpass
 import hashlib
-import importlib.util
 import json
 import os
 import shutil
@@ -28,6 +27,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from script_modules import load_script
 
 from blender_navjump.export import navjump_json
 
@@ -41,15 +41,7 @@ WORK = Path(tempfile.gettempdir()) / (
 REPO_MODULE = "navjump_pkg"
 
 
-def _load_build_script():
-    spec = importlib.util.spec_from_file_location(
-        "navjump_build_extension", ROOT / "scripts" / "build_extension.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-build_extension = _load_build_script()
+build_extension = load_script("build_extension")
 
 
 @pytest.fixture(scope="module")

@@ -13,6 +13,7 @@ from climb_items import elements, random_segment, seg
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scenes import Scene
+from script_modules import load_script
 
 from blender_navjump.core import bake
 from blender_navjump.core import climb as C
@@ -886,13 +887,7 @@ def towers():
     """scripts/bench_climb.py's level, 3 x 3 towers (each a navmesh island on top, two
     ledges round an outside corner, a ladder and a pipe): the searches through the ways
     run with landmark bounds."""
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("bench_climb",
-                                                  ROOT / "scripts" / "bench_climb.py")
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
-    v, t, items = bench.level(36)
+    v, t, items = load_script("bench_climb").level(36)
     settings = BakeSettings(climbing_enabled=True, auto_ledges=False)
     nm, warnings = C.add_climbing(bake(v, t, settings), items, v, t, settings)
     assert warnings == [] and nm.climb_element_count == 36

@@ -3,7 +3,6 @@ written by ``scripts/build_extension.py --checkout-kernels``): they match the so
 this checkout, and a new process with an empty kernel folder loads every kernel from them
 without compiling one (numba's own statistics, not time)."""
 
-import importlib.util
 import json
 import os
 import pathlib
@@ -12,6 +11,7 @@ import sys
 import tarfile
 
 import pytest
+from script_modules import load_script
 
 from blender_navjump.core import kernel_cache
 
@@ -22,11 +22,7 @@ ON_PACK_PLATFORM = kernel_cache.platform_tag() == "linux-x64" and sys.version_in
 
 
 def _pins() -> dict:
-    spec = importlib.util.spec_from_file_location(
-        "navjump_build_extension_pins", ROOT / "scripts" / "build_extension.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.pinned_versions()
+    return load_script("build_extension").pinned_versions()
 
 
 @pytest.mark.skipif(not ON_PACK_PLATFORM, reason="the committed pack is for Linux x86-64, "

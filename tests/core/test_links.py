@@ -3,9 +3,7 @@ independent oracle (tests/link_oracle.py, from the triangles only)."""
 
 from __future__ import annotations
 
-import importlib.util
 import math
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -13,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from link_oracle import check_links
 from scenes import Scene
+from script_modules import load_script
 
 from blender_navjump.core import BakeSettings, SettingsError, bake
 from blender_navjump.core.debug import BakeDebug
@@ -175,21 +174,11 @@ def test_link_does_not_grow_along_a_ledge_past_where_the_ground_steps():
     assert nm.link_bidirectional[ups[0]]
 
 
-def _script(name):
-    """A module of ``scripts/`` (its level builders: ``bench.tiled``,
-    ``bench_links.terraced_level``)."""
-    spec = importlib.util.spec_from_file_location(
-        f"navjump_{name}", Path(__file__).resolve().parents[2] / "scripts" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def _terraced_level(boxes, subdiv, seed):
     """``scripts/bench_links.terraced_level``: the benchmark's level full of ledges
     (terraces 0.25 m apart, so that a straight ledge often runs on along boxes of other
     heights), each box top split into ``subdiv`` x ``subdiv`` quads."""
-    return _script("bench_links").terraced_level(boxes, subdiv, seed)
+    return load_script("bench_links").terraced_level(boxes, subdiv, seed)
 
 
 FINE_CELLS = {"cell_size": 0.15, "cell_height": 0.1}
@@ -221,7 +210,7 @@ def test_a_drop_stored_as_its_jump_back_is_valid_at_the_jump_ups_positions(recas
     took off without ground at one of the 8 (links._check_flips)."""
     from blender_navjump.core.objio import read_obj
 
-    v, t = _script("bench").tiled(*read_obj(recast_data / "dungeon.obj", up="y"), 5)
+    v, t = load_script("bench").tiled(*read_obj(recast_data / "dungeon.obj", up="y"), 5)
     st = BakeSettings(links_enabled=True, agent_max_climb=0.4, agent_radius=0.4,
                       multi_stance=True)
     nm = bake(v, t, st)
