@@ -479,8 +479,7 @@ def build_links(nm, hf, chf, cfg, settings, vertices, triangles, debug=None,
     tri = tri_job.result()
     timings["triangle_index_wait"] = (time.perf_counter() - t0) * 1000.0
     t0 = time.perf_counter()
-    vox = (hf.column_head, hf.span_min, hf.span_max, hf.span_next,
-           np.zeros(hf.column_head.shape[0], np.int32))  # column tops, filled lazily
+    vox = (hf.column_head, hf.span_min, hf.span_max, hf.span_next)
     chfa = (chf.cell_index, chf.cell_count, chf.span_y, chf.span_area)
     timings["column_ranges"] = (time.perf_counter() - t0) * 1000.0
     t0 = time.perf_counter()

@@ -143,25 +143,6 @@ def flight_time(dz, mode, prm):
     return math.sqrt(-2.0 * dz / g)
 
 
-# The highest span top of each column is filled in lazily (most columns are never looked
-# at), stored plus TOP_OFFSET so that the zeros of a fresh (calloc'ed, free) array mean
-# "not computed yet".
-TOP_OFFSET = 1 << 30
-
-
-@hot_kernel
-def _column_top(c, vox):
-    column_head, span_min, span_max, span_next, col_top = vox
-    if col_top[c] == 0:
-        hi = -(1 << 29)
-        s = column_head[c]
-        while s != -1:
-            hi = max(hi, span_max[s])
-            s = span_next[s]
-        col_top[c] = hi + TOP_OFFSET
-    return col_top[c] - TOP_OFFSET
-
-
 @hot_kernel
 def _quad_rect_dist2(qx, qy, x0, y0, x1, y1):
     """Squared distance between the convex quadrilateral (qx, qy: 4 corners in order) and
@@ -252,8 +233,6 @@ def walk_blocked(x0, y0, ux, uy, s0, s1, z, ex, ey, prm, vox):
         ry0 = by + y * cs
         for x in range(c0, c1 + 1):
             c = x + y * width
-            if _column_top(c, vox) <= lo_lvl:
-                continue
             if not spans_overlap(c, lo_lvl, hi_lvl, vox):
                 continue
             rx0 = bx + x * cs
@@ -278,7 +257,7 @@ def _feet_range(ta, tb, z0, vz, g):
 @hot_kernel
 def spans_overlap(c, lo_lvl, hi_lvl, vox):
     """A solid span of column c overlaps the levels (lo_lvl, hi_lvl)?"""
-    column_head, span_min, span_max, span_next, col_top = vox
+    column_head, span_min, span_max, span_next = vox
     s = column_head[c]
     while s != -1:
         if span_min[s] >= hi_lvl:

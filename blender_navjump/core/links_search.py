@@ -258,8 +258,7 @@ def search_landings(samples, dir_cos, dir_sin, enabled, settle, prm, tri, vox, c
     ``res`` (N, 3; ``LANDING`` rows) and flagged in ``found_at`` (N, 3); operation counts per sample
     to ``counts`` (N; ``SEARCH_COUNTS`` rows). Each sample is first readied
     (``settle_sample``, with ``settle``: a ``Settle``). Bands of samples are independent (they
-    run on threads; the lazily filled column tops they share are written with the same
-    value by whoever comes first).
+    run on threads and write only their own samples' rows).
 
     A sample whose first step out along the normal is blocked stands at a wall: it is
     searched for jumps up along the normal only (tested when its march first meets a
