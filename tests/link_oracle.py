@@ -28,6 +28,7 @@ from numba import njit
 
 RADIUS_TOLERANCE = 0.1  # documented shrink of the agent radius (voxel rounding)
 HEIGHT_TOLERANCE_CELLS = 2  # documented distance of a link's ends from the ground, in cells
+CLIMB_TIE = 1e-6  # documented: a rise of exactly agent_max_climb is a step (metres of slack)
 PATH_STEP = 0.05  # cylinder samples along the trajectory, metres
 BISECT = 10
 
@@ -189,7 +190,9 @@ class Model:
 
     def __init__(self, s: dict):
         self.cs = s["cell_size"]
-        self.climb = s["agent_max_climb"]  # measured on the triangles, not voxel-rounded
+        # measured on the triangles, not voxel-rounded; a rise of exactly the climb is a
+        # step (documented), so heights within CLIMB_TIE of it count as within climb
+        self.climb = s["agent_max_climb"] + CLIMB_TIE
         self.radius = max(s["agent_radius"] - RADIUS_TOLERANCE, 0.0)
         self.height = s["stand_height"] if s["multi_stance"] else s["agent_height"]
         self.g = s["gravity"]

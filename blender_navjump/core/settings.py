@@ -293,7 +293,8 @@ class LinkParams(NamedTuple):
     by: float
     bz: float
     body_radius: float  # collision radius: agent_radius - LINK_COLLISION_TOLERANCE
-    climb: float  # agent_max_climb: the step the agent walks up or down (kinds, support)
+    climb: float  # agent_max_climb + CLIMB_TIE: the step the agent walks up or down (kinds,
+    # support, the body's bottom above the feet)
     voxel_climb: float  # agent_max_climb rounded down to whole cell heights (the navmesh's)
     top: float  # body top above the feet (stand height)
     jump_height: float  # max_jump_height
@@ -319,6 +320,11 @@ class LinkParams(NamedTuple):
 # to a cell larger than the real walls, and the navmesh border itself sits exactly one
 # agent radius from those voxels. The link test oracle allows the same.
 LINK_COLLISION_TOLERANCE = 0.1
+# Slack on agent_max_climb in the link tests, metres: a rise of exactly agent_max_climb is a
+# step (walked, not jumped), and so is ground or an obstacle top exactly that far below
+# the feet. Heights built on multiples of the climb (terraces 0.25 m apart at a climb of
+# 0.5 m) differ from it by rounding errors (1e-15 m), which must not decide.
+CLIMB_TIE = 1e-6
 # finest link_sample_step, in cells
 MIN_LINK_STEP_CELLS = 0.25
 
@@ -350,7 +356,7 @@ def link_params(s: BakeSettings, cs: float, ch: float, bmin, width: int, height:
     return LinkParams(
         cs=cs, ch=ch, bx=float(bmin[0]), by=float(bmin[1]), bz=float(bmin[2]),
         body_radius=max(float(s.agent_radius) - LINK_COLLISION_TOLERANCE, 0.0),
-        climb=float(s.agent_max_climb), voxel_climb=walkable_climb * ch,
+        climb=float(s.agent_max_climb) + CLIMB_TIE, voxel_climb=walkable_climb * ch,
         top=float(s.stand_height if s.multi_stance else s.agent_height),
         jump_height=h, jump_distance=float(s.max_jump_distance),
         drop_height=float(s.max_drop_height), gravity=g, vz=vz,

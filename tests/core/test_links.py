@@ -202,6 +202,21 @@ def test_links_of_the_terraced_benchmark_level_are_valid(boxes, subdiv, seed, ce
     assert_valid(nm, v, t, st)
 
 
+@pytest.mark.parametrize("boxes, subdiv, seed", [(60, 1, 1), (100, 1, 0)])
+def test_a_rise_of_exactly_the_climb_is_a_step_everywhere(boxes, subdiv, seed):
+    """Terraces 0.25 m apart at agent_max_climb 0.5: many rises are exactly the climb,
+    computed as differences of heights that carry rounding errors (1e-15 m). A tie is a
+    step, in the kinds, the ground within climb and the body's bottom alike
+    (settings.CLIMB_TIE). With the exact climb, rounding decided: 0.50 m "drops" and
+    "jumps up" the oracle calls steps, and run-outs measured to a 0.50 m step taken as a
+    ledge (1 and 8 oracle errors on these two levels)."""
+    v, t = _terraced_level(boxes, subdiv, seed)
+    st = BakeSettings(links_enabled=True, agent_max_climb=0.5)
+    nm = bake(v, t, st)
+    assert nm.link_count > 10
+    assert_valid(nm, v, t, st)
+
+
 def test_a_drop_stored_as_its_jump_back_is_valid_at_the_jump_ups_positions(recast_data):
     """A drop whose way back is a valid jump up is stored as that jump up: its start is
     then the drop's landing segment, on whose length the oracle counts its test

@@ -27,7 +27,7 @@ from blender_navjump.core.links_model import (
     lands_squarely,
     tri_arc_blocked,
 )
-from blender_navjump.core.settings import BakeSettings, LinkParams, voxel_config
+from blender_navjump.core.settings import CLIMB_TIE, BakeSettings, LinkParams, voxel_config
 
 CLIMB, TOP = 0.4, 2.0
 
@@ -134,8 +134,13 @@ def test_link_kinds_use_agent_max_climb_not_the_voxel_climb():
     cfg = voxel_config(stg, np.zeros(3), np.array([10.0, 10.0, 3.0]))
     prm = cfg.links
     assert cfg.walkable_climb == 4 and prm.voxel_climb == pytest.approx(0.8)
-    assert prm.climb == 0.9
+    assert prm.climb == 0.9 + CLIMB_TIE
     assert kind_of(0.85, prm.climb) == LINK_JUMP_ACROSS
+    # a rise of exactly the climb, as rounding leaves it from heights on its multiples,
+    # is a step either way
+    assert (0.1 + 0.2) * 3.0 > 0.9  # 0.9000000000000001
+    assert kind_of((0.1 + 0.2) * 3.0, prm.climb) == LINK_JUMP_ACROSS
+    assert kind_of(-(0.1 + 0.2) * 3.0, prm.climb) == LINK_JUMP_ACROSS
     assert kind_of(-0.85, prm.climb) == LINK_JUMP_ACROSS
     assert kind_of(0.92, prm.climb) == LINK_JUMP_UP
     assert kind_of(-0.92, prm.climb) == LINK_DROP
