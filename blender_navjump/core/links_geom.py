@@ -304,7 +304,9 @@ def polygon_index(vertices, polygons, nv, usable, surf_tris, surf_start,
     box = np.empty(polys.shape[0], XY_BOUNDS)
     box["xmin"], box["ymin"] = lo[:, 0], lo[:, 1]
     box["xmax"], box["ymax"] = hi[:, 0], hi[:, 1]
-    start, items = _bin_lists(lo, hi, np.nonzero(usable)[0], grid)
+    # listed in every bin within BOX_EPS of its bounds: a look-up visits the point's bin
+    # only, and a point up to INSIDE_EPS outside a polygon's edge counts as inside it
+    start, items = _bin_lists(lo - BOX_EPS, hi + BOX_EPS, np.nonzero(usable)[0], grid)
     return PolygonIndex(pverts, polys, np.ascontiguousarray(nv, np.int32), box,
                         np.ascontiguousarray(usable, np.bool_), surf_tris, surf_start, grid,
                         start, items.astype(np.int32))
