@@ -321,9 +321,10 @@ class LinkParams(NamedTuple):
 # agent radius from those voxels. The link test oracle allows the same.
 LINK_COLLISION_TOLERANCE = 0.1
 # Slack on agent_max_climb in the link tests, metres: a rise of exactly agent_max_climb is a
-# step (walked, not jumped), and so is ground or an obstacle top exactly that far below
-# the feet. Heights built on multiples of the climb (terraces 0.25 m apart at a climb of
-# 0.5 m) differ from it by rounding errors (1e-15 m), which must not decide.
+# step (walked, not jumped): ground exactly that far below or above a point supports it,
+# and an obstacle top exactly that far above the feet (the body's bottom) does not block.
+# Heights built on multiples of the climb (terraces 0.25 m apart at a climb of 0.5 m)
+# differ from it by rounding errors (1e-15 m), which must not decide.
 CLIMB_TIE = 1e-6
 # finest link_sample_step, in cells
 MIN_LINK_STEP_CELLS = 0.25
