@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import pathlib
 import sys
 
@@ -29,20 +28,7 @@ for p in (ROOT, ROOT / "tests"):
     if str(p) not in sys.path:
         sys.path.insert(0, str(p))
 
-def _test_levels():
-    """The link tests' own procedural levels (tests/core/test_links_invariance.py)."""
-    sys.path.insert(0, str(ROOT / "tests" / "core"))
-    import test_links_invariance
-
-    return test_links_invariance
-
-
-def _ledge(height):
-    return _test_levels().ledge(height).arrays()
-
-
-def _gap(gap):
-    return _test_levels().two_platforms(gap).arrays()
+from link_levels import turn, unturn  # noqa: E402  (tests/ is on the path above)
 
 
 def _recast(name):
@@ -56,42 +42,18 @@ def _recast(name):
     return read_obj(d / f"{name}.obj", up="y")
 
 
-FINE = {"cell_size": 0.2, "cell_height": 0.05}  # as the tests bake the ledges
-SCENES = {
-    "ledge 0.95 m": (lambda: _ledge(0.95), FINE),
-    "ledge 1.5 m": (lambda: _ledge(1.5), FINE),
-    "ledge 3.9 m": (lambda: _ledge(3.9), FINE),
-    "gap 2.9 m": (lambda: _gap(2.9), {}),
-    "gap 2 m": (lambda: _gap(2.0), {}),
-    "dungeon": (lambda: _recast("dungeon"), {}),
-    "nav_test": (lambda: _recast("nav_test"), {}),
-}
+def _scenes():
+    """name -> (make, settings overrides): the link tests' procedural levels
+    (tests/link_levels.py) and the Recast meshes."""
+    from link_levels import LEVELS
 
-
-def turn(v, degrees, offset):
-    """Vertices turned about their bounds' centre (xy) and moved by offset (x, y, z)."""
-    centre = 0.5 * (v[:, :2].min(0) + v[:, :2].max(0))
-    a = math.radians(degrees)
-    c, s = math.cos(a), math.sin(a)
-    x, y = v[:, 0] - centre[0], v[:, 1] - centre[1]
-    out = v.copy()
-    out[:, 0] = c * x - s * y + centre[0] + offset[0]
-    out[:, 1] = s * x + c * y + centre[1] + offset[1]
-    out[:, 2] = v[:, 2] + offset[2]
+    out = {name: (level.make, level.settings) for name, level in LEVELS.items()}
+    out["dungeon"] = (lambda: _recast("dungeon"), {})
+    out["nav_test"] = (lambda: _recast("nav_test"), {})
     return out
 
 
-def unturn(points, v, degrees, offset):
-    """Points of the level turned by ``turn(v, degrees, offset)`` back in v's frame."""
-    centre = 0.5 * (v[:, :2].min(0) + v[:, :2].max(0))
-    a = -math.radians(degrees)
-    c, s = math.cos(a), math.sin(a)
-    p = np.asarray(points, np.float64) - np.asarray(offset, np.float64)
-    x, y = p[..., 0] - centre[0], p[..., 1] - centre[1]
-    out = p.copy()
-    out[..., 0] = c * x - s * y + centre[0]
-    out[..., 1] = s * x + c * y + centre[1]
-    return out
+SCENES = _scenes()
 
 
 def bake_links(v, t, over):

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from link_levels import ledge
 from scenes import Scene
 
 from blender_navjump.core import BakeSettings, bake
@@ -215,10 +216,7 @@ def test_link_end_far_from_the_navmesh_is_named():
 
 
 def ledge_scene():
-    s = Scene()
-    s.box(0, 0, -1, 22, 10, 0.012)
-    s.box(0, 0, 0.012, 10, 10, 1.512)
-    return s.arrays()
+    return ledge(1.5).arrays()
 
 
 def test_nolinks_volume_removes_generated_links_and_they_stay_gone():

@@ -9,22 +9,36 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from link_levels import (
+    FINE,
+    gap_and_ledge,
+    ledge,
+    ledge_with_walls_and_pillar,
+    lone_platform,
+    low_ceiling_over_gap,
+    narrow_beam,
+    offset_platform,
+    overhang,
+    pillar_in_gap,
+    slot,
+    terrace_patch,
+    terraced_level,
+    thin_platforms,
+    two_platforms,
+    wall_in_gap,
+    wall_on_floor,
+)
 from link_oracle import check_links
-from scenes import Scene
 from script_modules import load_script
 
 from blender_navjump.core import BakeSettings, SettingsError, bake
 from blender_navjump.core.debug import BakeDebug
 from blender_navjump.core.navmesh import LINK_DROP, LINK_JUMP_ACROSS, LINK_JUMP_UP, NavMesh
 
-# Box bottoms and floor tops sit off voxel boundaries so that voxel rounding cannot turn a
-# 0.95 m ledge into a walkable 0.9 m step (or the reverse): the answers below are the
-# geometry's, not the rounding's.
-FLOOR = 0.012
-LEDGE_SETTINGS = {"cell_size": 0.2, "cell_height": 0.05}
+LEDGE_SETTINGS = FINE  # the ledges' cells: 0.2 m, 0.05 m high
 
 
-def bake_links(scene: Scene, **overrides):
+def bake_links(scene, **overrides):
     v, t = scene.arrays()
     st = BakeSettings(links_enabled=True, **overrides)
     return bake(v, t, st), v, t, st
@@ -39,22 +53,6 @@ def assert_valid(nm, v, t, st):
 def kinds(nm):
     return {k: int((nm.link_kind == i).sum())
             for i, k in enumerate(("drop", "jump_across", "jump_up"))}
-
-
-def two_platforms(gap, width=10.0, length=10.0):
-    """Platforms [0, length] and [length + gap, 2 length + gap] along x, tops at z = 0."""
-    s = Scene()
-    s.box(0, 0, -1, length, width, 0)
-    s.box(length + gap, 0, -1, 2 * length + gap, width, 0)
-    return s
-
-
-def ledge(height, width=10.0):
-    """Lower floor [0, 22] x [0, width] with an upper platform [0, 10] of ``height``."""
-    s = Scene()
-    s.box(0, 0, -1, 22, width, FLOOR)
-    s.box(0, 0, FLOOR, 10, width, FLOOR + height)
-    return s
 
 
 def y_extent(nm, z=None):
@@ -141,13 +139,6 @@ def test_drop_walks_off_the_ledge():
     assert nm.link_end[0, :, 0].min() > 10.0 + st.agent_radius
 
 
-# A patch of the benchmark's terraced level (scripts/bench_links.py, 1,000 boxes, around
-# (17.5, 77.5)), moved to the origin: 2.5 m boxes, heights per row (y up), left to right.
-TERRACE_PATCH = ((2.512, 2.762, 2.512, 3.762),
-                 (3.012, 3.262, 3.012, 3.262),
-                 (2.762, 2.762, 3.762, None))
-
-
 def test_link_does_not_grow_along_a_ledge_past_where_the_ground_steps():
     """The one jump up here is from the 2.762 box at (2.5-5, 5-7.5) onto the 3.762 box
     beside it. Along the same straight line, the box below them is 3.262 against 3.012: a
@@ -155,12 +146,7 @@ def test_link_does_not_grow_along_a_ledge_past_where_the_ground_steps():
     heights stayed within climb of some ground took it 2.5 m over that box, its start
     floating 0.5 m above the ground: a "1 m jump up" where the agent steps 0.25 m down.
     The kind is judged on the ground under both ends too (links_model.ground_kind)."""
-    s = Scene()
-    for j, row in enumerate(TERRACE_PATCH):
-        for i, h in enumerate(row):
-            if h is not None:
-                s.box(2.5 * i, 2.5 * j, -1.0, 2.5 * (i + 1), 2.5 * (j + 1), h)
-    nm, v, t, st = bake_links(s)
+    nm, v, t, st = bake_links(terrace_patch())
     assert_valid(nm, v, t, st)
     ups = np.nonzero(nm.link_kind == LINK_JUMP_UP)[0]
     assert ups.size == 1, kinds(nm)
@@ -172,13 +158,6 @@ def test_link_does_not_grow_along_a_ledge_past_where_the_ground_steps():
     assert start[:, 1].min() >= 5.0 - 0.5 * st.cell_size, start
     assert start[:, 1].max() >= 7.5 - 0.5 * st.cell_size, start
     assert nm.link_bidirectional[ups[0]]
-
-
-def _terraced_level(boxes, subdiv, seed):
-    """``scripts/bench_links.terraced_level``: the benchmark's level full of ledges
-    (terraces 0.25 m apart, so that a straight ledge often runs on along boxes of other
-    heights), each box top split into ``subdiv`` x ``subdiv`` quads."""
-    return load_script("bench_links").terraced_level(boxes, subdiv, seed)
 
 
 FINE_CELLS = {"cell_size": 0.15, "cell_height": 0.1}
@@ -195,7 +174,7 @@ def test_links_of_the_terraced_benchmark_level_are_valid(boxes, subdiv, seed, ce
     ground look-up's bins, lay a rounding error on the other side (4e-15 m on the
     300-box level): the look-up missed the box beyond, a walkable step, and took the line
     for a ledge (links_geom._support_bins)."""
-    v, t = _terraced_level(boxes, subdiv, seed)
+    v, t = terraced_level(boxes, subdiv, seed)
     st = BakeSettings(links_enabled=True, **cells)
     nm = bake(v, t, st)
     assert nm.link_count > 10
@@ -210,7 +189,7 @@ def test_a_rise_of_exactly_the_climb_is_a_step_everywhere(boxes, subdiv, seed):
     (settings.CLIMB_TIE). With the exact climb, rounding decided: 0.50 m "drops" and
     "jumps up" the oracle calls steps, and run-outs measured to a 0.50 m step taken as a
     ledge (1 and 8 oracle errors on these two levels)."""
-    v, t = _terraced_level(boxes, subdiv, seed)
+    v, t = terraced_level(boxes, subdiv, seed)
     st = BakeSettings(links_enabled=True, agent_max_climb=0.5)
     nm = bake(v, t, st)
     assert nm.link_count > 10
@@ -250,12 +229,8 @@ def test_kind_switches_and_jump_height_zero():
 
 
 def test_low_ceiling_over_gap_blocks_the_arc():
-    def scene(ceiling_z):
-        s = two_platforms(2.0)
-        # a slab over the gap only: walking clearance on the platforms is untouched
-        s.box(10.0, -1.0, ceiling_z, 12.0, 11.0, ceiling_z + 0.3)
-        return s
-
+    # a slab over the gap only: walking clearance on the platforms is untouched
+    scene = low_ceiling_over_gap
     st0 = BakeSettings()
     # the arc's apex plus the agent's height reaches 3 m above the platforms
     nm, v, t, st = bake_links(scene(st0.max_jump_height + st0.agent_height - 0.6))
@@ -267,9 +242,7 @@ def test_low_ceiling_over_gap_blocks_the_arc():
 
 
 def test_pillar_in_gap_splits_the_link():
-    s = two_platforms(2.0)
-    s.box(10.85, 4.85, -3.0, 11.15, 5.15, 6.0)  # 0.3 m pillar in the middle of the gap
-    nm, v, t, st = bake_links(s)
+    nm, v, t, st = bake_links(pillar_in_gap())  # 0.3 m pillar in the middle of the gap
     assert_valid(nm, v, t, st)
     assert kinds(nm)["jump_across"] == 2
     # neither link passes the pillar: the agent (radius less the tolerance) keeps clear
@@ -280,22 +253,14 @@ def test_pillar_in_gap_splits_the_link():
 
 
 def test_wall_between_platforms_has_no_link():
-    s = Scene()
-    s.box(0, 0, -1, 22, 10, 0)
-    s.box(10.0, -1.0, 0.0, 10.5, 11.0, 3.5)  # a wall splitting one floor in two
-    nm, v, t, st = bake_links(s)
+    nm, v, t, st = bake_links(wall_on_floor())  # a wall splitting one floor in two
     assert nm.link_count == 0, kinds(nm)
-    # the same wall standing in a 2 m gap
-    s = two_platforms(2.0)
-    s.box(10.75, -1.0, -3.0, 11.25, 11.0, 3.5)
-    nm, v, t, st = bake_links(s)
+    nm, v, t, st = bake_links(wall_in_gap())  # the same wall standing in a 2 m gap
     assert nm.link_count == 0, kinds(nm)
 
 
 def test_narrow_beam_is_never_a_landing():
-    s = two_platforms(2.4)
-    s.box(11.0, 0, -1, 11.4, 10, 0)  # 0.4 m beam in the gap: thinner than the agent
-    nm, v, t, st = bake_links(s)
+    nm, v, t, st = bake_links(narrow_beam())  # 0.4 m beam: thinner than the agent
     assert_valid(nm, v, t, st)
     assert kinds(nm) == {"drop": 0, "jump_across": 1, "jump_up": 0}
     for seg in (nm.link_start[0], nm.link_end[0]):
@@ -304,11 +269,8 @@ def test_narrow_beam_is_never_a_landing():
 
 
 def test_overhang_over_the_landing():
-    s = Scene()
-    s.box(0, 0, -1, 24, 10, FLOOR)
-    s.box(0, 0, FLOOR, 10, 10, FLOOR + 3.0)
-    s.box(10.0, 0, FLOOR + 1.5, 11.5, 10, FLOOR + 1.7)  # slab over the foot of the cliff
-    nm, v, t, st = bake_links(s, **LEDGE_SETTINGS)
+    # a 3 m cliff, a slab 1.5 m over its foot
+    nm, v, t, st = bake_links(overhang(), **LEDGE_SETTINGS)
     assert_valid(nm, v, t, st)
     assert kinds(nm)["drop"] >= 1
     drops = nm.link_kind == LINK_DROP
@@ -318,11 +280,7 @@ def test_overhang_over_the_landing():
 
 def test_slot_links_join_different_polygons():
     # a U-shaped platform: a 1.5 m slot cut into it, jumpable across
-    s = Scene()
-    s.box(0, 0, -1, 20, 6, 0)
-    s.box(0, 6, -1, 9.25, 16, 0)
-    s.box(10.75, 6, -1, 20, 16, 0)
-    nm, v, t, st = bake_links(s)
+    nm, v, t, st = bake_links(slot())
     assert_valid(nm, v, t, st)
     assert kinds(nm)["jump_across"] >= 1
 
@@ -366,18 +324,14 @@ def test_navmesh_without_border_edges():
 
 
 def test_platform_thinner_than_a_cell():
-    s = two_platforms(1.5)
-    s.box(3.0, 3.0, 0.0, 3.1, 7.0, 1.0)  # a 0.1 m thin wall on the platform
-    s.box(30.0, 0, 2.0, 30.1, 10, 2.1)  # a 0.1 m ledge high up, out of reach of all
-    nm, v, t, st = bake_links(s)
+    # a 0.1 m thin wall on a platform, a 0.1 m ledge high up, out of reach of all
+    nm, v, t, st = bake_links(thin_platforms())
     assert_valid(nm, v, t, st)
     assert kinds(nm)["jump_across"] >= 1
 
 
 def test_deterministic_and_all_kinds_off():
-    s = two_platforms(2.0)
-    s.box(0, 20, -1, 22, 30, FLOOR)  # and a ledge beside them
-    s.box(0, 20, FLOOR, 10, 30, FLOOR + 1.5)
+    s = gap_and_ledge()
     nm1, *_ = bake_links(s)
     assert kinds(nm1)["drop"] >= 1 and kinds(nm1)["jump_across"] >= 1
     nm2, *_ = bake_links(s)
@@ -410,9 +364,7 @@ def test_min_link_width_drops_narrow_links():
 def test_diagonal_search_finds_offset_platform():
     # the far platform only overlaps the near one's edge by a corner: along the normal
     # from most samples there is nothing, 30 degrees off it there is
-    s = Scene()
-    s.box(0, 0, -1, 10, 4, 0)
-    s.box(11.5, 4.6, -1, 21.5, 14.6, 0)
+    s = offset_platform()
     nm, v, t, st = bake_links(s, link_search_angle=0.0, min_link_width=0.0)
     straight = nm.link_count
     nm, v, t, st = bake_links(s, link_search_angle=45.0, min_link_width=0.0)
@@ -498,20 +450,14 @@ def test_search_skips_give_the_same_links():
     a level with walls, a ledge and a pillar gets the same links as with the test run
     first for every searched sample and every sample beside a first-pass landing
     searched (debug data)."""
-    s = Scene()
-    s.box(0, 0, -1, 10, 10, 0)  # nothing to land on within the jump and drop limits
-    s.box(-20, -20, -30, 30, 30, -29)
-    nm, v, t, st = bake_links(s)
+    nm, v, t, st = bake_links(lone_platform())  # nothing within the jump and drop limits
     info = nm.stats["links_info"]
     assert nm.link_count == 0
     assert info["samples_searched"] > 0
     assert info["search_counts"]["wall_tests"] == 0
 
-    s = ledge(0.95)
-    s.box(16.0, -1.0, FLOOR, 16.5, 11.0, 3.5)  # a wall across the lower floor
-    s.box(0.0, 10.0, FLOOR, 22.0, 10.5, 3.5)  # and along its side
-    s.box(12.5, 4.8, FLOOR, 12.9, 5.2, 3.0)  # a pillar below the ledge
-    nm, v, t, st = bake_links(s, **LEDGE_SETTINGS)
+    # walls across the lower floor and along its side, a pillar below the ledge
+    nm, v, t, st = bake_links(ledge_with_walls_and_pillar(), **LEDGE_SETTINGS)
     debug = BakeDebug()
     eager = bake(v, t, st, debug=debug)
     lazy_n = nm.stats["links_info"]["search_counts"]["wall_tests"]

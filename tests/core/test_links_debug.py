@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from link_levels import FINE, FLOOR, ledge, narrow_block_and_ledge
+from link_levels import two_platforms as platforms
 from link_oracle import check_links
-from scenes import Scene
 
 from blender_navjump.core import BakeSettings, bake
 from blender_navjump.core.debug import (
@@ -22,23 +23,7 @@ from blender_navjump.core.debug import (
 )
 from blender_navjump.core.kinds import LINK_JUMP_ACROSS, LINK_JUMP_UP
 
-FLOOR = 0.012
-FINE = {"cell_size": 0.2, "cell_height": 0.05}
 DEFAULTS = BakeSettings()
-
-
-def platforms(gap, width=10.0):
-    s = Scene()
-    s.box(0, 0, -1, 10, width, 0)
-    s.box(10 + gap, 0, -1, 20 + gap, width, 0)
-    return s
-
-
-def ledge(height, width=10.0):
-    s = Scene()
-    s.box(0, 0, -1, 22, 10, FLOOR)
-    s.box(0, 0, FLOOR, 10, width, FLOOR + height)
-    return s
 
 
 def baked(scene, **over):
@@ -98,11 +83,8 @@ def test_a_low_ceiling_blocks_the_jump_at_a_point_under_it():
 
 
 def test_a_narrow_step_is_too_narrow_and_open_floor_has_no_landing():
-    s = Scene()
-    s.box(0, 0, -1, 12, 10, FLOOR)
-    s.box(1.5, 3.5, FLOOR, 5.0, 6.5, FLOOR + 0.95)  # a block too narrow for a link's width
-    s.box(7.0, 0.0, FLOOR, 12.0, 10.0, FLOOR + 0.95)  # a wide ledge: links
-    nm, rej, *_ = baked(s, **FINE, min_link_width=4.0)
+    # a block too narrow for a link's width, a wide ledge with links
+    nm, rej, *_ = baked(narrow_block_and_ledge(), **FINE, min_link_width=4.0)
     assert (nm.link_kind == LINK_JUMP_UP).sum() >= 1
     narrow = of(rej, REJECT_TOO_NARROW)
     assert narrow.shape[0] >= 1

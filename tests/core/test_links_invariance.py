@@ -15,43 +15,19 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
+from link_levels import FINE, LEVELS, ledge, ledge_with_stairs_and_walls, turn, two_platforms
 from link_oracle import check_links
 from recast_data import recast_data_dir
-from scenes import Scene
 
 from blender_navjump.core import BakeSettings, bake
 from blender_navjump.core.navmesh import LINK_JUMP_UP
 from blender_navjump.core.objio import read_obj
 
-FLOOR = 0.012
-FINE = {"cell_size": 0.2, "cell_height": 0.05}
-
-
-def ledge(height, width=10.0, length=10.0):
-    s = Scene()
-    s.box(0, 0, -1, length + 12, width, FLOOR)
-    s.box(0, 0, FLOOR, length, width, FLOOR + height)
-    return s
-
-
-def two_platforms(gap, width=10.0, length=10.0):
-    s = Scene()
-    s.box(0, 0, -1, length, width, 0)
-    s.box(length + gap, 0, -1, 2 * length + gap, width, 0)
-    return s
-
 
 def turned(scene, degrees, offset, centre=(10.0, 5.0)):
     """The scene's arrays turned about ``centre`` and moved by ``offset`` (x, y, z)."""
     v, t = scene.arrays()
-    a = math.radians(degrees)
-    c, s = math.cos(a), math.sin(a)
-    x, y = v[:, 0] - centre[0], v[:, 1] - centre[1]
-    out = v.copy()
-    out[:, 0] = c * x - s * y + centre[0] + offset[0]
-    out[:, 1] = s * x + c * y + centre[1] + offset[1]
-    out[:, 2] = v[:, 2] + offset[2]
-    return out, t
+    return turn(v, degrees, offset, centre), t
 
 
 def bake_valid(v, t, **over):
@@ -120,53 +96,114 @@ def test_straight_20m_ledge_is_one_link_along_the_edge(degrees):
 
 # ------------------------------------------------------------------- invariance
 
-SCENES = {
-    "ledge 0.95 m": (ledge(0.95), FINE),
-    "ledge 3.9 m": (ledge(3.9), FINE),
-    "gap 2.9 m": (two_platforms(2.9), {}),
+# The levels of the link tests (tests/link_levels.py) whose links still depend on the
+# grid (issue 18, open), each with one turn (degrees, offset in metres, about the level's
+# middle) that shows it, found by scripts/link_invariance.py --turns 30 --seed 777 / 778
+# (every link of every turn valid by the oracle), and the cause as far as it is traced.
+STILL_DEPENDING = {
+    "narrow platforms": (71.91, (0.0037, 0.1879, 0.0995), (
+        "3 m wide platforms 1 m apart: 1 jump across of 2.7 m unturned, none in 5 of 30 "
+        "turns (seed 778). The navmesh's edge facing the gap is 1.5 m long; turned, contour "
+        "simplification slants it up to 18 degrees off the platform's edge and the samples' "
+        "landings split into pieces narrower than min_link_width (1.2 m)")),
+    "terrace patch": (300.48, (0.127, 0.2427, 0.0246), (
+        "2.5 m boxes, whose tops are 1.3 m wide on the navmesh (min_link_width 1.2 m): the "
+        "drop off the 3.762 box (2.1 m unturned) alternates, sample by sample, between the "
+        "drop onto the 2.512 box and a jump across onto the 3.012 box, and both runs are "
+        "too narrow in 10 of 30 turns (seed 778); total width down to 43%")),
+    "terraced 40 boxes": (45.54, (0.0271, 0.013, 0.0413), (
+        "the benchmark's terraced level (40 boxes, 7 / 1 / 8 links unturned): the same "
+        "narrow box tops and alternating choices as the terrace patch; counts off by up to "
+        "4 / 1 / 3 in 29 of 30 turns (seed 778), total width down to 68%")),
+    "low ceiling over a gap": (71.5, (0.0884, 0.1454, 0.1227), (
+        "the navmesh differs, not only the links: the slab's top is 2 m wide, 0.8 m after "
+        "erosion by the 0.6 m agent radius, and the navmesh keeps it at some angles and "
+        "offsets (two drops off it unturned) and not at others (no polygon on it, no link; "
+        "18 of 30 turns, seed 778)")),
+    "high ceiling over a gap": (186.72, (0.1995, 0.0591, 0.1328), (
+        "as the low ceiling: the slab's 0.8 m eroded top is on the navmesh in some bakes "
+        "only (16 of 30 turns without its two drops, seed 778); the jump across under it "
+        "holds")),
+    "slot": (196.9, (0.0803, 0.1055, 0.1629), (
+        "2 jumps across unturned: the slot's 9.75 m one and a 1.8 m diagonal one from the "
+        "chamfer the contour simplification cuts into the concave corner at the slot's "
+        "end; turned, the chamfer has another length and angle and that link is not found "
+        "(20 of 30 turns, seed 778)")),
+    "narrow block and a ledge": (92.16, (0.1218, 0.1616, 0.0441), (
+        "min_link_width 4 m: the 3.5 x 3 m block gets no jump up unturned (its sides are "
+        "too short); turned, in 8 of 30 turns (seed 778), a jump up onto it from the lower "
+        "floor has a start segment grown along the floor to 6 m (past both ends of the "
+        "block) and a 2.65 m end segment on the block: a fan of diagonal jumps, valid by "
+        "the oracle, wider than the block's side")),
+    "offset platform": (72.69, (0.2485, 0.2306, 0.0665), (
+        "platforms that overlap by a corner only (searched 45 degrees off the normal, no "
+        "minimum width): the one 1.95 m jump across is 1.2 m wide in this turn (62%) and "
+        "once in 30 turns split in two (seed 778)")),
 }
+HOLDING = sorted(name for name in LEVELS if name not in STILL_DEPENDING)
 _REFERENCE: dict[str, tuple[np.ndarray, float]] = {}
 
 
 def _reference(name):
     if name not in _REFERENCE:
-        scene, over = SCENES[name]
-        v, t = scene.arrays()
-        nm, _ = bake_valid(v, t, **over)
+        level = LEVELS[name]
+        v, t = level.make()
+        nm, _ = bake_valid(v, t, **level.settings)
         _REFERENCE[name] = (counts(nm), total_width(nm))
     return _REFERENCE[name]
 
 
 # the issue's bound; measured worst case over random turns and offsets per level
-# (scripts/link_invariance.py --turns 30 --seed 777 and 778): 5.9 %
-# (the 2.9 m gap), counts exact, no invalid link (docs/jump-links.md "Results")
+# (scripts/link_invariance.py --turns 30 --seed 777 and 778, docs/jump-links.md "Results")
 WIDTH_TOLERANCE = 0.1
 
 
-# CI runs a few derandomized examples; NAVJUMP_LINK_EXAMPLES=300 (with pytest's
+def assert_same_links(name, degrees, offset, centre=None):
+    """The level turned by ``degrees`` about ``centre`` (default: its middle) and moved by
+    ``offset`` (metres) has the unturned level's count per kind, give or take one per 20
+    links, and its total link width within WIDTH_TOLERANCE; every link valid by the
+    oracle."""
+    level = LEVELS[name]
+    ref_counts, ref_width = _reference(name)
+    v, t = level.make()
+    nm, _ = bake_valid(turn(v, degrees, offset, centre), t, **level.settings)
+    got = counts(nm)
+    assert np.all(np.abs(got - ref_counts) <= ref_counts // 20), (got, ref_counts)
+    assert abs(total_width(nm) - ref_width) <= WIDTH_TOLERANCE * ref_width, (
+        total_width(nm), ref_width)
+
+
+# CI runs a few derandomized examples per level; NAVJUMP_LINK_EXAMPLES=300 (with pytest's
 # --hypothesis-seed=N) runs many random ones
 EXAMPLES = int(os.environ.get("NAVJUMP_LINK_EXAMPLES", "0"))
 
 
-@settings(max_examples=EXAMPLES or 6, deadline=None, derandomize=not EXAMPLES,
+@pytest.mark.parametrize("name", HOLDING)
+@settings(max_examples=EXAMPLES or 3, deadline=None, derandomize=not EXAMPLES,
           suppress_health_check=[HealthCheck.too_slow])
-@given(name=st.sampled_from(sorted(SCENES)), degrees=st.floats(0.0, 360.0),
-       fx=st.floats(0.0, 1.0), fy=st.floats(0.0, 1.0), fz=st.floats(0.0, 1.0))
-# found by --hypothesis-seed=780: the drop's fitted link ended over 2 m from the corner and
-# a growth of 10 cells left it at 8.8 m of 9.8 m (links_search.EXTEND_STEPS)
-@example(name="ledge 3.9 m", degrees=313.25, fx=0.0, fy=0.0, fz=0.0)
+@given(degrees=st.floats(0.0, 360.0), fx=st.floats(0.0, 1.0), fy=st.floats(0.0, 1.0),
+       fz=st.floats(0.0, 1.0))
+# found by --hypothesis-seed=780 on the 3.9 m ledge: the drop's fitted link ended over 2 m
+# from the corner and a growth of 10 cells left it at 8.8 m of 9.8 m
+# (links_search.EXTEND_STEPS)
+@example(degrees=313.25, fx=0.0, fy=0.0, fz=0.0)
 def test_links_do_not_depend_on_the_grid(name, degrees, fx, fy, fz):
-    scene, over = SCENES[name]
+    """Every procedural level of the link tests (issue 18) that holds: turned by any angle
+    (about (10, 5)) and moved by any sub-cell offset, the same links."""
+    over = LEVELS[name].settings
     cs = over.get("cell_size", DEFAULTS.cell_size)
     ch = over.get("cell_height", DEFAULTS.cell_height)
-    ref_counts, ref_width = _reference(name)
-    v, t = turned(scene, degrees, (fx * cs, fy * cs, fz * ch))
-    nm, _ = bake_valid(v, t, **over)
-    got = counts(nm)
-    # the same count per kind, give or take one per 20 links
-    assert np.all(np.abs(got - ref_counts) <= ref_counts // 20), (got, ref_counts)
-    assert abs(total_width(nm) - ref_width) <= WIDTH_TOLERANCE * ref_width, (
-        total_width(nm), ref_width)
+    assert_same_links(name, degrees, (fx * cs, fy * cs, fz * ch), centre=(10.0, 5.0))
+
+
+@pytest.mark.parametrize("name", [
+    pytest.param(name, marks=pytest.mark.xfail(strict=True, reason="open (issue 18): " + why))
+    for name, (_deg, _off, why) in sorted(STILL_DEPENDING.items())])
+def test_levels_whose_links_still_depend_on_the_grid(name):
+    """The levels left out of the property test above, each at a turn that shows it: a
+    strict xfail, so that the day one holds it moves into the property test."""
+    degrees, offset, _why = STILL_DEPENDING[name]
+    assert_same_links(name, degrees, offset)
 
 
 # ------------------------------------------------------- the Recast sample meshes
@@ -248,15 +285,7 @@ def test_recast_links_do_not_depend_on_the_grid(name, degrees, fx, fy, fz):
 def test_far_from_origin_and_slanted_walls_give_valid_links():
     # a level 5 km out, turned 31 degrees, with a cylinder and a slanted wall beside the
     # ledge and stairs next to it
-    s = ledge(0.95)
-    s.stairs(12.0, 7.0, 9.5, FLOOR, 0.15, 0.3, 6)
-    n = 24
-    for i in range(n):  # a cylinder (pillar) of 0.8 m radius on the lower floor
-        a0, a1 = 2 * math.pi * i / n, 2 * math.pi * (i + 1) / n
-        p0 = (15.0 + 0.8 * math.cos(a0), 3.0 + 0.8 * math.sin(a0))
-        p1 = (15.0 + 0.8 * math.cos(a1), 3.0 + 0.8 * math.sin(a1))
-        s.quad((*p0, FLOOR), (*p1, FLOOR), (*p1, 3.0), (*p0, 3.0))
-    s.quad((18.0, 0.0, FLOOR), (20.0, 4.0, FLOOR), (20.0, 4.0, 2.5), (18.0, 0.0, 2.5))
+    s = ledge_with_stairs_and_walls()
     v, t = turned(s, 31.0, (5000.0, -5000.0, 0.0))
     nm, _ = bake_valid(v, t, **FINE)
     assert counts(nm)[LINK_JUMP_UP] >= 1
