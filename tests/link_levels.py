@@ -14,6 +14,8 @@ import numpy as np
 from scenes import Scene
 from script_modules import load_script
 
+from blender_navjump.core import BakeSettings
+
 # Box bottoms and floor tops sit off voxel boundaries so that voxel rounding cannot turn a
 # 0.95 m ledge into a walkable 0.9 m step (or the reverse): the answers are the
 # geometry's, not the rounding's.
@@ -182,35 +184,35 @@ def ledge_with_stairs_and_walls():
     return s
 
 
+def _rotated_xy(points, degrees, centre):
+    """``points`` (..., 3) turned by ``degrees`` about ``centre`` (xy), heights kept."""
+    a = math.radians(degrees)
+    c, s = math.cos(a), math.sin(a)
+    x, y = points[..., 0] - centre[0], points[..., 1] - centre[1]
+    out = np.array(points, np.float64)
+    out[..., 0] = c * x - s * y + centre[0]
+    out[..., 1] = s * x + c * y + centre[1]
+    return out
+
+
+def _middle(v):
+    return 0.5 * (v[:, :2].min(0) + v[:, :2].max(0))
+
+
 def turn(v, degrees, offset, centre=None):
     """Vertices ``v`` turned by ``degrees`` about ``centre`` (xy; default: the middle of
     their bounds) and moved by ``offset`` (x, y, z)."""
     v = np.asarray(v, np.float64)
-    if centre is None:
-        centre = 0.5 * (v[:, :2].min(0) + v[:, :2].max(0))
-    a = math.radians(degrees)
-    c, s = math.cos(a), math.sin(a)
-    x, y = v[:, 0] - centre[0], v[:, 1] - centre[1]
-    out = v.copy()
-    out[:, 0] = c * x - s * y + centre[0] + offset[0]
-    out[:, 1] = s * x + c * y + centre[1] + offset[1]
-    out[:, 2] = v[:, 2] + offset[2]
-    return out
+    centre = _middle(v) if centre is None else centre
+    return _rotated_xy(v, degrees, centre) + np.asarray(offset, np.float64)
 
 
 def unturn(points, v, degrees, offset, centre=None):
     """Points of the level ``turn(v, degrees, offset, centre)`` back in v's frame."""
     v = np.asarray(v, np.float64)
-    if centre is None:
-        centre = 0.5 * (v[:, :2].min(0) + v[:, :2].max(0))
-    a = -math.radians(degrees)
-    c, s = math.cos(a), math.sin(a)
-    p = np.asarray(points, np.float64) - np.asarray(offset, np.float64)
-    x, y = p[..., 0] - centre[0], p[..., 1] - centre[1]
-    out = p.copy()
-    out[..., 0] = c * x - s * y + centre[0]
-    out[..., 1] = s * x + c * y + centre[1]
-    return out
+    centre = _middle(v) if centre is None else centre
+    return _rotated_xy(np.asarray(points, np.float64) - np.asarray(offset, np.float64),
+                       -degrees, centre)
 
 
 class Level(NamedTuple):
@@ -225,8 +227,6 @@ def _scene(build, *args):
 
 
 def _ceiling(above_apex):
-    from blender_navjump.core import BakeSettings
-
     d = BakeSettings()
     # the arc's apex plus the agent's height reaches 3 m above the platforms
     return _scene(low_ceiling_over_gap, d.max_jump_height + d.agent_height + above_apex)

@@ -35,8 +35,6 @@ from blender_navjump.core import BakeSettings, SettingsError, bake
 from blender_navjump.core.debug import BakeDebug
 from blender_navjump.core.navmesh import LINK_DROP, LINK_JUMP_ACROSS, LINK_JUMP_UP, NavMesh
 
-LEDGE_SETTINGS = FINE  # the ledges' cells: 0.2 m, 0.05 m high
-
 
 def bake_links(scene, **overrides):
     v, t = scene.arrays()
@@ -106,7 +104,7 @@ def test_gap_reach_follows_max_jump_distance():
 
 @pytest.mark.parametrize("height", [0.5, 0.95, 1.5, 3.9, 4.5])
 def test_ledge_heights(height):
-    nm, v, t, st = bake_links(ledge(height), **LEDGE_SETTINGS)
+    nm, v, t, st = bake_links(ledge(height), **FINE)
     assert_valid(nm, v, t, st)
     got = kinds(nm)
     if height <= st.agent_max_climb:
@@ -132,7 +130,7 @@ def test_ledge_heights(height):
 
 
 def test_drop_walks_off_the_ledge():
-    nm, v, t, st = bake_links(ledge(3.9), **LEDGE_SETTINGS)
+    nm, v, t, st = bake_links(ledge(3.9), **FINE)
     assert nm.link_kind.tolist() == [LINK_DROP]
     assert nm.link_apex[0] == 0.0  # walked off, no jump
     # it lands clear of the wall: at least an agent radius out from the ledge (x = 10)
@@ -214,12 +212,12 @@ def test_a_drop_stored_as_its_jump_back_is_valid_at_the_jump_ups_positions(recas
 
 def test_kind_switches_and_jump_height_zero():
     nm, *_ = bake_links(ledge(0.95), drop_enabled=False, jump_up_enabled=False,
-                        **LEDGE_SETTINGS)
+                        **FINE)
     assert nm.link_count == 0
-    nm, *_ = bake_links(ledge(0.95), jump_up_enabled=False, **LEDGE_SETTINGS)
+    nm, *_ = bake_links(ledge(0.95), jump_up_enabled=False, **FINE)
     assert nm.link_kind.tolist() == [LINK_DROP]  # the drop alone, one way
     assert not nm.link_bidirectional[0]
-    nm, v, t, st = bake_links(ledge(1.5), max_jump_height=0.0, **LEDGE_SETTINGS)
+    nm, v, t, st = bake_links(ledge(1.5), max_jump_height=0.0, **FINE)
     assert nm.link_kind.tolist() == [LINK_DROP]
     assert nm.link_apex[0] == 0.0
     assert_valid(nm, v, t, st)
@@ -230,13 +228,14 @@ def test_kind_switches_and_jump_height_zero():
 
 def test_low_ceiling_over_gap_blocks_the_arc():
     # a slab over the gap only: walking clearance on the platforms is untouched
-    scene = low_ceiling_over_gap
     st0 = BakeSettings()
     # the arc's apex plus the agent's height reaches 3 m above the platforms
-    nm, v, t, st = bake_links(scene(st0.max_jump_height + st0.agent_height - 0.6))
+    nm, v, t, st = bake_links(low_ceiling_over_gap(st0.max_jump_height + st0.agent_height
+                                                   - 0.6))
     assert kinds(nm)["jump_across"] == 0, kinds(nm)
     assert_valid(nm, v, t, st)  # (the slab's top gets drops down to the platforms)
-    nm, v, t, st = bake_links(scene(st0.max_jump_height + st0.agent_height + 0.4))
+    nm, v, t, st = bake_links(low_ceiling_over_gap(st0.max_jump_height + st0.agent_height
+                                                   + 0.4))
     assert kinds(nm)["jump_across"] == 1
     assert_valid(nm, v, t, st)
 
@@ -270,7 +269,7 @@ def test_narrow_beam_is_never_a_landing():
 
 def test_overhang_over_the_landing():
     # a 3 m cliff, a slab 1.5 m over its foot
-    nm, v, t, st = bake_links(overhang(), **LEDGE_SETTINGS)
+    nm, v, t, st = bake_links(overhang(), **FINE)
     assert_valid(nm, v, t, st)
     assert kinds(nm)["drop"] >= 1
     drops = nm.link_kind == LINK_DROP
@@ -344,7 +343,7 @@ def test_deterministic_and_all_kinds_off():
 
 
 def test_links_survive_save_and_load(tmp_path):
-    nm, *_ = bake_links(ledge(0.95), **LEDGE_SETTINGS)
+    nm, *_ = bake_links(ledge(0.95), **FINE)
     path = tmp_path / "links.npz"
     nm.save(path)
     back = NavMesh.load(path)
@@ -457,7 +456,7 @@ def test_search_skips_give_the_same_links():
     assert info["search_counts"]["wall_tests"] == 0
 
     # walls across the lower floor and along its side, a pillar below the ledge
-    nm, v, t, st = bake_links(ledge_with_walls_and_pillar(), **LEDGE_SETTINGS)
+    nm, v, t, st = bake_links(ledge_with_walls_and_pillar(), **FINE)
     debug = BakeDebug()
     eager = bake(v, t, st, debug=debug)
     lazy_n = nm.stats["links_info"]["search_counts"]["wall_tests"]
