@@ -50,6 +50,7 @@ from .links_search import (
     group_runs,
     keep_distinct,
     merge_links,
+    midpoint_polys,
     reverse_valid,
     search_landings,
     validate_groups,
@@ -364,6 +365,35 @@ def _rejected_candidates(samples, res, found_at, rej, narrow_groups, narrow_star
     return out
 
 
+# A link whose way back fails at its last test position or two only (a knife-edge where
+# a take-off body meets a corner: the pillar in a gap moved 18 micrometres) is kept
+# two-way, shortened by those positions, rather than one-way at full width beside a
+# one-way link the other way.
+BACK_TRIM = 2
+
+
+def _trim_to_way_back(rev, starts, ends, width, min_width, start_poly, end_poly, prm, pidx):
+    """Shorten the links whose way back holds only without a few end positions (between
+    fractions ``rev.f_lo`` and ``rev.f_hi`` along them) to where it holds, when they stay
+    at least ``min_width`` wide; the others among them stay one-way (``rev.ok`` cleared).
+    The shortened link's positions are some of those it was tested at; its polygons are
+    found again under the new midpoints. Updates the arrays in place."""
+    rows = np.nonzero(rev.ok & ((rev.f_lo > 0.0) | (rev.f_hi < 1.0)))[0]
+    if rows.size == 0:
+        return
+    f_lo, f_hi = rev.f_lo[rows], rev.f_hi[rows]
+    keep = width[rows] * (f_hi - f_lo) >= min_width - 1e-9
+    rev.ok[rows[~keep]] = False
+    rows, f_lo, f_hi = rows[keep], f_lo[keep], f_hi[keep]
+    for seg in (starts, ends):
+        a = seg[rows, 0].copy()
+        d = seg[rows, 1] - a
+        seg[rows, 0] = a + f_lo[:, None] * d
+        seg[rows, 1] = a + f_hi[:, None] * d
+    width[rows] = np.linalg.norm(starts[rows, 1] - starts[rows, 0], axis=1)
+    midpoint_polys(starts, ends, rows.astype(np.int64), prm, pidx, start_poly, end_poly)
+
+
 def _check_flips(flip, rev, starts, ends, edge_dirs, enabled, prm, tri, vox):
     """Test the drops about to be stored as the jump up of their way back (``flip``) again,
     both ways, at the positions of their new start segment. A link's positions are
@@ -583,7 +613,8 @@ def build_links(nm, hf, chf, cfg, settings, vertices, triangles, debug=None,
     sd = starts[:, 1, :2] - starts[:, 0, :2]
     edge_dirs = np.ascontiguousarray(sd / np.maximum(np.linalg.norm(sd, axis=1), 1e-12)[:, None])
     rev = reverse_valid(np.ascontiguousarray(starts), np.ascontiguousarray(ends), mode,
-                        edge_dirs, enabled, prm, tri, vox)
+                        edge_dirs, enabled, prm, tri, vox, max_trim=BACK_TRIM)
+    _trim_to_way_back(rev, starts, ends, width, min_width, start_poly, end_poly, prm, pidx)
     # a drop that is also a valid jump back up is stored as the jump up
     flip = rev.ok & (kind == LINK_DROP) & (rev.kind == LINK_JUMP_UP)
     _check_flips(flip, rev, starts, ends, edge_dirs, enabled, prm, tri, vox)

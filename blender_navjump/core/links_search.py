@@ -806,6 +806,24 @@ def _end_poly(x, y, z, exclude, prm, pidx, out_poly, out_z):
 
 
 
+@njit(cache=True)
+def midpoint_polys(starts, ends, rows, prm, pidx, start_poly, end_poly):
+    """The polygons under the midpoints of links ``rows``' start and end segments, written
+    to ``start_poly`` and ``end_poly`` where both are found (else left as they are)."""
+    out_poly = np.empty(MAX_LAYERS, np.int32)
+    out_z = np.empty(MAX_LAYERS, np.float64)
+    for r in rows:
+        s = 0.5 * (starts[r, 0] + starts[r, 1])
+        e = 0.5 * (ends[r, 0] + ends[r, 1])
+        sp = _end_poly(s[0], s[1], s[2], -1, prm, pidx, out_poly, out_z)
+        if sp < 0:
+            continue
+        ep = _end_poly(e[0], e[1], e[2], sp, prm, pidx, out_poly, out_z)
+        if ep >= 0:
+            start_poly[r] = sp
+            end_poly[r] = ep
+
+
 @hot_kernel
 def _set_segments(row, a, b):
     """A ``LINK`` row's start and end segments from ``link_point`` at its two ends."""
@@ -1203,32 +1221,62 @@ def _validate_stack(samples, res, prm, tri, vox, pidx, out, m, stack, top, fit, 
 
 class Reverse(NamedTuple):
     """``reverse_valid``'s answer per link: the way back is valid, its kind (-1 when not),
-    its mean path length."""
+    its mean path length, and the fractions along the link between which it holds (0 and
+    1 unless ``max_trim`` left out end positions)."""
 
     ok: np.ndarray  # (L,) bool
     kind: np.ndarray  # (L,) int64
     length: np.ndarray  # (L,) float64
+    f_lo: np.ndarray  # (L,) float64
+    f_hi: np.ndarray  # (L,) float64
 
 
 def reverse_valid(starts, ends, modes, edge_dirs, enabled, prm, tri, vox,
-                  count_on_ends=False) -> Reverse:
+                  count_on_ends=False, max_trim=0) -> Reverse:
     """For each link, is the trajectory from its end back to its start valid at every
     tested position (``check_positions`` of the start segment's length, or of the end
-    segment's with ``count_on_ends``)? Bands of links run on threads (``reverse_band``)."""
+    segment's with ``count_on_ends``)? With ``max_trim`` > 0, up to that many positions
+    at each end may fail: the way back then holds on the link shortened to the first and
+    last positions where it does (``f_lo``, ``f_hi``). Bands of links run on threads
+    (``reverse_band``)."""
     nl = starts.shape[0]
     ok_out = np.zeros(nl, np.bool_)
     kind_out = np.full(nl, -1, np.int64)
     len_out = np.zeros(nl, np.float64)
+    trims = np.zeros((nl, 2), np.float64)
+    trims[:, 1] = 1.0
     run_banded(reverse_band, nl, starts, ends, modes, edge_dirs, enabled, prm, tri, vox,
-               bool(count_on_ends), ok_out, kind_out, len_out, min_rows=1, per_worker=16)
-    return Reverse(ok_out, kind_out, len_out)
+               bool(count_on_ends), int(max_trim), ok_out, kind_out, len_out, trims,
+               min_rows=1, per_worker=16)
+    return Reverse(ok_out, kind_out, len_out, trims[:, 0].copy(), trims[:, 1].copy())
+
+
+@njit(cache=True)
+def _back_at(a0, a1, b0, b1, f, ux, uy, prm, tri, vox):
+    """The way back at fraction f of a link (end ``b0``-``b1`` back to start ``a0``-``a1``):
+    its kind when the ground at both ends is of that kind and the trajectory is valid,
+    else -1; and the path length."""
+    x0 = b0[0] + f * (b1[0] - b0[0])
+    y0 = b0[1] + f * (b1[1] - b0[1])
+    z0 = b0[2] + f * (b1[2] - b0[2])
+    x1 = a0[0] + f * (a1[0] - a0[0])
+    y1 = a0[1] + f * (a1[1] - a0[1])
+    z1 = a0[2] + f * (a1[2] - a0[2])
+    k = kind_of(z1 - z0, prm.climb)
+    if ground_kind(x0, y0, z0, x1, y1, z1, prm, tri) != k:
+        return -1, 0.0
+    path = check_path(x0, y0, z0, x1, y1, z1, k, MODE_JUMP, ux, uy, prm, tri, vox)
+    if not path.ok:
+        return -1, 0.0
+    return k, path.length
 
 
 @njit(cache=True, nogil=True)
 def reverse_band(starts, ends, modes, edge_dirs, enabled, prm, tri, vox, count_on_ends,
-                 ok_out, kind_out, len_out, lo, hi):
-    """``reverse_valid`` for links lo..hi-1, written to the three output arrays."""
-    climb = prm.climb
+                 max_trim, ok_out, kind_out, len_out, trims, lo, hi):
+    """``reverse_valid`` for links lo..hi-1, written to the output arrays. The two ends
+    are tested first (a way back fails mostly there), each moved in by up to ``max_trim``
+    positions while it fails, then the positions between them."""
     for li in range(lo, hi):
         if modes[li] != MODE_JUMP:
             continue  # walking off a ledge has no way back up
@@ -1240,41 +1288,42 @@ def reverse_band(starts, ends, modes, edge_dirs, enabled, prm, tri, vox, count_o
         c1 = b1 if count_on_ends else a1
         width = math.sqrt((c1[0] - c0[0]) ** 2 + (c1[1] - c0[1]) ** 2 + (c1[2] - c0[2]) ** 2)
         cnt = check_positions(width, prm)
+        ux = edge_dirs[li, 0]
+        uy = edge_dirs[li, 1]
         rkind = -1
-        good = True
         total = 0.0
-        for q in range(cnt + 1):
-            # the two ends first (a way back fails mostly there), then the inside
-            h = 0 if q == 0 else (cnt if q == 1 else q - 1)
-            f = h / cnt
-            x0 = b0[0] + f * (b1[0] - b0[0])
-            y0 = b0[1] + f * (b1[1] - b0[1])
-            z0 = b0[2] + f * (b1[2] - b0[2])
-            x1 = a0[0] + f * (a1[0] - a0[0])
-            y1 = a0[1] + f * (a1[1] - a0[1])
-            z1 = a0[2] + f * (a1[2] - a0[2])
-            k = kind_of(z1 - z0, climb)
-            if ground_kind(x0, y0, z0, x1, y1, z1, prm, tri) != k:
-                good = False
-                break
-            if rkind < 0:
+        j_lo = -1
+        for j in range(min(max_trim, cnt - 1) + 1):
+            k, length = _back_at(a0, a1, b0, b1, j / cnt, ux, uy, prm, tri, vox)
+            if k >= 0 and enabled[k]:
+                j_lo = j
                 rkind = k
-                if not enabled[k]:
-                    good = False
-                    break
-            elif k != rkind:
+                total += length
+                break
+        if j_lo < 0:
+            continue
+        j_hi = -1
+        for j in range(cnt, max(cnt - max_trim, j_lo + 1) - 1, -1):
+            k, length = _back_at(a0, a1, b0, b1, j / cnt, ux, uy, prm, tri, vox)
+            if k == rkind:
+                j_hi = j
+                total += length
+                break
+        if j_hi < 0:
+            continue
+        good = True
+        for j in range(j_lo + 1, j_hi):
+            k, length = _back_at(a0, a1, b0, b1, j / cnt, ux, uy, prm, tri, vox)
+            if k != rkind:
                 good = False
                 break
-            path = check_path(x0, y0, z0, x1, y1, z1, k, MODE_JUMP, edge_dirs[li, 0],
-                              edge_dirs[li, 1], prm, tri, vox)
-            if not path.ok:
-                good = False
-                break
-            total += path.length
+            total += length
         if good:
             ok_out[li] = True
             kind_out[li] = rkind
-            len_out[li] = total / (cnt + 1)
+            len_out[li] = total / (j_hi - j_lo + 1)
+            trims[li, 0] = j_lo / cnt
+            trims[li, 1] = j_hi / cnt
 
 
 @hot_kernel
