@@ -251,8 +251,10 @@ def test_installed_zip_bakes_with_the_bundled_numba(linux_zip, manifest_id, tmp_
     out.mkdir()
     # A new machine: no kernel cache at all (only the zip's kernels can serve).
     kernel_root = tmp_path / "kernel_cache"
+    # (and the zip's kernels unpacked whatever the caller's NAVJUMP_INSTALL_SHIPPED)
     env = {k: v for k, v in os.environ.items()
-           if k not in ("NUMBA_CACHE_DIR", "PYTHONHOME", "NUMBA_CPU_NAME", "NUMBA_CPU_FEATURES")}
+           if k not in ("NUMBA_CACHE_DIR", "PYTHONHOME", "NUMBA_CPU_NAME", "NUMBA_CPU_FEATURES",
+                        "NAVJUMP_INSTALL_SHIPPED")}
     env.update(PYTHONPATH=str(pythonpath), BLENDER_USER_RESOURCES=str(user_dir),
                NAVJUMP_KERNEL_CACHE=str(kernel_root))
     proc = subprocess.run(

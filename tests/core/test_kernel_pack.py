@@ -67,7 +67,7 @@ def test_new_process_with_empty_cache_compiles_nothing(tmp_path):
         pytest.fail(f"the committed kernels are stale: run {REBUILD}")
     env = {k: v for k, v in os.environ.items()
            if k not in ("NUMBA_CACHE_DIR", "NUMBA_CPU_NAME", "NUMBA_CPU_FEATURES",
-                        "NAVJUMP_INSTALL_SHIPPED")}
+                        kernel_cache.INSTALL_SHIPPED_ENV)}
     env["NAVJUMP_KERNEL_CACHE"] = str(tmp_path / "kernels")
     proc = subprocess.run([sys.executable, "-c", LOAD_ALL, str(ROOT)], env=env, cwd=tmp_path,
                           capture_output=True, text=True, timeout=900)
