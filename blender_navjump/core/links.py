@@ -372,25 +372,35 @@ def _rejected_candidates(samples, res, found_at, rej, narrow_groups, narrow_star
 BACK_TRIM = 2
 
 
-def _trim_to_way_back(rev, starts, ends, width, min_width, start_poly, end_poly, prm, pidx):
+def _trim_to_way_back(rev, kind, starts, ends, width, length, start_poly, end_poly,
+                      edge_dirs, min_width, enabled, prm, tri, vox, pidx):
     """Shorten the links whose way back holds only without a few end positions (between
     fractions ``rev.f_lo`` and ``rev.f_hi`` along them) to where it holds, when they stay
     at least ``min_width`` wide; the others among them stay one-way (``rev.ok`` cleared).
-    The shortened link's positions are some of those it was tested at; its polygons are
+    The shortened link's positions are some of those it was tested at; they are tested
+    forwards again, which gives its mean path length (``length``), and its polygons are
     found again under the new midpoints. Updates the arrays in place."""
     rows = np.nonzero(rev.ok & ((rev.f_lo > 0.0) | (rev.f_hi < 1.0)))[0]
     if rows.size == 0:
         return
     f_lo, f_hi = rev.f_lo[rows], rev.f_hi[rows]
-    keep = width[rows] * (f_hi - f_lo) >= min_width - 1e-9
-    rev.ok[rows[~keep]] = False
-    rows, f_lo, f_hi = rows[keep], f_lo[keep], f_hi[keep]
+    new = []
     for seg in (starts, ends):
-        a = seg[rows, 0].copy()
+        a = seg[rows, 0]
         d = seg[rows, 1] - a
-        seg[rows, 0] = a + f_lo[:, None] * d
-        seg[rows, 1] = a + f_hi[:, None] * d
-    width[rows] = np.linalg.norm(starts[rows, 1] - starts[rows, 0], axis=1)
+        new.append(np.ascontiguousarray(
+            np.stack([a + f_lo[:, None] * d, a + f_hi[:, None] * d], axis=1)))
+    new_starts, new_ends = new
+    new_width = np.linalg.norm(new_starts[:, 1] - new_starts[:, 0], axis=1)
+    jump = np.full(rows.size, MODE_JUMP, np.int64)
+    fwd = reverse_valid(new_ends, new_starts, jump, np.ascontiguousarray(edge_dirs[rows]),
+                        enabled, prm, tri, vox, count_on_ends=True)
+    keep = (new_width >= min_width - 1e-9) & fwd.ok & (fwd.kind == kind[rows])
+    rev.ok[rows[~keep]] = False
+    rows = rows[keep]
+    starts[rows], ends[rows] = new_starts[keep], new_ends[keep]
+    width[rows] = new_width[keep]
+    length[rows] = fwd.length[keep]
     midpoint_polys(starts, ends, rows.astype(np.int64), prm, pidx, start_poly, end_poly)
 
 
@@ -614,7 +624,8 @@ def build_links(nm, hf, chf, cfg, settings, vertices, triangles, debug=None,
     edge_dirs = np.ascontiguousarray(sd / np.maximum(np.linalg.norm(sd, axis=1), 1e-12)[:, None])
     rev = reverse_valid(np.ascontiguousarray(starts), np.ascontiguousarray(ends), mode,
                         edge_dirs, enabled, prm, tri, vox, max_trim=BACK_TRIM)
-    _trim_to_way_back(rev, starts, ends, width, min_width, start_poly, end_poly, prm, pidx)
+    _trim_to_way_back(rev, kind, starts, ends, width, length, start_poly, end_poly,
+                      edge_dirs, min_width, enabled, prm, tri, vox, pidx)
     # a drop that is also a valid jump back up is stored as the jump up
     flip = rev.ok & (kind == LINK_DROP) & (rev.kind == LINK_JUMP_UP)
     _check_flips(flip, rev, starts, ends, edge_dirs, enabled, prm, tri, vox)
