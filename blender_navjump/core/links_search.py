@@ -1252,10 +1252,10 @@ def reverse_valid(starts, ends, modes, edge_dirs, enabled, prm, tri, vox,
 
 
 @njit(cache=True)
-def _back_at(a0, a1, b0, b1, f, ux, uy, prm, tri, vox):
+def _back_at(a0, a1, b0, b1, f, ux, uy, enabled, prm, tri, vox):
     """The way back at fraction f of a link (end ``b0``-``b1`` back to start ``a0``-``a1``):
-    its kind when the ground at both ends is of that kind and the trajectory is valid,
-    else -1; and the path length."""
+    its kind when that kind is ``enabled``, the ground at both ends is of that kind and
+    the trajectory is valid, else -1; and the path length."""
     x0 = b0[0] + f * (b1[0] - b0[0])
     y0 = b0[1] + f * (b1[1] - b0[1])
     z0 = b0[2] + f * (b1[2] - b0[2])
@@ -1263,7 +1263,7 @@ def _back_at(a0, a1, b0, b1, f, ux, uy, prm, tri, vox):
     y1 = a0[1] + f * (a1[1] - a0[1])
     z1 = a0[2] + f * (a1[2] - a0[2])
     k = kind_of(z1 - z0, prm.climb)
-    if ground_kind(x0, y0, z0, x1, y1, z1, prm, tri) != k:
+    if not enabled[k] or ground_kind(x0, y0, z0, x1, y1, z1, prm, tri) != k:
         return -1, 0.0
     path = check_path(x0, y0, z0, x1, y1, z1, k, MODE_JUMP, ux, uy, prm, tri, vox)
     if not path.ok:
@@ -1294,8 +1294,8 @@ def reverse_band(starts, ends, modes, edge_dirs, enabled, prm, tri, vox, count_o
         total = 0.0
         j_lo = -1
         for j in range(min(max_trim, cnt - 1) + 1):
-            k, length = _back_at(a0, a1, b0, b1, j / cnt, ux, uy, prm, tri, vox)
-            if k >= 0 and enabled[k]:
+            k, length = _back_at(a0, a1, b0, b1, j / cnt, ux, uy, enabled, prm, tri, vox)
+            if k >= 0:
                 j_lo = j
                 rkind = k
                 total += length
@@ -1304,7 +1304,7 @@ def reverse_band(starts, ends, modes, edge_dirs, enabled, prm, tri, vox, count_o
             continue
         j_hi = -1
         for j in range(cnt, max(cnt - max_trim, j_lo + 1) - 1, -1):
-            k, length = _back_at(a0, a1, b0, b1, j / cnt, ux, uy, prm, tri, vox)
+            k, length = _back_at(a0, a1, b0, b1, j / cnt, ux, uy, enabled, prm, tri, vox)
             if k == rkind:
                 j_hi = j
                 total += length
@@ -1313,7 +1313,7 @@ def reverse_band(starts, ends, modes, edge_dirs, enabled, prm, tri, vox, count_o
             continue
         good = True
         for j in range(j_lo + 1, j_hi):
-            k, length = _back_at(a0, a1, b0, b1, j / cnt, ux, uy, prm, tri, vox)
+            k, length = _back_at(a0, a1, b0, b1, j / cnt, ux, uy, enabled, prm, tri, vox)
             if k != rkind:
                 good = False
                 break

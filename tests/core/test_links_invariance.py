@@ -190,10 +190,15 @@ EXAMPLES = int(os.environ.get("NAVJUMP_LINK_EXAMPLES", "0"))
 def test_links_do_not_depend_on_the_grid(name, degrees, fx, fy, fz):
     """Every procedural level of the link tests (issue 18) that holds: turned by any angle
     (about (10, 5)) and moved by any sub-cell offset, the same links."""
-    over = LEVELS[name].settings
-    cs = over.get("cell_size", DEFAULTS.cell_size)
-    ch = over.get("cell_height", DEFAULTS.cell_height)
+    cs, ch = _cell(name)
     assert_same_links(name, degrees, (fx * cs, fy * cs, fz * ch), centre=(10.0, 5.0))
+
+
+def _cell(name):
+    """(cell size, cell height) the level is baked at."""
+    over = LEVELS[name].settings
+    return (over.get("cell_size", DEFAULTS.cell_size),
+            over.get("cell_height", DEFAULTS.cell_height))
 
 
 FAR = 5000.0  # metres: the issue's "far from the origin"
@@ -208,9 +213,7 @@ FAR = 5000.0  # metres: the issue's "far from the origin"
 def test_links_far_from_the_origin_are_the_same(name, degrees, fx, fy, fz, sx, sy):
     """The levels that hold, also 5 km out in x and y (either side) and turned: the same
     links as at the origin, every one valid by the oracle (no precision lost far out)."""
-    over = LEVELS[name].settings
-    cs = over.get("cell_size", DEFAULTS.cell_size)
-    ch = over.get("cell_height", DEFAULTS.cell_height)
+    cs, ch = _cell(name)
     assert_same_links(name, degrees, (sx * FAR + fx * cs, sy * FAR + fy * cs, fz * ch),
                       centre=(10.0, 5.0))
 
