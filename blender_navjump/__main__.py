@@ -2,7 +2,10 @@
 
 import sys
 
-from .cli import main
-
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    from .interrupts import HeldInterrupts
+
+    held = HeldInterrupts()  # before anything heavy is imported: see interrupts.py
+    from .cli import main
+
+    sys.exit(main(sys.argv[1:], held=held))

@@ -9,6 +9,7 @@ naming the likely causes and exits 0.
 from __future__ import annotations
 
 import argparse
+import importlib
 import importlib.util
 import os
 import sys
@@ -342,8 +343,38 @@ def cache_command(argv: list[str]) -> int:
     return 0
 
 
-def main(argv: list[str] | None = None) -> int:
+# What each command imports on the main thread (the kernels load in the bake thread, where
+# no Ctrl-C lands): imported up front while Ctrl-C is held (see interrupts.py). The stdlib
+# ones: argparse's help, kernel_cache's version tag, and its copy of the shipped kernels.
+_KERNEL_CACHE = ("importlib.metadata", "email.parser", "tarfile", ".core.kernel_cache")
+COMMAND_MODULES = {
+    "bake": ("locale", *_KERNEL_CACHE, ".core.objio", ".core.custom_links",
+             ".core.areas", ".core.agents", ".export", ".export._common",
+             ".export.detour", ".export.gltf", ".export.navjump_json", ".export.obj"),
+    "path": ("locale", ".path_cli", ".core.navmesh", ".export.navjump_json",
+             ".core.query.filter", ".core.query.path"),
+    "cache": ("locale", *_KERNEL_CACHE),
+}
+
+
+def load_command_modules(argv: list[str]) -> None:
+    """Import the modules the command in ``argv`` uses (none for help, an unknown command,
+    or without numpy or numba: the command itself reports those)."""
+    if not argv or {"-h", "--help"} & set(argv) or missing_dependency_message():
+        return
+    for name in COMMAND_MODULES.get(argv[0], ()):
+        importlib.import_module(name, __package__)
+
+
+def main(argv: list[str] | None = None, held=None) -> int:
+    """The command line. ``held``: an ``interrupts.HeldInterrupts`` when Ctrl-C is held
+    (``python -m blender_navjump``): the command's modules are loaded first, then Ctrl-C
+    raises KeyboardInterrupt as usual, at once for one held while they loaded."""
+    argv = list(sys.argv[1:] if argv is None else argv)
     try:
+        if held is not None:
+            load_command_modules(argv)
+            held.release()
         return _main(argv)
     except KeyboardInterrupt:
         return _interrupted()

@@ -112,7 +112,7 @@ BPY_FREE = ["blender_navjump.blender.batch", "blender_navjump.blender.stdio",
             "blender_navjump.blender.overlay_geometry", "blender_navjump.blender.camera",
             "blender_navjump.blender.png", "blender_navjump.blender.result_mesh",
             "blender_navjump.blender.rebake_changes", "blender_navjump.batch_cli",
-            "blender_navjump.cli", "blender_navjump.path_cli"]
+            "blender_navjump.cli", "blender_navjump.path_cli", "blender_navjump.interrupts"]
 
 
 def test_bpy_free_helpers_import_no_blender_module():

@@ -703,32 +703,45 @@ def active_dir() -> str:
     return _active_dir()
 
 
-class _AfterNumbaImport(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    """Runs :func:`_install` right after ``import numba`` has executed numba's __init__."""
+class _AfterNumbaImport(importlib.abc.MetaPathFinder):
+    """Runs :func:`_install` right after ``import numba`` has executed numba's __init__.
 
-    def __init__(self):
-        self._loader = None
+    It stays on ``sys.meta_path`` until numba is executed: a lookup that imports nothing
+    (``importlib.util.find_spec("numba")``, e.g. the command line's check that numba is
+    installed) must not use it up, or numba loads with neither locator nor light load.
+    """
 
     def find_spec(self, name, path=None, target=None):
-        if name != "numba" or self._loader is not None:
+        if name != "numba":
             return None
+        index = sys.meta_path.index(self) if self in sys.meta_path else 0
         with contextlib.suppress(ValueError):
             sys.meta_path.remove(self)
-        spec = importlib.util.find_spec("numba")
+        try:
+            spec = importlib.util.find_spec("numba")
+        finally:
+            sys.meta_path.insert(index, self)
         if spec is None or spec.loader is None:
             return spec
-        self._loader = spec.loader
-        spec.loader = self
+        spec.loader = _ThenInstall(spec.loader, self)
         return spec
 
+
+class _ThenInstall(importlib.abc.Loader):
+    """numba's own loader, then :func:`_install` (see :class:`_AfterNumbaImport`)."""
+
+    def __init__(self, loader, finder):
+        self._loader = loader
+        self._finder = finder
+
     def create_module(self, spec):
-        assert self._loader is not None
         return self._loader.create_module(spec)
 
     def exec_module(self, module):
-        assert self._loader is not None
         module.__spec__.loader = self._loader
         module.__loader__ = self._loader
+        with contextlib.suppress(ValueError):
+            sys.meta_path.remove(self._finder)
         self._loader.exec_module(module)
         _install()
 

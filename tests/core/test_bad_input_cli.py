@@ -9,6 +9,7 @@ without numba.
 
 from __future__ import annotations
 
+import json
 import os
 import pathlib
 import resource
@@ -203,6 +204,120 @@ def test_ctrl_c_inside_source_text_still_exits_130(tmp_path):
                           text=True, timeout=120)
     assert proc.returncode == 130, (proc.returncode, proc.stderr)
     assert proc.stderr.strip() == "navjump: interrupted (Ctrl-C)"
+
+
+# A Ctrl-C while the command loads its modules, sent by the process itself at the moment
+# one module is about to be imported (the timed test above cannot aim that well). Before
+# interrupts.py, argparse and our cli gave -2 with a traceback, and datetime (imported
+# inside numpy) 1 with numpy's ImportError "you should not try to import numpy from its
+# source directory"; numba, llvmlite and the core's kernels are imported by the bake thread.
+_SIGNAL_AT_IMPORT = """
+import os, runpy, signal, sys
+target, marker = sys.argv.pop(1), sys.argv.pop(1)
+class SignalAt:
+    def find_spec(self, name, path=None, target_module=None):
+        if name == target and not os.path.exists(marker):
+            open(marker, "w").close()
+            os.kill(os.getpid(), signal.SIGINT)
+sys.meta_path.insert(0, SignalAt())
+sys.argv[0] = "blender_navjump"
+runpy.run_module("blender_navjump", run_name="__main__", alter_sys=True)
+"""
+
+
+@pytest.mark.parametrize("module", [
+    "argparse", "blender_navjump.cli", "datetime", "numba.core.config", "llvmlite.binding",
+    "blender_navjump.core.links", "blender_navjump.export"])
+def test_ctrl_c_while_the_modules_load_exits_130(tmp_path, module):
+    level = write_obj(tmp_path / "level.obj", *Scene().floor(0, 0, 10, 10).arrays())
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "nav.json").write_text("previous")
+    marker = tmp_path / "signalled"
+    proc = subprocess.run(
+        [sys.executable, "-c", _SIGNAL_AT_IMPORT, module, str(marker), "bake", str(level),
+         "--out", str(out / "nav.json"), "--format", "json,obj", "--links"],
+        cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert marker.exists(), f"{module} was not imported: aim at another module"
+    assert proc.returncode == 130, (proc.returncode, proc.stderr)
+    assert proc.stderr.strip() == "navjump: interrupted (Ctrl-C); no output file was written"
+    assert proc.stdout == ""
+    assert snapshot(out) == {"nav.json": b"previous"}
+
+
+def test_a_bake_started_with_ctrl_c_ignored_keeps_ignoring_it(tmp_path):
+    """A background job of a script starts with SIGINT ignored: holding Ctrl-C while the
+    modules load must not make it answer one afterwards. The signal is sent while the
+    modules load and again at the start of the bake; the bake ends normally."""
+    level = write_obj(tmp_path / "level.obj", *Scene().floor(0, 0, 10, 10).arrays())
+    marker = tmp_path / "signalled"
+    script = _SIGNAL_AT_IMPORT.replace(
+        'runpy.run_module(', 'import blender_navjump.cli as cli\n'
+        'run = cli.run_interruptibly\n'
+        'def signalled(*args, **kwargs):\n'
+        '    os.kill(os.getpid(), signal.SIGINT)\n'
+        '    return run(*args, **kwargs)\n'
+        'cli.run_interruptibly = signalled\n'
+        'runpy.run_module(')
+    proc = subprocess.run(
+        [sys.executable, "-c", script, "blender_navjump.export.gltf", str(marker), "bake",
+         str(level), "--out", str(tmp_path / "nav.json")],
+        cwd=ROOT, capture_output=True, text=True, timeout=300,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+    assert marker.exists()
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "nav.json").exists()
+
+
+# Every import the main thread makes once Ctrl-C is answered again, recorded by a finder
+# that sees each import first (imports by importlib.util.find_spec and in the bake thread
+# are not counted: no Ctrl-C lands in those).
+_MAIN_THREAD_IMPORTS = """
+import json, runpy, sys, threading
+from blender_navjump.interrupts import HeldInterrupts
+out = sys.argv.pop(1)
+late, release = [], HeldInterrupts.release
+def released(self):
+    HeldInterrupts.late = late
+    return release(self)
+HeldInterrupts.release = released
+class Record:
+    def find_spec(self, name, path=None, target_module=None):
+        frame = sys._getframe(1)
+        while frame and frame.f_code.co_name != "_find_and_load":
+            frame = frame.f_back
+        if (frame and getattr(HeldInterrupts, "late", None) is late
+                and threading.current_thread() is threading.main_thread()):
+            late.append(name)
+sys.meta_path.insert(0, Record())
+sys.argv[0] = "blender_navjump"
+try:
+    runpy.run_module("blender_navjump", run_name="__main__", alter_sys=True)
+finally:
+    with open(out, "w") as fh:
+        json.dump({"late": late, "released": getattr(HeldInterrupts, "late", None) is late},
+                  fh)
+"""
+
+
+def test_the_main_thread_imports_nothing_once_ctrl_c_is_answered(tmp_path):
+    """What the command imports on the main thread is imported while Ctrl-C is held
+    (cli.COMMAND_MODULES): nothing is left for later, where an interrupt could land
+    inside an import again. Checked for a bake with links into every format and for the
+    path query on its result."""
+    level = write_obj(tmp_path / "level.obj",
+                      *Scene().floor(0, 0, 10, 10).box(4, 4, 0, 6, 6, 0.8).arrays())
+    for command in (["bake", str(level), "--out", str(tmp_path / "nav.json"), "--links",
+                     "--format", ",".join(FORMATS)],
+                    ["path", str(tmp_path / "nav.json"), "--start", "1", "1", "0",
+                     "--goal", "9", "9", "0"]):
+        record = tmp_path / "late.json"
+        proc = subprocess.run([sys.executable, "-c", _MAIN_THREAD_IMPORTS, str(record),
+                               *command], cwd=ROOT, capture_output=True, text=True,
+                              timeout=300)
+        assert proc.returncode == 0, proc.stderr
+        seen = json.loads(record.read_text())
+        assert seen == {"late": [], "released": True}, (command[0], seen)
 
 
 # ----------------------------------------------------------- 0 polygons

@@ -356,6 +356,25 @@ def test_cached_kernels_load_without_parsing_their_bitcode(tmp_path):
     assert json.loads(syms[0].read_text()) == record
 
 
+
+def test_a_lookup_of_numba_before_its_import_keeps_the_kernel_folder(tmp_path):
+    """The core imported first, then ``importlib.util.find_spec("numba")`` (what the
+    command line's check that numba is installed does), then numba imported: the kernels
+    still load from NavJump's folder, light (before the fix the lookup used up the hook
+    that sets that up: the bake loaded from numba's own cache, 0.3 s slower)."""
+    root, _ = _private_root(tmp_path)
+    env = dict(os.environ, **{kernel_cache.ROOT_ENV: str(root)})
+    env.pop("PYTHONPATH", None)
+    head = "import numba, numpy as np\nfrom blender_navjump.core import kernel_cache as kc\n"
+    assert head in LAZY_RUN
+    script = LAZY_RUN.replace(head, "from blender_navjump.core import kernel_cache as kc\n"
+                              "import importlib.util\n"
+                              "assert importlib.util.find_spec('numba') is not None\n"
+                              "import numba, numpy as np\n")
+    _run(script, env)  # compiles used_vertex_bounds if this session never did
+    run = _run(script, env)
+    assert (run["lazy"], run["hits"], run["misses"]) == (True, 1, 0)
+
 PRELOAD_RUN = r"""
 import json, sys
 from blender_navjump.core import kernel_cache as kc
