@@ -104,11 +104,15 @@ def _script_parser(prog: str, jobs_help: str | None = None) -> argparse.Argument
     return parser
 
 
-def script_main(argv, emit=print, scheduler_run=None) -> int:
+def script_main(argv, emit=print, scheduler_run=None, held=None) -> int:
     """``python scripts/bake.py FILE.blend ... [options]`` under plain Python with bpy.
 
     ``scheduler_run``: the runner that ``--scheduler`` hands the files to (the front end
-    passes ``farm.dask_runner.script_run``; this module does not import the farm)."""
+    passes ``farm.dask_runner.script_run``; this module does not import the farm).
+    ``held``: an ``interrupts.HeldInterrupts`` holding Ctrl-C since the script started;
+    released once Blender and the extension are loaded (a Ctrl-C that lands while bpy
+    starts Blender crashes it), or before the scheduler or the worker pool takes over."""
+    release = held.release if held is not None else (lambda: None)
     t_start = time.perf_counter()
     parser = _script_parser("python scripts/bake.py")
     args = parser.parse_args(argv)
@@ -130,6 +134,10 @@ def script_main(argv, emit=print, scheduler_run=None) -> int:
         if scheduler_run is None:
             parser.error("--scheduler: this front end has no Dask runner; use "
                          "scripts/bake.py")
+        try:
+            release()
+        except KeyboardInterrupt:
+            return interrupted(done, len(args.files))
         results, workers = scheduler_run(args.files, options, args.scheduler,
                                          args.connect_timeout, show)
         return finish(results, options, workers, t_start, args.report, emit)
@@ -138,6 +146,7 @@ def script_main(argv, emit=print, scheduler_run=None) -> int:
 
     try:
         if args.jobs > 1 and len(args.files) > 1:
+            release()
             from .core import kernel_cache
 
             notice = kernel_cache.compile_notice()
@@ -152,8 +161,9 @@ def script_main(argv, emit=print, scheduler_run=None) -> int:
         else:
             with stdout_to_stderr():
                 module = devload.attach_extension()
-            results = run_sequential(args.files, options,
-                                     devload.extension_headless(module).bake_file, on_result=show)
+            bake_file = devload.extension_headless(module).bake_file
+            release()
+            results = run_sequential(args.files, options, bake_file, on_result=show)
     except KeyboardInterrupt:
         return interrupted(done, len(args.files))
     return finish(results, options, args.jobs, t_start, args.report, emit)

@@ -1,10 +1,11 @@
-"""Ctrl-C held while the command line loads its modules (``python -m blender_navjump``).
+"""Ctrl-C held while a command line loads its modules.
 
 A KeyboardInterrupt raised inside numpy's or numba's imports does not always reach the
 command: it can turn into an ImportError, or numba clears it and the bake runs to the end
-with exit status 0. So ``__main__`` holds Ctrl-C before it imports anything, and
-:meth:`HeldInterrupts.release` answers it once the modules are loaded. Only ``signal`` is
-imported here.
+with exit status 0. Raised while the ``bpy`` module starts Blender, it crashes Blender
+(SIGSEGV). So ``python -m blender_navjump`` (``__main__``) and ``scripts/bake.py`` hold
+Ctrl-C before they import anything, and :meth:`HeldInterrupts.release` answers it once
+the modules (and Blender) are loaded. Only ``signal`` is imported here.
 """
 
 import signal
@@ -17,6 +18,7 @@ class HeldInterrupts:
 
     def __init__(self):
         self.count = 0
+        self._released = False
         self._previous = signal.getsignal(signal.SIGINT)
         if self._held():
             signal.signal(signal.SIGINT, self._hold)
@@ -28,7 +30,11 @@ class HeldInterrupts:
         self.count += 1
 
     def release(self) -> None:
-        """Ctrl-C acts as before again; raises KeyboardInterrupt now if one was held."""
+        """Ctrl-C acts as before again; raises KeyboardInterrupt now if one was held.
+        Only the first call does anything."""
+        if self._released:
+            return
+        self._released = True
         if self._held():
             signal.signal(signal.SIGINT, self._previous)
         if self.count:

@@ -46,9 +46,15 @@ def _inside_blender() -> bool:
 def main(argv: list[str] | None = None) -> int:
     if str(ROOT) not in sys.path:
         sys.path.insert(0, str(ROOT))  # run from a checkout without installing
+    inside = _inside_blender()
+    if not inside:
+        from blender_navjump.interrupts import HeldInterrupts
+
+        # Ctrl-C is held until Blender and the extension are loaded (batch_cli.script_main)
+        held = HeldInterrupts()
     from blender_navjump import batch_cli
 
-    if _inside_blender():
+    if inside:
         if argv is None:
             argv = sys.argv[sys.argv.index("--") + 1:] if "--" in sys.argv else []
         return batch_cli.blender_script_main(argv)
@@ -58,7 +64,7 @@ def main(argv: list[str] | None = None) -> int:
         from blender_navjump.farm import dask_runner
 
         scheduler_run = dask_runner.script_run
-    return batch_cli.script_main(argv, scheduler_run=scheduler_run)
+    return batch_cli.script_main(argv, scheduler_run=scheduler_run, held=held)
 
 
 if __name__ == "__main__":
