@@ -327,7 +327,11 @@ def cache_command(argv: list[str]) -> int:
         notice = kernel_cache.compile_notice()
         if notice:
             print(notice, file=sys.stderr, flush=True)
-        seconds = kernel_cache.warm_up()
+        try:  # in a worker thread, as a bake: Ctrl-C never lands inside numba's compiler
+            seconds = run_interruptibly(kernel_cache.warm_up)
+        except KeyboardInterrupt:
+            return exit_interrupted("navjump: interrupted (Ctrl-C); the kernels compiled "
+                                    "so far stay in the cache")
         print(f"kernels ready in {seconds:.1f} s: {folder}")
     else:
         names = sorted(n for n in (os.listdir(root) if os.path.isdir(root) else [])

@@ -9,6 +9,7 @@ import json
 import os
 import pathlib
 import shutil
+import signal
 import subprocess
 import sys
 import threading
@@ -132,6 +133,39 @@ def test_cache_command_lists_prunes_and_clears(tmp_path):
     bad = subprocess.run([sys.executable, "-m", "blender_navjump", "cache", "--prune", "-1"],
                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
     assert bad.returncode == 2 and "DAYS" in bad.stderr
+
+
+@pytest.mark.parametrize("after", [5.0, 25.0])
+def test_ctrl_c_while_cache_warm_compiles_exits_130_at_once(tmp_path, after):
+    """``cache --warm`` into an empty folder, Ctrl-C some seconds into the compile: exit
+    130 with one line, and the folder is left partial (what was compiled stays).
+    Before the compile ran in a worker thread (as a bake's does), the interrupt landed
+    inside numba's compiler on the main thread: of nine runs, one hung and one crashed
+    (SIGSEGV)."""
+    root = tmp_path / "root"
+    env = dict(os.environ, **{kernel_cache.ROOT_ENV: str(root),
+                              kernel_cache.INSTALL_SHIPPED_ENV: "0"})
+    env.pop("NUMBA_CACHE_DIR", None)
+    proc = subprocess.Popen([sys.executable, "-m", "blender_navjump", "cache", "--warm"],
+                            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    notice = proc.stderr.readline()
+    assert notice.startswith("compiling NavJump kernels"), notice
+    time.sleep(after)
+    assert proc.poll() is None, "the compile ended before the signal"
+    proc.send_signal(signal.SIGINT)
+    try:
+        stdout, stderr = proc.communicate(timeout=120)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        pytest.fail("cache --warm still ran 120 s after Ctrl-C")
+    assert proc.returncode == 130, (proc.returncode, stderr)
+    assert stderr.strip() == ("navjump: interrupted (Ctrl-C); the kernels compiled so far "
+                              "stay in the cache")
+    assert stdout == ""
+    folders = [p for p in root.iterdir() if kernel_cache.is_cache_folder(p.name)]
+    assert len(folders) == 1 and not kernel_cache.is_warm(str(folders[0]))
 
 
 # ---------------------------------------------------------------- shipped kernels
