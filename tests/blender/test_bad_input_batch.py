@@ -188,23 +188,9 @@ def test_ctrl_c_during_a_batch_bake_exits_130_and_changes_nothing(tmp_path, navj
 
 # A Ctrl-C while the script starts Blender (the bpy module) and enables the extension,
 # sent by the process itself as one of Blender's start-up modules is about to be imported
-# (the timed test above starts after "Read blend"). Before scripts/bake.py held Ctrl-C,
-# bl_ui, bl_operators and addon_utils crashed Blender (SIGSEGV); bpy and bl_pkg ended by
-# SIGINT with a traceback.
-_SIGNAL_AT_IMPORT = """
-import os, runpy, signal, sys
-target, marker = sys.argv.pop(1), sys.argv.pop(1)
-class SignalAt:
-    def find_spec(self, name, path=None, target_module=None):
-        if name == target and not os.path.exists(marker):
-            open(marker, "w").close()
-            os.kill(os.getpid(), signal.SIGINT)
-sys.meta_path.insert(0, SignalAt())
-sys.argv = sys.argv[1:]
-runpy.run_path(sys.argv[0], run_name="__main__")
-"""
-
-
+# (tests/signal_at_import.py; the timed test above starts after "Read blend"). Before
+# scripts/bake.py held Ctrl-C, bl_ui, bl_operators and addon_utils crashed Blender
+# (SIGSEGV); bpy and bl_pkg ended by SIGINT with a traceback.
 @pytest.mark.parametrize("module", ["bpy", "bl_ui", "bl_operators", "addon_utils", "bl_pkg"])
 def test_ctrl_c_while_blender_starts_exits_130_and_changes_nothing(tmp_path, navjump, module):
     level = tmp_path / "level.blend"
@@ -213,8 +199,9 @@ def test_ctrl_c_while_blender_starts_exits_130_and_changes_nothing(tmp_path, nav
     before = snapshot(tmp_path)
     marker = tmp_path.parent / f"{tmp_path.name}.signalled"
     env = dict(os.environ, NAVJUMP_DEV_REPO="navjump_tests")
-    proc = subprocess.run([sys.executable, "-c", _SIGNAL_AT_IMPORT, module, str(marker),
-                           str(SCRIPT), str(level), "--save", "--format", "json,obj"],
+    proc = subprocess.run([sys.executable, str(ROOT / "tests" / "signal_at_import.py"),
+                           module, str(marker), str(SCRIPT), str(level), "--save",
+                           "--format", "json,obj"],
                           capture_output=True, text=True, timeout=600, env=env, cwd=str(ROOT))
     assert marker.exists(), f"{module} was not imported: aim at another module"
     assert proc.returncode == 130, (proc.returncode, proc.stderr[-2000:])

@@ -207,22 +207,12 @@ def test_ctrl_c_inside_source_text_still_exits_130(tmp_path):
 
 
 # A Ctrl-C while the command loads its modules, sent by the process itself at the moment
-# one module is about to be imported (the timed test above cannot aim that well). Before
+# one module is about to be imported (tests/signal_at_import.py; the timed test above
+# cannot aim that well). Before
 # interrupts.py, argparse and our cli gave -2 with a traceback, and datetime (imported
 # inside numpy) 1 with numpy's ImportError "you should not try to import numpy from its
 # source directory"; numba, llvmlite and the core's kernels are imported by the bake thread.
-_SIGNAL_AT_IMPORT = """
-import os, runpy, signal, sys
-target, marker = sys.argv.pop(1), sys.argv.pop(1)
-class SignalAt:
-    def find_spec(self, name, path=None, target_module=None):
-        if name == target and not os.path.exists(marker):
-            open(marker, "w").close()
-            os.kill(os.getpid(), signal.SIGINT)
-sys.meta_path.insert(0, SignalAt())
-sys.argv[0] = "blender_navjump"
-runpy.run_module("blender_navjump", run_name="__main__", alter_sys=True)
-"""
+SIGNAL_AT_IMPORT = ROOT / "tests" / "signal_at_import.py"
 
 
 @pytest.mark.parametrize("module", [
@@ -235,8 +225,8 @@ def test_ctrl_c_while_the_modules_load_exits_130(tmp_path, module):
     (out / "nav.json").write_text("previous")
     marker = tmp_path / "signalled"
     proc = subprocess.run(
-        [sys.executable, "-c", _SIGNAL_AT_IMPORT, module, str(marker), "bake", str(level),
-         "--out", str(out / "nav.json"), "--format", "json,obj", "--links"],
+        [sys.executable, SIGNAL_AT_IMPORT, module, marker, "-m", "blender_navjump", "bake",
+         level, "--out", out / "nav.json", "--format", "json,obj", "--links"],
         cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert marker.exists(), f"{module} was not imported: aim at another module"
     assert proc.returncode == 130, (proc.returncode, proc.stderr)
@@ -248,23 +238,17 @@ def test_ctrl_c_while_the_modules_load_exits_130(tmp_path, module):
 def test_a_bake_started_with_ctrl_c_ignored_keeps_ignoring_it(tmp_path):
     """A background job of a script starts with SIGINT ignored: holding Ctrl-C while the
     modules load must not make it answer one afterwards. The signal is sent while the
-    modules load and again at the start of the bake; the bake ends normally."""
+    modules load and again from the bake thread; the bake ends normally."""
     level = write_obj(tmp_path / "level.obj", *Scene().floor(0, 0, 10, 10).arrays())
     marker = tmp_path / "signalled"
-    script = _SIGNAL_AT_IMPORT.replace(
-        'runpy.run_module(', 'import blender_navjump.cli as cli\n'
-        'run = cli.run_interruptibly\n'
-        'def signalled(*args, **kwargs):\n'
-        '    os.kill(os.getpid(), signal.SIGINT)\n'
-        '    return run(*args, **kwargs)\n'
-        'cli.run_interruptibly = signalled\n'
-        'runpy.run_module(')
     proc = subprocess.run(
-        [sys.executable, "-c", script, "blender_navjump.export.gltf", str(marker), "bake",
-         str(level), "--out", str(tmp_path / "nav.json")],
+        [sys.executable, SIGNAL_AT_IMPORT, "blender_navjump.export.gltf,blender_navjump.core.links",
+         marker, "-m", "blender_navjump", "bake", level, "--out", tmp_path / "nav.json",
+         "--links"],
         cwd=ROOT, capture_output=True, text=True, timeout=300,
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
-    assert marker.exists()
+    assert marker.read_text().split() == ["blender_navjump.export.gltf",
+                                          "blender_navjump.core.links"]
     assert proc.returncode == 0, proc.stderr
     assert (tmp_path / "nav.json").exists()
 
