@@ -140,7 +140,7 @@ def test_ctrl_c_while_cache_warm_compiles_exits_130_at_once(tmp_path, after):
     """``cache --warm`` into an empty folder, Ctrl-C some seconds into the compile: exit
     130 with one line, and the folder is left partial (what was compiled stays).
     Before the compile ran in a worker thread (as a bake's does), the interrupt landed
-    inside numba's compiler on the main thread: of nine runs, one hung and one crashed
+    inside numba's compiler on the main thread: of eleven runs, two hung and one crashed
     (SIGSEGV)."""
     root = tmp_path / "root"
     env = dict(os.environ, **{kernel_cache.ROOT_ENV: str(root),
