@@ -317,6 +317,17 @@ def run_pool(files, options: BakeOptions, jobs: int, setup: dict, on_result=None
                 for i, r in enumerate(results):
                     if r is None:
                         record(i, failed_result(files[i], why))
+    except BaseException:
+        # Ctrl-C (or an error here): the files being baked must stay as they were, so the
+        # workers stop now (SIGTERM: see _worker_main) instead of baking on.
+        for w in workers.values():
+            w["proc"].terminate()
+        for w in workers.values():
+            w["proc"].join(timeout=30)
+            if w["proc"].is_alive():
+                w["proc"].kill()
+                w["proc"].join(timeout=5)
+        raise
     finally:
         for w in workers.values():
             w["proc"].join(timeout=30)
@@ -338,8 +349,21 @@ def _worker_sys_path() -> list[str]:
             if not (os.path.abspath(p or os.curdir) + os.sep).startswith(blender_dir)]
 
 
+def _interrupted_by_parent(signum, frame):
+    raise KeyboardInterrupt
+
+
 def _worker_main(setup: dict, tasks, replies):
-    """A pool worker: import bpy, enable the extension, bake files until the stop marker."""
+    """A pool worker: import bpy, enable the extension, bake files until the stop marker.
+
+    A terminal's Ctrl-C reaches every process of the group: the worker ignores it, and the
+    parent, which answers it, ends the workers with SIGTERM (:func:`run_pool`). From the
+    first file on, SIGTERM stops the file being baked as Ctrl-C stops a bake in one
+    process: nothing of it is written; before that it simply ends the process (a
+    KeyboardInterrupt raised while bpy starts Blender can crash it)."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     pid = os.getpid()
     sys.path[:] = setup["sys_path"]
     try:
@@ -355,18 +379,24 @@ def _worker_main(setup: dict, tasks, replies):
         replies.put(("failed_to_start", pid,
                      f"a worker process could not load NavJump: {type(exc).__name__}: {exc}"))
         return
-    while True:
-        task = tasks.get()
-        if task is None:
-            break
-        index, path = task
-        replies.put(("start", pid, index))
-        try:
-            result = ext.bake_file(path, setup["options"])
-        except BaseException as exc:  # noqa: BLE001 - bake_file reports its own errors
-            result = failed_result(path, f"{type(exc).__name__}: {exc}")
-        result["worker"] = pid
-        replies.put(("done", pid, index, result))
+    signal.signal(signal.SIGTERM, _interrupted_by_parent)
+    try:
+        while True:
+            task = tasks.get()
+            if task is None:
+                break
+            index, path = task
+            replies.put(("start", pid, index))
+            try:
+                result = ext.bake_file(path, setup["options"])
+            except KeyboardInterrupt:
+                raise
+            except BaseException as exc:  # noqa: BLE001 - bake_file reports its own errors
+                result = failed_result(path, f"{type(exc).__name__}: {exc}")
+            result["worker"] = pid
+            replies.put(("done", pid, index, result))
+    except KeyboardInterrupt:  # the parent ended the batch: this file is left as it was
+        os._exit(1)  # at once (the bake thread may still run), without a traceback
 
 
 

@@ -186,6 +186,63 @@ def test_ctrl_c_during_a_batch_bake_exits_130_and_changes_nothing(tmp_path, navj
                 f"(last timing {seconds:.2f} s)")
 
 
+def _running_in_group(pgid: int) -> list[int]:
+    """The processes of a process group that still run (not zombies waiting to be reaped),
+    read from /proc."""
+    running = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue  # ended meanwhile
+            if int(fields[2]) == pgid and fields[0] != "Z":
+                running.append(int(entry.name))
+    return running
+
+
+def test_ctrl_c_during_a_pool_bake_leaves_every_unreported_file_as_it_was(tmp_path, navjump):
+    """--jobs 2 over three levels; Ctrl-C to the whole process group, as a terminal sends
+    it, while both workers bake their first file: exit 130 with the line, and every level
+    the summary does not report baked keeps its previous output, also after the workers
+    are gone (before, the workers took the Ctrl-C as a failed file and baked on: the third
+    level's output was written after the summary said 0 of 3); no process is left."""
+    levels = []
+    for name in "abc":
+        level = tmp_path / f"{name}.blend"
+        shutil.copy2(DEMO, level)
+        (tmp_path / f"{name}.navjump.json").write_text("previous")
+        levels.append(level)
+    env = dict(os.environ, NAVJUMP_DEV_REPO="navjump_tests")
+    proc = subprocess.Popen(
+        [sys.executable, str(SCRIPT), *map(str, levels), "--format", "json", "--jobs", "2",
+         "--set", "cell_size=0.05"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=str(ROOT),
+        start_new_session=True)
+    assert proc.stderr is not None
+    opened = 0
+    for line in proc.stderr:
+        opened += "Read blend" in line
+        if opened == 2:
+            break
+    time.sleep(0.3)
+    os.killpg(proc.pid, signal.SIGINT)
+    stdout, rest = proc.communicate(timeout=120)
+    assert proc.returncode == 130, rest
+    assert rest.strip().splitlines()[-1].startswith("navjump: interrupted (Ctrl-C) after "), rest
+    assert "Traceback" not in rest
+    reported = {Path(line.split()[1].rstrip(":")).stem for line in summary_lines(stdout)}
+    # no worker outlives the batch (the last of them, such as multiprocessing's resource
+    # tracker, may take a moment to end after the batch); the outputs are checked after
+    deadline = time.monotonic() + 10
+    while _running_in_group(proc.pid) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert _running_in_group(proc.pid) == []
+    for level in levels:
+        output = (tmp_path / f"{level.stem}.navjump.json").read_text()
+        assert (output != "previous") == (level.stem in reported), (level.stem, reported)
+
+
 # A Ctrl-C while the script starts Blender (the bpy module) and enables the extension,
 # sent by the process itself as one of Blender's start-up modules is about to be imported
 # (tests/signal_at_import.py; the timed test above starts after "Read blend"). Before
