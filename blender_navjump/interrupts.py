@@ -1,8 +1,9 @@
 """Ctrl-C held while a command line loads its modules.
 
-A KeyboardInterrupt raised inside numpy's or numba's imports does not always reach the
-command: it can turn into an ImportError, or numba clears it and the bake runs to the end
-with exit status 0. Raised while the ``bpy`` module starts Blender, it crashes Blender
+A KeyboardInterrupt raised while numpy, numba and the core are imported does not always
+reach the command: inside numpy's import it turns into an ImportError; inside a callback of
+the import system (the import lock's weakref callback) it is dropped, and the bake runs
+to the end with exit status 0. Raised while the ``bpy`` module starts Blender, it crashes Blender
 (SIGSEGV). So ``python -m blender_navjump`` (``__main__``) and ``scripts/bake.py`` hold
 Ctrl-C before they import anything, and :meth:`HeldInterrupts.release` answers it once
 the modules (and Blender) are loaded. Only ``signal`` is imported here.
