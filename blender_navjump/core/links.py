@@ -379,7 +379,8 @@ def _trim_to_way_back(rev, kind, starts, ends, width, length, start_poly, end_po
     at least ``min_width`` wide; the others among them stay one-way (``rev.ok`` cleared).
     The shortened link's positions are some of those it was tested at; they are tested
     forwards again, which gives its mean path length (``length``), and its polygons are
-    found again under the new midpoints. Updates the arrays in place."""
+    found again under the new midpoints (where a midpoint is off the navmesh, the link
+    stays one-way at full width). Updates the arrays in place."""
     rows = np.nonzero(rev.ok & ((rev.f_lo > 0.0) | (rev.f_hi < 1.0)))[0]
     if rows.size == 0:
         return
@@ -396,12 +397,21 @@ def _trim_to_way_back(rev, kind, starts, ends, width, length, start_poly, end_po
     fwd = reverse_valid(new_ends, new_starts, jump, np.ascontiguousarray(edge_dirs[rows]),
                         enabled, prm, tri, vox, count_on_ends=True)
     keep = (new_width >= min_width - 1e-9) & fwd.ok & (fwd.kind == kind[rows])
+    # the shortened segments' midpoints must be on polygons too, as every link's are: at
+    # a convex corner of the border the new midpoint can lie just off the navmesh
+    # (dungeon.obj turned 127.07 degrees: 3 cm beyond a border vertex), and the link
+    # then stays one-way at full width
+    sp = np.full(rows.size, -1, np.int32)
+    ep = np.full(rows.size, -1, np.int32)
+    midpoint_polys(new_starts, new_ends, np.nonzero(keep)[0].astype(np.int64), prm, pidx,
+                   sp, ep)
+    keep &= (sp >= 0) & (ep >= 0)
     rev.ok[rows[~keep]] = False
     rows = rows[keep]
     starts[rows], ends[rows] = new_starts[keep], new_ends[keep]
     width[rows] = new_width[keep]
     length[rows] = fwd.length[keep]
-    midpoint_polys(starts, ends, rows.astype(np.int64), prm, pidx, start_poly, end_poly)
+    start_poly[rows], end_poly[rows] = sp[keep], ep[keep]
 
 
 def _check_flips(flip, rev, starts, ends, edge_dirs, enabled, prm, tri, vox):

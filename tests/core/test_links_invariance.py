@@ -234,6 +234,19 @@ def test_a_way_back_failing_at_an_end_shortens_the_link_instead():
     assert _widths(nm) == pytest.approx([3.9 - 0.5 * cs, 4.05], abs=1e-6)
 
 
+def test_a_link_shortened_to_its_way_back_keeps_its_midpoints_on_the_navmesh():
+    """dungeon.obj turned 127.07 degrees and moved (found by scripts/link_invariance.py
+    --turns 30 --seed 1201): a jump across shortened to where its way back holds had its
+    new start midpoint 3 cm beyond a convex corner of the border, off every polygon, and
+    kept the polygons of its old midpoint, which the oracle refused. Such a link stays
+    one-way at full width; every link is valid."""
+    v, t, _counts, _width = _recast("dungeon.obj")
+    offset = (0.2471525263749287, 0.18464273931245875, 0.14193427973693837)
+    vt = turn(v, 127.07210885799395, offset)
+    nm, _ = bake_valid(vt, t)  # the oracle checks every segment's midpoint and polygon
+    assert nm.link_count > 0
+
+
 def _widths(nm):
     return np.sort(np.linalg.norm(nm.link_start[:, 1] - nm.link_start[:, 0], axis=1))
 
