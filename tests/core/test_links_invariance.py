@@ -176,13 +176,21 @@ def assert_same_links(name, degrees, offset, centre=None):
 # CI runs a few derandomized examples per level; NAVJUMP_LINK_EXAMPLES=300 (with pytest's
 # --hypothesis-seed=N) runs many random ones
 EXAMPLES = int(os.environ.get("NAVJUMP_LINK_EXAMPLES", "0"))
+# a turn (degrees) and a sub-cell offset (fractions of a cell in x, y and z)
+TURN = {"degrees": st.floats(0.0, 360.0), "fx": st.floats(0.0, 1.0),
+        "fy": st.floats(0.0, 1.0), "fz": st.floats(0.0, 1.0)}
+
+
+def examples(n):
+    """The properties' hypothesis settings: ``n`` derandomized examples (CI), or
+    NAVJUMP_LINK_EXAMPLES random ones when it is set."""
+    return settings(max_examples=EXAMPLES or n, deadline=None, derandomize=not EXAMPLES,
+                    suppress_health_check=[HealthCheck.too_slow])
 
 
 @pytest.mark.parametrize("name", HOLDING)
-@settings(max_examples=EXAMPLES or 3, deadline=None, derandomize=not EXAMPLES,
-          suppress_health_check=[HealthCheck.too_slow])
-@given(degrees=st.floats(0.0, 360.0), fx=st.floats(0.0, 1.0), fy=st.floats(0.0, 1.0),
-       fz=st.floats(0.0, 1.0))
+@examples(3)
+@given(**TURN)
 # found by --hypothesis-seed=780 on the 3.9 m ledge: the drop's fitted link ended over 2 m
 # from the corner and a growth of 10 cells left it at 8.8 m of 9.8 m
 # (links_search.EXTEND_STEPS)
@@ -205,10 +213,8 @@ FAR = 5000.0  # metres: the issue's "far from the origin"
 
 
 @pytest.mark.parametrize("name", HOLDING)
-@settings(max_examples=EXAMPLES or 1, deadline=None, derandomize=not EXAMPLES,
-          suppress_health_check=[HealthCheck.too_slow])
-@given(degrees=st.floats(0.0, 360.0), fx=st.floats(0.0, 1.0), fy=st.floats(0.0, 1.0),
-       fz=st.floats(0.0, 1.0), sx=st.sampled_from((-1.0, 1.0)),
+@examples(1)
+@given(**TURN, sx=st.sampled_from((-1.0, 1.0)),
        sy=st.sampled_from((-1.0, 1.0)))
 def test_links_far_from_the_origin_are_the_same(name, degrees, fx, fy, fz, sx, sy):
     """The levels that hold, also 5 km out in x and y (either side) and turned: the same
@@ -321,10 +327,8 @@ def _recast_turned(name, degrees, fx, fy, fz):
         "the ramp beside it), the ramp's drop beside it, a 3.3 m drop taking the normal or "
         "the diagonal, a 3.9-4.0 m drop onto sloping ground at max_drop_height (4 m). "
         "docs/jump-links.md, Results")))])
-@settings(max_examples=EXAMPLES or 2, deadline=None, derandomize=not EXAMPLES,
-          suppress_health_check=[HealthCheck.too_slow])
-@given(degrees=st.floats(0.0, 360.0), fx=st.floats(0.0, 1.0), fy=st.floats(0.0, 1.0),
-       fz=st.floats(0.0, 1.0))
+@examples(2)
+@given(**TURN)
 # the derandomized examples start near the unturned mesh: a real turn is always tried
 @example(degrees=39.55, fx=0.42, fy=0.39, fz=0.25)
 def test_recast_links_do_not_depend_on_the_grid(name, degrees, fx, fy, fz):
@@ -339,10 +343,8 @@ def test_recast_links_do_not_depend_on_the_grid(name, degrees, fx, fy, fz):
 
 
 @pytest.mark.parametrize("name", ["dungeon.obj", "nav_test.obj"])
-@settings(max_examples=EXAMPLES or 4, deadline=None, derandomize=not EXAMPLES,
-          suppress_health_check=[HealthCheck.too_slow])
-@given(degrees=st.floats(0.0, 360.0), fx=st.floats(0.0, 1.0), fy=st.floats(0.0, 1.0),
-       fz=st.floats(0.0, 1.0))
+@examples(4)
+@given(**TURN)
 @example(degrees=39.55, fx=0.42, fy=0.39, fz=0.25)
 def test_recast_links_are_valid_at_any_turn(name, degrees, fx, fy, fz):
     """Whatever the counts do (the strict xfails above), every link of a turned and moved
