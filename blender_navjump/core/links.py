@@ -405,7 +405,7 @@ def _trim_to_way_back(rev, kind, starts, ends, width, length, start_poly, end_po
     ep = np.full(rows.size, -1, np.int32)
     midpoint_polys(new_starts, new_ends, np.nonzero(keep)[0].astype(np.int64), prm, pidx,
                    sp, ep)
-    keep &= (sp >= 0) & (ep >= 0)
+    keep &= sp >= 0
     rev.ok[rows[~keep]] = False
     rows = rows[keep]
     starts[rows], ends[rows] = new_starts[keep], new_ends[keep]

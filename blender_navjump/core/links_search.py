@@ -809,19 +809,20 @@ def _end_poly(x, y, z, exclude, prm, pidx, out_poly, out_z):
 @njit(cache=True)
 def midpoint_polys(starts, ends, rows, prm, pidx, start_poly, end_poly):
     """The polygons under the midpoints of links ``rows``' start and end segments, written
-    to ``start_poly`` and ``end_poly`` where both are found (else left as they are)."""
+    to ``start_poly`` and ``end_poly``; both -1 where either is not found."""
     out_poly = np.empty(MAX_LAYERS, np.int32)
     out_z = np.empty(MAX_LAYERS, np.float64)
     for r in rows:
         s = 0.5 * (starts[r, 0] + starts[r, 1])
         e = 0.5 * (ends[r, 0] + ends[r, 1])
         sp = _end_poly(s[0], s[1], s[2], -1, prm, pidx, out_poly, out_z)
-        if sp < 0:
-            continue
-        ep = _end_poly(e[0], e[1], e[2], sp, prm, pidx, out_poly, out_z)
-        if ep >= 0:
-            start_poly[r] = sp
-            end_poly[r] = ep
+        ep = -1
+        if sp >= 0:
+            ep = _end_poly(e[0], e[1], e[2], sp, prm, pidx, out_poly, out_z)
+        if ep < 0:
+            sp = -1
+        start_poly[r] = sp
+        end_poly[r] = ep
 
 
 @hot_kernel
