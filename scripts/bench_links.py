@@ -5,6 +5,8 @@ For each mesh (and, with ``--tile K``, each mesh tiled K x K: dungeon 10 x 10 is
 on, and prints JSON: median link time and its stages, median navmesh bake time without
 links (total minus links), their ratio, link counts per kind, border edges and the share
 that got a link, and the search's operation counts. ``--set NAME=VALUE`` changes settings.
+``--by-outcome`` adds where the search's first pass spends its time, by what each sample
+found (``search_by_outcome``: one thread, best of ``--outcome-reps`` repeats).
 """
 
 from __future__ import annotations
@@ -52,6 +54,74 @@ def bench(vertices, triangles, settings, runs: int) -> dict:
         "search_counts": info.get("search_counts", {}),
         "messages": info["messages"],
     }
+
+
+# the first pass's samples by outcome: a landing found; the march met no column that
+# could hold one (nothing in reach); it met one and every candidate was refused
+OUTCOMES = ("landing", "nothing_in_reach", "refused")
+
+
+def search_by_outcome(vertices, triangles, settings, reps: int = 10) -> dict:
+    """Where the search's first pass (every stride-th sample) spends its time, by outcome
+    (``OUTCOMES``): per class its samples, microseconds per sample (one thread, the best of
+    ``reps`` repeats of that class's samples alone, on fresh copies of the arrays the
+    search writes) and share of the first pass; ``settle_us_per_sample``: the readying of
+    each sample alone (``links_search.settle_sample``: no kind searched). The search's
+    inputs are those of a real bake (its ``run_banded`` call, captured)."""
+    import numpy as np
+
+    from blender_navjump.core import bake, links
+    from blender_navjump.core.links_search import search_landings
+
+    calls = []
+    real = links.run_banded
+
+    def capture(kernel, rows, *args, **kw):
+        if kernel is search_landings:
+            calls.append([a.copy() if isinstance(a, np.ndarray) else a for a in args])
+        return real(kernel, rows, *args, **kw)
+
+    links.run_banded = capture
+    try:
+        bake(vertices, triangles, settings)
+    finally:
+        links.run_banded = real
+    args = calls[0]  # the first pass
+    # search_landings(samples, ..., res, found_at, counts, rej, which, allow, lo, hi)
+    written = (0, 10, 11, 12)  # samples (settled in place), res, found_at, counts
+    which_at, allow_at = 14, 15
+
+    def timed(which, allow=None):
+        best, out = float("inf"), None
+        for _ in range(reps):
+            run = list(args)
+            for k in written:
+                run[k] = args[k].copy()
+            run[which_at] = which
+            if allow is not None:
+                run[allow_at] = allow
+            t0 = time.perf_counter()
+            search_landings(*run, 0, int(which.size))
+            best = min(best, time.perf_counter() - t0)
+            out = run
+        return best * 1e6, out
+
+    which = args[which_at]
+    total_us, run = timed(which)
+    found = run[11][which].any(axis=1)
+    tested = run[12]["wall_tests"][which] > 0
+    classes = {"landing": found, "nothing_in_reach": ~found & ~tested,
+               "refused": ~found & tested}
+    out = {"first_pass_samples": int(which.size), "first_pass_us": round(total_us, 1)}
+    for name in OUTCOMES:
+        sel = np.ascontiguousarray(which[classes[name]])
+        us = timed(sel)[0] if sel.size else 0.0
+        out[name] = {"samples": int(sel.size),
+                     "us_per_sample": round(us / sel.size, 2) if sel.size else None,
+                     "share": round(us / total_us, 3) if total_us else None}
+    settle_us = timed(which, np.zeros_like(args[allow_at]))[0]
+    out["settle_us_per_sample"] = round(settle_us / max(which.size, 1), 2)
+    return out
 
 
 def terraced_level(n_boxes: int = 3000, subdiv: int = 12, seed: int = 0):
@@ -107,7 +177,15 @@ def main(argv=None) -> int:
     ap.add_argument("--tile", type=int, default=0)
     ap.add_argument("--tile-runs", type=int, default=2)
     ap.add_argument("--set", action="append", default=[], metavar="NAME=VALUE")
+    ap.add_argument("--by-outcome", action="store_true",
+                    help="add the first pass's time by sample outcome (search_by_outcome)")
+    ap.add_argument("--outcome-reps", type=int, default=10)
     args = ap.parse_args(argv)
+
+    def outcome(v, t):
+        if not args.by_outcome:
+            return {}
+        return {"search_by_outcome": search_by_outcome(v, t, settings, args.outcome_reps)}
 
     sys.path.insert(0, str(ROOT))
     sys.path.insert(0, str(ROOT / "scripts"))
@@ -125,7 +203,7 @@ def main(argv=None) -> int:
     for mesh in args.meshes:
         v, t = read_obj(mesh, up=args.up)
         res = bench(v, t, settings, args.runs)
-        results.append({"mesh": pathlib.Path(mesh).name, **res})
+        results.append({"mesh": pathlib.Path(mesh).name, **res, **outcome(v, t)})
         if args.tile > 1:
             tv, tt = tiled(v, t, args.tile)
             res = bench(tv, tt, settings, args.tile_runs)
@@ -134,7 +212,7 @@ def main(argv=None) -> int:
     if args.terraced:
         v, t = terraced_level(args.terraced, args.subdiv)
         res = bench(v, t, settings, args.tile_runs)
-        results.append({"mesh": f"terraced {args.terraced} boxes", **res})
+        results.append({"mesh": f"terraced {args.terraced} boxes", **res, **outcome(v, t)})
     print(json.dumps({"settings": overrides, "results": results}, indent=2))
     return 0
 
