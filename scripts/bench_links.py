@@ -12,6 +12,7 @@ found (``search_by_outcome``: one thread, best of ``--outcome-reps`` repeats).
 from __future__ import annotations
 
 import argparse
+import inspect
 import json
 import pathlib
 import statistics
@@ -87,9 +88,12 @@ def search_by_outcome(vertices, triangles, settings, reps: int = 10) -> dict:
     finally:
         links.run_banded = real
     args = calls[0]  # the first pass
-    # search_landings(samples, ..., res, found_at, counts, rej, which, allow, lo, hi)
-    written = (0, 10, 11, 12)  # samples (settled in place), res, found_at, counts
-    which_at, allow_at = 14, 15
+    # the kernel's arguments by name: the arrays it writes (samples are settled in
+    # place), the samples searched and the kinds allowed
+    at = {name: i for i, name in
+          enumerate(inspect.signature(search_landings.py_func).parameters)}
+    written = [at[name] for name in ("samples", "res", "found_at", "counts")]
+    which_at, allow_at = at["which"], at["allow"]
 
     def timed(which, allow=None):
         best, out = float("inf"), None
@@ -108,8 +112,8 @@ def search_by_outcome(vertices, triangles, settings, reps: int = 10) -> dict:
 
     which = args[which_at]
     total_us, run = timed(which)
-    found = run[11][which].any(axis=1)
-    tested = run[12]["wall_tests"][which] > 0
+    found = run[at["found_at"]][which].any(axis=1)
+    tested = run[at["counts"]]["wall_tests"][which] > 0
     classes = {"landing": found, "nothing_in_reach": ~found & ~tested,
                "refused": ~found & tested}
     out = {"first_pass_samples": int(which.size), "first_pass_us": round(total_us, 1)}
