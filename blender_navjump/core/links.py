@@ -620,7 +620,11 @@ def build_links(nm, hf, chf, cfg, settings, vertices, triangles, debug=None,
     starts = links["start"].copy()
     ends = links["end"].copy()
     width = np.linalg.norm(starts[:, 1] - starts[:, 0], axis=1)
-    wide = width >= min_width - 1e-9
+    # a jump up must be that wide at both ends: a fan of diagonal jumps from a long floor
+    # onto a short block side has a wide start segment and a narrow end
+    end_width = np.linalg.norm(ends[:, 1] - ends[:, 0], axis=1)
+    wide = np.where(kind == LINK_JUMP_UP, np.minimum(width, end_width), width) \
+        >= min_width - 1e-9
     narrow_links = (starts[~wide], ends[~wide], kind[~wide])  # for the debug data
     sel = np.nonzero(wide)[0]
     i0, kind, mode = i0[sel], kind[sel], mode[sel]

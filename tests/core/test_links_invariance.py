@@ -15,7 +15,8 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
-from link_levels import FINE, LEVELS, ledge, ledge_with_stairs_and_walls, turn, two_platforms
+from link_levels import (FINE, LEVELS, ledge, ledge_with_stairs_and_walls, turn, two_platforms,
+                         unturn)
 from link_oracle import check_links
 from recast_data import recast_data_dir
 
@@ -129,12 +130,6 @@ STILL_DEPENDING = {
         "chamfer the contour simplification cuts into the concave corner at the slot's "
         "end; turned, the chamfer has another length and angle and that link is not found "
         "(19 of 30 turns, seed 778)")),
-    "narrow block and a ledge": (92.16, (0.1218, 0.1616, 0.0441), (
-        "min_link_width 4 m: the 3.5 x 3 m block gets no jump up unturned (its sides are "
-        "too short); turned, in 5 of 30 turns (seed 778), a jump up onto it from the lower "
-        "floor has a start segment grown along the floor to 6 m (past both ends of the "
-        "block) and a 2.65 m end segment on the block: a fan of diagonal jumps, valid by "
-        "the oracle, wider than the block's side")),
     "offset platform": (72.69, (0.2485, 0.2306, 0.0665), (
         "platforms that overlap by a corner only (searched 45 degrees off the normal, no "
         "minimum width): the one 1.95 m jump across is 1.2 m wide in this turn (62%) and "
@@ -251,6 +246,24 @@ def test_a_link_shortened_to_its_way_back_keeps_its_midpoints_on_the_navmesh():
     vt = turn(v, 127.07210885799395, offset)
     nm, _ = bake_valid(vt, t)  # the oracle checks every segment's midpoint and polygon
     assert nm.link_count > 0
+
+
+def test_a_jump_up_is_as_wide_as_its_narrower_end():
+    """The narrow block and a ledge (min_link_width 4 m) turned 92.16 degrees and moved
+    (the turn that showed it in scripts/link_invariance.py --turns 30 --seed 778): a jump
+    up from the lower floor onto the 3.5 m block had its start segment grown along the
+    floor to 6 m, a fan onto a 2.65 m end on the block, which the unturned bake has not.
+    A jump up is judged on both segments: only the wide ledge's jump up is left."""
+    level = LEVELS["narrow block and a ledge"]
+    v, t = level.make()
+    nm, _ = bake_valid(turn(v, 92.16, (0.1218, 0.1616, 0.0441)), t, **level.settings)
+    up = nm.link_kind == LINK_JUMP_UP
+    assert up.sum() == 1
+    for seg in (nm.link_start[up], nm.link_end[up]):
+        assert (np.linalg.norm(seg[:, 1] - seg[:, 0], axis=1) >= 4.0 - 1e-9).all()
+    # on the wide ledge (x from 7 m), not the block (x 1.5-5 m), in the unturned frame
+    ends = unturn(nm.link_end[up].reshape(-1, 3), v, 92.16, (0.1218, 0.1616, 0.0441))
+    assert (ends[:, 0] > 6.5).all()
 
 
 def _widths(nm):
