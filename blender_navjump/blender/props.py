@@ -161,7 +161,8 @@ class NAVJUMP_PG_settings(PropertyGroup):
     min_link_width: FloatProperty(
         name="Min Link Width", default=_DEFAULTS.min_link_width, min=-1.0, max=100.0,
         soft_max=5.0, unit='LENGTH', precision=3,
-        description="Narrowest link kept, on its start segment (a jump up: on both); negative: the agent's diameter")
+        description=("Narrowest link kept, on its start segment (a jump up: on both); "
+                     "negative: the agent's diameter"))
     link_search_angle: FloatProperty(
         name="Search Angle", default=_DEFAULTS.link_search_angle, min=0.0, max=60.0,
         description="Degrees either side of an edge's outward normal to look for landings")

@@ -15,8 +15,15 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
-from link_levels import (FINE, LEVELS, ledge, ledge_with_stairs_and_walls, turn, two_platforms,
-                         unturn)
+from link_levels import (
+    FINE,
+    LEVELS,
+    ledge,
+    ledge_with_stairs_and_walls,
+    turn,
+    two_platforms,
+    unturn,
+)
 from link_oracle import check_links
 from recast_data import recast_data_dir
 
