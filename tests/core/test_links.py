@@ -206,7 +206,8 @@ def test_a_drop_stored_as_its_jump_back_is_valid_at_the_jump_ups_positions(recas
     st = BakeSettings(links_enabled=True, agent_max_climb=0.4, agent_radius=0.4,
                       multi_stance=True)
     nm = bake(v, t, st)
-    assert (nm.link_kind == LINK_JUMP_UP).sum() > 100
+    # 100 (132 before a jump up needed min_link_width at its upper end too, Stop 37)
+    assert (nm.link_kind == LINK_JUMP_UP).sum() > 90
     assert_valid(nm, v, t, st)
 
 
