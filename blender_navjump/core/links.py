@@ -376,11 +376,12 @@ def _trim_to_way_back(rev, kind, starts, ends, width, length, start_poly, end_po
                       edge_dirs, min_width, enabled, prm, tri, vox, pidx):
     """Shorten the links whose way back holds only without a few end positions (between
     fractions ``rev.f_lo`` and ``rev.f_hi`` along them) to where it holds, when they stay
-    at least ``min_width`` wide; the others among them stay one-way (``rev.ok`` cleared).
-    The shortened link's positions are some of those it was tested at; they are tested
-    forwards again, which gives its mean path length (``length``), and its polygons are
-    found again under the new midpoints (where a midpoint is off the navmesh, the link
-    stays one-way at full width). Updates the arrays in place."""
+    at least ``min_width`` wide (a jump up at both ends); the others among them stay
+    one-way (``rev.ok`` cleared). The shortened link's positions are some of those it was
+    tested at; they are tested forwards again, which gives its mean path length
+    (``length``), and its polygons are found again under the new midpoints (where a
+    midpoint is off the navmesh, the link stays one-way at full width). Updates the arrays
+    in place."""
     rows = np.nonzero(rev.ok & ((rev.f_lo > 0.0) | (rev.f_hi < 1.0)))[0]
     if rows.size == 0:
         return
@@ -393,10 +394,13 @@ def _trim_to_way_back(rev, kind, starts, ends, width, length, start_poly, end_po
             np.stack([a + f_lo[:, None] * d, a + f_hi[:, None] * d], axis=1)))
     new_starts, new_ends = new
     new_width = np.linalg.norm(new_starts[:, 1] - new_starts[:, 0], axis=1)
+    # judged as every link's width (build_links): a jump up on both of its segments
+    judged = np.where(kind[rows] == LINK_JUMP_UP, np.minimum(
+        new_width, np.linalg.norm(new_ends[:, 1] - new_ends[:, 0], axis=1)), new_width)
     jump = np.full(rows.size, MODE_JUMP, np.int64)
     fwd = reverse_valid(new_ends, new_starts, jump, np.ascontiguousarray(edge_dirs[rows]),
                         enabled, prm, tri, vox, count_on_ends=True)
-    keep = (new_width >= min_width - 1e-9) & fwd.ok & (fwd.kind == kind[rows])
+    keep = (judged >= min_width - 1e-9) & fwd.ok & (fwd.kind == kind[rows])
     # the shortened segments' midpoints must be on polygons too, as every link's are: at
     # a convex corner of the border the new midpoint can lie just off the navmesh
     # (dungeon.obj turned 127.07 degrees: 3 cm beyond a border vertex), and the link
