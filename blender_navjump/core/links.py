@@ -103,6 +103,22 @@ class ValidateCounts(NamedTuple):
                    int(vc["full"].sum()), int(vc["full_fails"].sum()))
 
 
+def segment_lengths(segments: np.ndarray) -> np.ndarray:
+    """Lengths (3D) of (L, 2, 3) segments."""
+    return np.linalg.norm(segments[:, 1] - segments[:, 0], axis=1)
+
+
+def judged_width(kind: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """The width ``min_link_width`` is judged on: the start segment's length; a jump up's,
+    the shorter of its two segments (its start on the lower ground grows along it past
+    the higher ground's ends, a fan onto a shorter end; a jump up and the drop that is its
+    way back are so judged on the same, upper segment)."""
+    width = segment_lengths(starts)
+    up = kind == LINK_JUMP_UP
+    width[up] = np.minimum(width[up], segment_lengths(ends[up]))
+    return width
+
+
 def search_stride(min_width: float, step: float) -> int:
     """Every how many samples the first search pass looks: a link needs a run of samples
     spanning min_width (a group reaches half a sample beyond its ends), i.e. at least
@@ -393,14 +409,12 @@ def _trim_to_way_back(rev, kind, starts, ends, width, length, start_poly, end_po
         new.append(np.ascontiguousarray(
             np.stack([a + f_lo[:, None] * d, a + f_hi[:, None] * d], axis=1)))
     new_starts, new_ends = new
-    new_width = np.linalg.norm(new_starts[:, 1] - new_starts[:, 0], axis=1)
-    # judged as every link's width (build_links): a jump up on both of its segments
-    judged = np.where(kind[rows] == LINK_JUMP_UP, np.minimum(
-        new_width, np.linalg.norm(new_ends[:, 1] - new_ends[:, 0], axis=1)), new_width)
+    new_width = segment_lengths(new_starts)
     jump = np.full(rows.size, MODE_JUMP, np.int64)
     fwd = reverse_valid(new_ends, new_starts, jump, np.ascontiguousarray(edge_dirs[rows]),
                         enabled, prm, tri, vox, count_on_ends=True)
-    keep = (judged >= min_width - 1e-9) & fwd.ok & (fwd.kind == kind[rows])
+    keep = ((judged_width(kind[rows], new_starts, new_ends) >= min_width - 1e-9) & fwd.ok
+            & (fwd.kind == kind[rows]))
     # the shortened segments' midpoints must be on polygons too, as every link's are: at
     # a convex corner of the border the new midpoint can lie just off the navmesh
     # (dungeon.obj turned 127.07 degrees: 3 cm beyond a border vertex), and the link
@@ -623,12 +637,8 @@ def build_links(nm, hf, chf, cfg, settings, vertices, triangles, debug=None,
     mode = links["mode"]
     starts = links["start"].copy()
     ends = links["end"].copy()
-    width = np.linalg.norm(starts[:, 1] - starts[:, 0], axis=1)
-    # a jump up must be that wide at both ends: a fan of diagonal jumps from a long floor
-    # onto a short block side has a wide start segment and a narrow end
-    end_width = np.linalg.norm(ends[:, 1] - ends[:, 0], axis=1)
-    wide = np.where(kind == LINK_JUMP_UP, np.minimum(width, end_width), width) \
-        >= min_width - 1e-9
+    width = segment_lengths(starts)
+    wide = judged_width(kind, starts, ends) >= min_width - 1e-9
     narrow_links = (starts[~wide], ends[~wide], kind[~wide])  # for the debug data
     sel = np.nonzero(wide)[0]
     i0, kind, mode = i0[sel], kind[sel], mode[sel]

@@ -207,7 +207,12 @@ def test_a_drop_stored_as_its_jump_back_is_valid_at_the_jump_ups_positions(recas
                       multi_stance=True)
     nm = bake(v, t, st)
     # 100 (132 before a jump up needed min_link_width at its upper end too, Stop 37)
-    assert (nm.link_kind == LINK_JUMP_UP).sum() > 90
+    up = nm.link_kind == LINK_JUMP_UP
+    assert up.sum() > 90
+    # every link is min_link_width (the agent's diameter) wide on its upper segment: a
+    # jump up's end (found as a jump up or stored from a drop), the others' start
+    upper = np.where(up[:, None, None], nm.link_end, nm.link_start)
+    assert (np.linalg.norm(upper[:, 1] - upper[:, 0], axis=1) >= 2 * 0.4 - 1e-9).all()
     assert_valid(nm, v, t, st)
 
 
