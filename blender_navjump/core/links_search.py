@@ -786,6 +786,13 @@ def link_point(fit, pos):
 
 
 @hot_kernel
+def _segment_length(seg):
+    """Length (3D) of a (2, 3) segment."""
+    return math.sqrt((seg[1, 0] - seg[0, 0]) ** 2 + (seg[1, 1] - seg[0, 1]) ** 2
+                     + (seg[1, 2] - seg[0, 2]) ** 2)
+
+
+@hot_kernel
 def _width(a, b):
     """Length of the start segment between two ``LinkPoints``."""
     return math.sqrt((b.sx - a.sx) ** 2 + (b.sy - a.sy) ** 2 + (b.sz - a.sz) ** 2)
@@ -1484,9 +1491,26 @@ def _join(links, cur, nxt, chain_of, tol, tol_end, prm, tri, vox, pidx, fit, out
     b = links[nxt]
     if chain_of[cur] != chain_of[nxt] or a.kind != b.kind or a.mode != b.mode:
         return False
-    # the joined segments run from a's first to b's last points (or the reverse order)
-    sx0, sy0, sz0 = a.start[0, 0], a.start[0, 1], a.start[0, 2]
-    sx1, sy1, sz1 = b.start[1, 0], b.start[1, 1], b.start[1, 2]
+    # the joined segments run from the outer ends of the two along the chain (a's first
+    # to b's last points, unless the other link reaches further: a short piece at a
+    # ledge's corner can lie inside the grown link beside it, and joined from its own
+    # first point the whole link lost the stretch beyond it, 1.4 m of the 2.9 m gap's
+    # 9.6 m link turned 196.375 degrees)
+    dx = b.start[1, 0] - a.start[0, 0]
+    dy = b.start[1, 1] - a.start[0, 1]
+    ln = math.sqrt(dx * dx + dy * dy)
+    if ln < 1e-9:
+        return False
+    dx /= ln
+    dy /= ln
+    lo = a
+    if (b.start[0, 0] - a.start[0, 0]) * dx + (b.start[0, 1] - a.start[0, 1]) * dy < 0.0:
+        lo = b
+    hi = b
+    if (a.start[1, 0] - b.start[1, 0]) * dx + (a.start[1, 1] - b.start[1, 1]) * dy > 0.0:
+        hi = a
+    sx0, sy0, sz0 = lo.start[0, 0], lo.start[0, 1], lo.start[0, 2]
+    sx1, sy1, sz1 = hi.start[1, 0], hi.start[1, 1], hi.start[1, 2]
     ln = math.sqrt((sx1 - sx0) ** 2 + (sy1 - sy0) ** 2)
     if ln < 1e-9:
         return False
@@ -1494,8 +1518,8 @@ def _join(links, cur, nxt, chain_of, tol, tol_end, prm, tri, vox, pidx, fit, out
     dy = (sy1 - sy0) / ln
     # every start and end point near the joined lines
     ok = _segments_on_line(a.start, b.start, sx0, sy0, dx, dy, tol)
-    ex0, ey0, ez0 = a.end[0, 0], a.end[0, 1], a.end[0, 2]
-    ex1, ey1, ez1 = b.end[1, 0], b.end[1, 1], b.end[1, 2]
+    ex0, ey0, ez0 = lo.end[0, 0], lo.end[0, 1], lo.end[0, 2]
+    ex1, ey1, ez1 = hi.end[1, 0], hi.end[1, 1], hi.end[1, 2]
     eln = math.sqrt((ex1 - ex0) ** 2 + (ey1 - ey0) ** 2)
     if ok and eln > 1e-9:
         ok = _segments_on_line(a.end, b.end, ex0, ey0, (ex1 - ex0) / eln,
@@ -1538,6 +1562,9 @@ def _join(links, cur, nxt, chain_of, tol, tol_end, prm, tri, vox, pidx, fit, out
         return False
     p = link_point(fit, 0.0)
     q = link_point(fit, 1.0)
+    # a join never leaves a link narrower than the wider of its two pieces
+    if _width(p, q) < max(_segment_length(a.start), _segment_length(b.start)) - 1e-9:
+        return False
     _set_segments(a, p, q)
     a.start_poly = sp
     a.end_poly = ep

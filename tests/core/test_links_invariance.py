@@ -273,6 +273,16 @@ def test_a_jump_up_is_as_wide_as_its_narrower_end():
     assert (ends[:, 0] > 6.5).all()
 
 
+def test_a_join_keeps_the_whole_of_a_link_it_swallows():
+    """The 2.9 m gap turned 196.375 degrees about (10, 5) (found by the far-from-origin
+    property test at --hypothesis-seed=779 with 300 examples): at one end of each side a
+    short piece landing along the diagonal lay inside the grown straight link beside it,
+    and joined from the piece's first point the link lost 1.4 m of its 9.6 m. A join now
+    runs between the outer ends of the two and never leaves a link narrower than its
+    wider piece."""
+    assert_same_links("gap 2.9 m", 196.375, (0.0, 0.0, 0.0), centre=(10.0, 5.0))
+
+
 def _widths(nm):
     return np.sort(np.linalg.norm(nm.link_start[:, 1] - nm.link_start[:, 0], axis=1))
 
