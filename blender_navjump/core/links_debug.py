@@ -47,11 +47,11 @@ def _arc_point(tx, ty, z0, ux, uy, vx, vz, t, g):
 
 @njit(cache=True)
 def explain_flight(x0, y0, z0, ux, uy, dist, z1, kind, mode, s_t, s_l, ex, ey, prm, tri,
-                   vox):
+                   vox, wk):
     """The reason ``links_model.check_flight`` refuses a flight, and where: returns a
     ``Refused``; the point is NaN unless the reason is REJECT_BLOCKED (then it is
     the body's feet when it first meets a triangle, to 1/256 of the flight, or on the
-    run-out)."""
+    run-out). ``wk``: a ``links_model.Scratch``."""
     nan = math.nan
     dz = z1 - z0
     d_air = s_l - s_t
@@ -72,13 +72,13 @@ def explain_flight(x0, y0, z0, ux, uy, dist, z1, kind, mode, s_t, s_l, ex, ey, p
     tx = x0 + ux * s_t
     ty = y0 + uy * s_t
     g = prm.gravity
-    if tri_arc_blocked(tx, ty, z0, ux, uy, vx, vz, t_f, ex, ey, prm, tri):
+    if tri_arc_blocked(tx, ty, z0, ux, uy, vx, vz, t_f, ex, ey, prm, tri, wk):
         # the same arc cut short at t is its first part: halve to the first contact
         lo = 0.0
         hi = t_f
         for _ in range(BLOCK_HALVINGS):
             mid = 0.5 * (lo + hi)
-            if tri_arc_blocked(tx, ty, z0, ux, uy, vx, vz, mid, ex, ey, prm, tri):
+            if tri_arc_blocked(tx, ty, z0, ux, uy, vx, vz, mid, ex, ey, prm, tri, wk):
                 hi = mid
             else:
                 lo = mid
@@ -89,7 +89,7 @@ def explain_flight(x0, y0, z0, ux, uy, dist, z1, kind, mode, s_t, s_l, ex, ey, p
         hi = dist
         for _ in range(BLOCK_HALVINGS):
             mid = 0.5 * (lo + hi)
-            if body_walk_blocked(x0, y0, ux, uy, s_l, mid, z1, ex, ey, prm, tri, vox):
+            if body_walk_blocked(x0, y0, ux, uy, s_l, mid, z1, ex, ey, prm, tri, vox, wk):
                 hi = mid
             else:
                 lo = mid

@@ -19,7 +19,7 @@ import numpy as np
 from numba import njit
 
 from .geometry import faces_up
-from .query.jit import hot_kernel
+from .query.jit import hot_kernel, ifloor
 from .query.spatial import fill_grid, point_in_polygon_xy, surface_height
 
 # Barycentric slack of the point-in-triangle tests: points on a shared edge count for both
@@ -200,12 +200,12 @@ def _bin_triangles(box, up, grid, sgrid):
     first_x = np.empty(n, np.int32)
     first_y = np.empty(n, np.int32)
     for t in range(n):
-        fx = int(math.floor((box[t].xmin - grid.ox) / grid.size))
-        fy = int(math.floor((box[t].ymin - grid.oy) / grid.size))
+        fx = ifloor((box[t].xmin - grid.ox) / grid.size)
+        fy = ifloor((box[t].ymin - grid.oy) / grid.size)
         first_x[t] = fx
         first_y[t] = fy
-        x1 = min(int(math.floor((box[t].xmax - grid.ox) / grid.size)), grid.nx - 1)
-        y1 = min(int(math.floor((box[t].ymax - grid.oy) / grid.size)), grid.ny - 1)
+        x1 = min(ifloor((box[t].xmax - grid.ox) / grid.size), grid.nx - 1)
+        y1 = min(ifloor((box[t].ymax - grid.oy) / grid.size), grid.ny - 1)
         for iy in range(max(fy, 0), y1 + 1):
             for ix in range(max(fx, 0), x1 + 1):
                 sol_start[iy * grid.nx + ix + 1] += 1
@@ -223,8 +223,8 @@ def _bin_triangles(box, up, grid, sgrid):
     sol_fill = sol_start[:-1].copy()
     sup_fill = sup_start[:-1].copy()
     for t in range(n):
-        x1 = min(int(math.floor((box[t].xmax - grid.ox) / grid.size)), grid.nx - 1)
-        y1 = min(int(math.floor((box[t].ymax - grid.oy) / grid.size)), grid.ny - 1)
+        x1 = min(ifloor((box[t].xmax - grid.ox) / grid.size), grid.nx - 1)
+        y1 = min(ifloor((box[t].ymax - grid.oy) / grid.size), grid.ny - 1)
         for iy in range(max(first_y[t], 0), y1 + 1):
             for ix in range(max(first_x[t], 0), x1 + 1):
                 c = iy * grid.nx + ix
@@ -314,8 +314,8 @@ def polygon_index(vertices, polygons, nv, usable, surf_tris, surf_start,
 
 @hot_kernel
 def bin_of(x, y, grid):
-    i = int(math.floor((x - grid.ox) / grid.size))
-    j = int(math.floor((y - grid.oy) / grid.size))
+    i = ifloor((x - grid.ox) / grid.size)
+    j = ifloor((y - grid.oy) / grid.size)
     if i < 0 or j < 0 or i >= grid.nx or j >= grid.ny:
         return -1
     return i + j * grid.nx
@@ -324,10 +324,10 @@ def bin_of(x, y, grid):
 @hot_kernel
 def bin_range(xlo, xhi, ylo, yhi, grid):
     """Bins (i0, i1, j0, j1, inclusive, clipped to the grid) covering an xy box."""
-    i0 = max(int(math.floor((xlo - grid.ox) / grid.size)), 0)
-    i1 = min(int(math.floor((xhi - grid.ox) / grid.size)), grid.nx - 1)
-    j0 = max(int(math.floor((ylo - grid.oy) / grid.size)), 0)
-    j1 = min(int(math.floor((yhi - grid.oy) / grid.size)), grid.ny - 1)
+    i0 = max(ifloor((xlo - grid.ox) / grid.size), 0)
+    i1 = min(ifloor((xhi - grid.ox) / grid.size), grid.nx - 1)
+    j0 = max(ifloor((ylo - grid.oy) / grid.size), 0)
+    j1 = min(ifloor((yhi - grid.oy) / grid.size), grid.ny - 1)
     return i0, i1, j0, j1
 
 
@@ -496,30 +496,18 @@ def pt_seg_d2(px, py, ax, ay, bx, by):
 
 
 @hot_kernel
-def _seg_seg_d2(ax, ay, bx, by, cx, cy, dx, dy):
-    """Squared distance between 2D segments ab and cd (0 when they cross)."""
+def _segments_cross(ax, ay, bx, by, cx, cy, dx, dy):
+    """2D segments ab and cd cross or touch (not parallel)."""
     d1x = bx - ax
     d1y = by - ay
     d2x = dx - cx
     d2y = dy - cy
     den = d1x * d2y - d1y * d2x
-    if den != 0.0:
-        s = ((cx - ax) * d2y - (cy - ay) * d2x) / den
-        t = ((cx - ax) * d1y - (cy - ay) * d1x) / den
-        if 0.0 <= s <= 1.0 and 0.0 <= t <= 1.0:
-            return 0.0
-    best = 1e300
-    for k in range(4):
-        if k == 0:
-            px, py, qx, qy, rx, ry = ax, ay, cx, cy, dx, dy
-        elif k == 1:
-            px, py, qx, qy, rx, ry = bx, by, cx, cy, dx, dy
-        elif k == 2:
-            px, py, qx, qy, rx, ry = cx, cy, ax, ay, bx, by
-        else:
-            px, py, qx, qy, rx, ry = dx, dy, ax, ay, bx, by
-        best = min(best, pt_seg_d2(px, py, qx, qy, rx, ry))
-    return best
+    if den == 0.0:
+        return False
+    s = ((cx - ax) * d2y - (cy - ay) * d2x) / den
+    t = ((cx - ax) * d1y - (cy - ay) * d1x) / den
+    return 0.0 <= s <= 1.0 and 0.0 <= t <= 1.0
 
 
 @hot_kernel
@@ -571,14 +559,27 @@ def triangle_near_quad(t, qx, qy, quad, quad_area, zlo, zhi, r2, vertices, trian
         for e in range(n):
             if _inside_convex(p2[e, 0], p2[e, 1], quad, 4):
                 return True
-    # else the closest edges
+    # else the closest edges: two segments are within sqrt(r2) when they cross or an end
+    # of one is within it of the other; over all edge pairs, every corner of one
+    # outline against every edge of the other (each distance once)
     for e in range(n):
         f = (e + 1) % n
         for k in range(4):
-            m = (k + 1) % 4
-            if _seg_seg_d2(qx[k], qy[k], qx[m], qy[m], p2[e, 0], p2[e, 1], p2[f, 0],
-                           p2[f, 1]) < r2:
+            if pt_seg_d2(qx[k], qy[k], p2[e, 0], p2[e, 1], p2[f, 0], p2[f, 1]) < r2:
                 return True
+    for e in range(n):
+        for k in range(4):
+            m = (k + 1) % 4
+            if pt_seg_d2(p2[e, 0], p2[e, 1], qx[k], qy[k], qx[m], qy[m]) < r2:
+                return True
+    if r2 > 0.0:
+        for e in range(n):
+            f = (e + 1) % n
+            for k in range(4):
+                m = (k + 1) % 4
+                if _segments_cross(qx[k], qy[k], qx[m], qy[m], p2[e, 0], p2[e, 1], p2[f, 0],
+                                   p2[f, 1]):
+                    return True
     return False
 
 
@@ -621,7 +622,7 @@ def swept_body_hits_triangles(qx, qy, zlo, zhi, rad, ti, p0, p1, p2, quad):
                 t = items[q]
                 if box[t].zmax <= zlo and by_top:
                     break  # highest first: the rest of the bin is below the box
-                if not _in_box(box, t, xlo, xhi, ylo, yhi, zlo, zhi):
+                if not box_overlaps(box, t, xlo, xhi, ylo, yhi, zlo, zhi):
                     continue
                 # listed in several bins: tested in the first one this box visits
                 if max(first_x[t], i0) != i or max(first_y[t], j0) != j:
@@ -633,41 +634,7 @@ def swept_body_hits_triangles(qx, qy, zlo, zhi, rad, ti, p0, p1, p2, quad):
 
 
 @hot_kernel
-def _in_box(box, t, xlo, xhi, ylo, yhi, zlo, zhi):
+def box_overlaps(box, t, xlo, xhi, ylo, yhi, zlo, zhi):
     """Triangle t's bounds overlap the open box (xlo, xhi) x (ylo, yhi) x (zlo, zhi)?"""
     return not (box[t].zmin >= zhi or box[t].zmax <= zlo or box[t].xmin >= xhi
                 or box[t].xmax <= xlo or box[t].ymin >= yhi or box[t].ymax <= ylo)
-
-
-@njit(cache=True)
-def triangles_in_box(xlo, xhi, ylo, yhi, zlo, zhi, ti, out):
-    """Ids of the triangles whose bounds overlap the open box (xlo, xhi) x (ylo, yhi) x
-    (zlo, zhi), each once (in the first bin of the box it is listed in), written to
-    ``out`` (a larger copy when full); returns (out, count)."""
-    i0, i1, j0, j1 = bin_range(xlo, xhi, ylo, yhi, ti.grid)
-    nx = ti.grid.nx
-    first_x = ti.first_bin_x
-    first_y = ti.first_bin_y
-    by_top = ti.by_top
-    box = ti.box
-    start = ti.solid_start
-    items = ti.solid_items
-    n = 0
-    for j in range(j0, j1 + 1):
-        for i in range(i0, i1 + 1):
-            b = i + j * nx
-            for q in range(start[b], start[b + 1]):
-                t = items[q]
-                if box[t].zmax <= zlo and by_top:
-                    break  # highest first: the rest of the bin is below the box
-                if not _in_box(box, t, xlo, xhi, ylo, yhi, zlo, zhi):
-                    continue
-                if max(first_x[t], i0) != i or max(first_y[t], j0) != j:
-                    continue
-                if n == out.shape[0]:
-                    grown = np.empty(2 * n + 16, np.int32)
-                    grown[:n] = out[:n]
-                    out = grown
-                out[n] = t
-                n += 1
-    return out, n

@@ -34,15 +34,16 @@ from numba import njit
 
 from .kinds import LINK_DROP, LINK_JUMP_ACROSS, LINK_JUMP_UP
 from .links_geom import (
+    bin_range,
+    box_overlaps,
     ground_height,
     has_ground,
     pt_seg_d2,
     set_quad,
     swept_body_hits_triangles,
     triangle_near_quad,
-    triangles_in_box,
 )
-from .query.jit import hot_kernel
+from .query.jit import hot_kernel, ifloor
 
 # The link stage's rows, as structured arrays (numba reads and writes their fields by name).
 # A border sample (``links._sample_edges``): point on a border edge (its height measured on
@@ -190,10 +191,10 @@ def _quad_rect_dist2(qx, qy, x0, y0, x1, y1):
 def column_range(xlo, xhi, ylo, yhi, prm):
     """Columns (x0, x1, y0, y1, inclusive, clipped to the grid) covering a world xy box."""
     cs = prm.cs
-    x0 = max(int(math.floor((xlo - prm.bx) / cs)), 0)
-    x1 = min(int(math.floor((xhi - prm.bx) / cs)), int(prm.grid_w) - 1)
-    y0 = max(int(math.floor((ylo - prm.by) / cs)), 0)
-    y1 = min(int(math.floor((yhi - prm.by) / cs)), int(prm.grid_h) - 1)
+    x0 = max(ifloor((xlo - prm.bx) / cs), 0)
+    x1 = min(ifloor((xhi - prm.bx) / cs), int(prm.grid_w) - 1)
+    y0 = max(ifloor((ylo - prm.by) / cs), 0)
+    y1 = min(ifloor((yhi - prm.by) / cs), int(prm.grid_h) - 1)
     return x0, x1, y0, y1
 
 
@@ -215,19 +216,28 @@ def walk_blocked(x0, y0, ux, uy, s0, s1, z, ex, ey, prm, vox):
     by +-lateral along (ex, ey): one exact test of the whole swept area (a parallelogram
     grown by the radius) against the columns."""
     qx, qy = _swept_corners(x0, y0, ux, uy, s0, s1, ex, ey, prm.lateral)
+    return columns_near(qx, qy, z + prm.climb, z + prm.top, prm.body_radius, prm, vox)
+
+
+@hot_kernel
+def columns_near(qx, qy, zlo, zhi, r, prm, vox):
+    """A solid span overlapping the heights (zlo, zhi) in a column whose cell comes closer
+    than r to the convex quadrilateral (qx, qy: 4 corners in order). The heightfield holds
+    every input triangle (each span reaches from the floor to the ceiling of the
+    triangles' heights in its cell), so where this is False no triangle comes that close
+    at those heights (``links_geom.swept_body_hits_triangles`` is False too)."""
     cs = prm.cs
     ch = prm.ch
     bx = prm.bx
     by = prm.by
     bz = prm.bz
     width = int(prm.grid_w)
-    r = prm.body_radius
     c0, c1, r0, r1 = column_range(min(qx[0], qx[1], qx[2], qx[3]) - r,
                                   max(qx[0], qx[1], qx[2], qx[3]) + r,
                                   min(qy[0], qy[1], qy[2], qy[3]) - r,
                                   max(qy[0], qy[1], qy[2], qy[3]) + r, prm)
-    lo_lvl = (z + prm.climb - bz) / ch
-    hi_lvl = (z + prm.top - bz) / ch
+    lo_lvl = (zlo - bz) / ch
+    hi_lvl = (zhi - bz) / ch
     r2 = r * r
     for y in range(r0, r1 + 1):
         ry0 = by + y * cs
@@ -292,23 +302,42 @@ def arc_length(z0, vx, vz, t_f, prm):
 # a stretch blocks the flight. The swept body is at most this much larger than the body
 # at some instant of the stretch.
 TRI_SWEEP = 0.04
+# Depth of a flight test's stack of halved stretches (``Scratch.stack``): a hit not refined
+# to TRI_SWEEP before it is full blocks the flight.
+ARC_STACK = 128
+
+
+class Scratch(NamedTuple):
+    """Work arrays of the triangle tests, made once per kernel call (``new_scratch``) and
+    handed down, so that the tests themselves allocate nothing and run as ``hot_kernel``s
+    (no reference counting per call: on dungeon.obj the increfs and decrefs of the arrays
+    passed to every test took 12 % of the link stage). ``p0..p2``: clipped polygons (8, 3);
+    ``quad``: the swept quadrilateral (4, 3); ``win``: a flight's time windows (2, 2);
+    ``stack``: its halved stretches (128, 2). One per thread."""
+
+    p0: np.ndarray
+    p1: np.ndarray
+    p2: np.ndarray
+    quad: np.ndarray
+    win: np.ndarray
+    stack: np.ndarray
 
 
 @njit(cache=True)
-def _scratch():
-    return np.empty((8, 3)), np.empty((8, 3)), np.empty((8, 3))
+def new_scratch():
+    """A ``Scratch`` (inside a kernel or from Python)."""
+    return Scratch(np.empty((8, 3)), np.empty((8, 3)), np.empty((8, 3)), np.empty((4, 3)),
+                   np.empty((2, 2)), np.empty((ARC_STACK, 2)))
 
 
-@njit(cache=True)
-def tri_walk_blocked(x0, y0, ux, uy, s0, s1, z, ex, ey, prm, tri):
+@hot_kernel
+def tri_walk_blocked(x0, y0, ux, uy, s0, s1, z, ex, ey, prm, tri, wk):
     """``walk_blocked`` on the input triangles, exact: the area the body sweeps (the
     walked segment widened sideways by +-lateral, grown by the radius) against every
-    triangle clipped to the body's heights."""
-    p0, p1, p2 = _scratch()
-    quad = np.empty((4, 3))
+    triangle clipped to the body's heights. ``wk``: a ``Scratch``."""
     qx, qy = _swept_corners(x0, y0, ux, uy, s0, s1, ex, ey, prm.lateral)
     return swept_body_hits_triangles(qx, qy, z + prm.climb, z + prm.top, prm.body_radius,
-                                     tri, p0, p1, p2, quad)
+                                     tri, wk.p0, wk.p1, wk.p2, wk.quad)
 
 
 @hot_kernel
@@ -357,24 +386,22 @@ ARC_STRETCH_CELLS = 2.0
 ARC_STRETCHES_MAX = 8
 
 
-@njit(cache=True)
-def tri_arc_blocked(tx, ty, z0, ux, uy, vx, vz, t_f, ex, ey, prm, tri):
+@hot_kernel
+def tri_arc_blocked(tx, ty, z0, ux, uy, vx, vz, t_f, ex, ey, prm, tri, wk):
     """``arc_blocked`` on the input triangles: does any triangle meet the body (the
-    cylinder widened sideways by +-lateral) at some instant of the flight?
+    cylinder widened sideways by +-lateral) at some instant of the flight? ``wk``: a
+    ``Scratch``.
 
-    The flight is cut into a few stretches of time; the triangles near each stretch are
-    listed once (bounds against the body's box over the stretch). For each, only the times
-    within the stretch when the body's heights reach the triangle's height range are
-    looked at (``_feet_band``); over such a stretch the body sweeps a parallelogram (grown
-    by the radius) at the union of its heights, tested exactly against the triangle
-    (``triangle_near_quad``); a hit is refined by halving the stretch, down to TRI_SWEEP
-    of travel each way."""
+    The flight is cut into a few stretches of time; the triangles near each stretch
+    (bounds against the body's box over the stretch) are taken bin by bin, each once. For
+    each, only the times within the stretch when the body's heights reach the triangle's
+    height range are looked at (``_feet_band``); over such a stretch the body sweeps a
+    parallelogram (grown by the radius) at the union of its heights, tested exactly
+    against the triangle (``triangle_near_quad``); a hit is refined by halving the
+    stretch, down to TRI_SWEEP of travel each way."""
     g = prm.gravity
-    climb = prm.climb
-    top = prm.top
     lat = prm.lateral
     rc = prm.body_radius
-    r2 = rc * rc
     d_air = vx * t_f
     zmin_all, zmax_all = _feet_range(0.0, t_f, z0, vz, g)
     travel = max(d_air, 2.0 * (zmax_all - zmin_all))
@@ -382,78 +409,107 @@ def tri_arc_blocked(tx, ty, z0, ux, uy, vx, vz, t_f, ex, ey, prm, tri):
     if tri.by_top:
         n_parts = min(max(int(math.ceil(travel / (ARC_STRETCH_CELLS * prm.cs))), 1),
                       ARC_STRETCHES_MAX)
-    cand = np.empty(64, np.int32)
-    p0, p1, p2 = _scratch()
-    quad = np.empty((4, 3))
-    win = np.empty((2, 2))
-    stack = np.empty((128, 2))
-    vertices = tri.vertices
-    triangles = tri.triangles
     box = tri.box
+    nx = tri.grid.nx
+    first_x = tri.first_bin_x
+    first_y = tri.first_bin_y
+    start = tri.solid_start
+    items = tri.solid_items
     for part in range(n_parts):
         pa = t_f * part / n_parts
         pb = t_f * (part + 1) / n_parts if part + 1 < n_parts else t_f
         plo, phi = _feet_range(pa, pb, z0, vz, g)
         qx, qy = _swept_corners(tx, ty, ux, uy, vx * pa, vx * pb, ex, ey, lat)
-        cand, n = triangles_in_box(min(qx[0], qx[1], qx[2], qx[3]) - rc,
-                                   max(qx[0], qx[1], qx[2], qx[3]) + rc,
-                                   min(qy[0], qy[1], qy[2], qy[3]) - rc,
-                                   max(qy[0], qy[1], qy[2], qy[3]) + rc,
-                                   plo + climb, phi + top, tri, cand)
-        for k in range(n):
-            t = cand[k]
-            tz_lo = box[t].zmin
-            tz_hi = box[t].zmax
-            # the body (feet + climb, feet + top) reaches into (tz_lo, tz_hi)
-            nw = _feet_band(tz_lo - top, tz_hi - climb, z0, vz, g, t_f, win)
-            top_s = 0
-            for w in range(nw):
-                wa = max(win[w, 0], pa)
-                wb = min(win[w, 1], pb)
-                if wa > wb:
-                    continue
-                stack[top_s, 0] = wa
-                stack[top_s, 1] = wb
-                top_s += 1
-            while top_s > 0:
-                top_s -= 1
-                ta = stack[top_s, 0]
-                tb = stack[top_s, 1]
-                sa = vx * ta
-                sb = vx * tb
-                zlo, zhi = _feet_range(ta, tb, z0, vz, g)
-                qx, qy = _swept_corners(tx, ty, ux, uy, sa, sb, ex, ey, lat)
-                # bounds first: most triangles near a flight are far from the body while
-                # its heights reach theirs (the take-off ground behind the ledge, once
-                # fallen)
-                if (box[t].xmin >= max(qx[0], qx[1], qx[2], qx[3]) + rc
-                        or box[t].xmax <= min(qx[0], qx[1], qx[2], qx[3]) - rc
-                        or box[t].ymin >= max(qy[0], qy[1], qy[2], qy[3]) + rc
-                        or box[t].ymax <= min(qy[0], qy[1], qy[2], qy[3]) - rc
-                        or tz_lo >= zhi + top or tz_hi <= zlo + climb):
-                    continue
-                area = set_quad(qx, qy, quad)
-                if not triangle_near_quad(t, qx, qy, quad, area, zlo + climb, zhi + top, r2,
-                                          vertices, triangles, p0, p1, p2):
-                    continue
-                if (sb - sa <= TRI_SWEEP and zhi - zlo <= TRI_SWEEP) or top_s + 2 > 128:
-                    return True
-                tm = 0.5 * (ta + tb)
-                stack[top_s, 0] = ta
-                stack[top_s, 1] = tm
-                stack[top_s + 1, 0] = tm
-                stack[top_s + 1, 1] = tb
-                top_s += 2
+        xlo = min(qx[0], qx[1], qx[2], qx[3]) - rc
+        xhi = max(qx[0], qx[1], qx[2], qx[3]) + rc
+        ylo = min(qy[0], qy[1], qy[2], qy[3]) - rc
+        yhi = max(qy[0], qy[1], qy[2], qy[3]) + rc
+        zlo = plo + prm.climb
+        zhi = phi + prm.top
+        # the triangles whose bounds overlap the stretch's box, each in the first of its
+        # bins the box visits (as ``links_geom.swept_body_hits_triangles`` takes them)
+        i0, i1, j0, j1 = bin_range(xlo, xhi, ylo, yhi, tri.grid)
+        for j in range(j0, j1 + 1):
+            for i in range(i0, i1 + 1):
+                b = i + j * nx
+                for q in range(start[b], start[b + 1]):
+                    t = items[q]
+                    if box[t].zmax <= zlo and tri.by_top:
+                        break  # highest first: the rest of the bin is below the box
+                    if not box_overlaps(box, t, xlo, xhi, ylo, yhi, zlo, zhi):
+                        continue
+                    if max(first_x[t], i0) != i or max(first_y[t], j0) != j:
+                        continue
+                    if _flight_meets(t, pa, pb, tx, ty, z0, ux, uy, vx, vz, t_f, ex, ey,
+                                     prm, tri, wk):
+                        return True
     return False
 
 
-@njit(cache=True)
-def body_walk_blocked(x0, y0, ux, uy, s0, s1, z, ex, ey, prm, tri, vox):
+@hot_kernel
+def _flight_meets(t, pa, pb, tx, ty, z0, ux, uy, vx, vz, t_f, ex, ey, prm, tri, wk):
+    """Does triangle t meet the flying body during the stretch [pa, pb] of the flight
+    (``tri_arc_blocked``)?"""
+    g = prm.gravity
+    climb = prm.climb
+    top = prm.top
+    lat = prm.lateral
+    rc = prm.body_radius
+    r2 = rc * rc
+    box = tri.box
+    win = wk.win
+    stack = wk.stack
+    tz_lo = box[t].zmin
+    tz_hi = box[t].zmax
+    # the body (feet + climb, feet + top) reaches into (tz_lo, tz_hi)
+    nw = _feet_band(tz_lo - top, tz_hi - climb, z0, vz, g, t_f, win)
+    top_s = 0
+    for w in range(nw):
+        wa = max(win[w, 0], pa)
+        wb = min(win[w, 1], pb)
+        if wa > wb:
+            continue
+        stack[top_s, 0] = wa
+        stack[top_s, 1] = wb
+        top_s += 1
+    while top_s > 0:
+        top_s -= 1
+        ta = stack[top_s, 0]
+        tb = stack[top_s, 1]
+        sa = vx * ta
+        sb = vx * tb
+        zlo, zhi = _feet_range(ta, tb, z0, vz, g)
+        qx, qy = _swept_corners(tx, ty, ux, uy, sa, sb, ex, ey, lat)
+        # bounds first: most triangles near a flight are far from the body while its
+        # heights reach theirs (the take-off ground behind the ledge, once fallen)
+        if (box[t].xmin >= max(qx[0], qx[1], qx[2], qx[3]) + rc
+                or box[t].xmax <= min(qx[0], qx[1], qx[2], qx[3]) - rc
+                or box[t].ymin >= max(qy[0], qy[1], qy[2], qy[3]) + rc
+                or box[t].ymax <= min(qy[0], qy[1], qy[2], qy[3]) - rc
+                or tz_lo >= zhi + top or tz_hi <= zlo + climb):
+            continue
+        area = set_quad(qx, qy, wk.quad)
+        if not triangle_near_quad(t, qx, qy, wk.quad, area, zlo + climb, zhi + top, r2,
+                                  tri.vertices, tri.triangles, wk.p0, wk.p1, wk.p2):
+            continue
+        if (sb - sa <= TRI_SWEEP and zhi - zlo <= TRI_SWEEP) or top_s + 2 > ARC_STACK:
+            return True
+        tm = 0.5 * (ta + tb)
+        stack[top_s, 0] = ta
+        stack[top_s, 1] = tm
+        stack[top_s + 1, 0] = tm
+        stack[top_s + 1, 1] = tb
+        top_s += 2
+    return False
+
+
+@hot_kernel
+def body_walk_blocked(x0, y0, ux, uy, s0, s1, z, ex, ey, prm, tri, vox, wk):
     """The walk is blocked: the voxel test first (fast, never misses a contact, but voxels
     are up to a cell larger than the walls), a refusal confirmed on the triangles."""
     if not walk_blocked(x0, y0, ux, uy, s0, s1, z, ex, ey, prm, vox):
         return False
-    return tri_walk_blocked(x0, y0, ux, uy, s0, s1, z, ex, ey, prm, tri)
+    return tri_walk_blocked(x0, y0, ux, uy, s0, s1, z, ex, ey, prm, tri, wk)
 
 
 @hot_kernel
@@ -540,7 +596,7 @@ LAND_MAX_ANGLE = 45.0
 LAND_MIN_COS = math.sin(math.radians(LAND_MAX_ANGLE))  # |cos| of the chord with u's normal
 
 
-@njit(cache=True)
+@hot_kernel
 def lands_squarely(x0, y0, ux, uy, dist, z1, s_t, s_l, prm, tri):
     """Whether a jump along u from P0, touching down at s_L (``touchdown_distance``), lands
     within ``LAND_MAX_ANGLE`` of the landing edge's normal, measured on the triangles: the
@@ -631,8 +687,9 @@ def flight_ok(kind, mode, dz, d_air, prm):
     return Reach(True, t_f, vx)
 
 
-@njit(cache=True)
-def check_flight(x0, y0, z0, ux, uy, dist, z1, kind, mode, s_t, s_l, ex, ey, prm, tri, vox):
+@hot_kernel
+def check_flight(x0, y0, z0, ux, uy, dist, z1, kind, mode, s_t, s_l, ex, ey, prm, tri, vox,
+                 wk):
     """Reach and collision of the flight and run-out (the run-up is tested separately).
     Returns a ``Flight``."""
     dz = z1 - z0
@@ -643,17 +700,19 @@ def check_flight(x0, y0, z0, ux, uy, dist, z1, kind, mode, s_t, s_l, ex, ey, prm
     tx = x0 + ux * s_t
     ty = y0 + uy * s_t
     # exact on the triangles (the voxels stick out of slanted walls by up to a cell)
-    if tri_arc_blocked(tx, ty, z0, ux, uy, vx, vz, t_f, ex, ey, prm, tri):
+    if tri_arc_blocked(tx, ty, z0, ux, uy, vx, vz, t_f, ex, ey, prm, tri, wk):
         return Flight(False, 0.0)
     arc_len = arc_length(z0, vx, vz, t_f, prm)
-    if dist > s_l and body_walk_blocked(x0, y0, ux, uy, s_l, dist, z1, ex, ey, prm, tri, vox):
+    if dist > s_l and body_walk_blocked(x0, y0, ux, uy, s_l, dist, z1, ex, ey, prm, tri, vox,
+                                        wk):
         return Flight(False, 0.0)
     return Flight(True, arc_len + (dist - s_l))
 
 
-@njit(cache=True)
-def check_path(x0, y0, z0, x1, y1, z1, kind, mode, ex, ey, prm, tri, vox):
-    """Full test of one trajectory P0 -> P1 of a given kind and mode (see module doc).
+@hot_kernel
+def check_path(x0, y0, z0, x1, y1, z1, kind, mode, ex, ey, prm, tri, vox, wk):
+    """Full test of one trajectory P0 -> P1 of a given kind and mode (see module doc;
+    ``wk``: a ``Scratch``).
 
     Returns a ``Path``.
     """
@@ -680,10 +739,11 @@ def check_path(x0, y0, z0, x1, y1, z1, kind, mode, ex, ey, prm, tri, vox):
         s_l = touchdown_distance(x0, y0, ux, uy, dist, z1, s_t, prm, tri)
         if s_l < 0.0:
             return Path(False, 0.0, 0.0, 0.0)
-    if s_t > 0.0 and body_walk_blocked(x0, y0, ux, uy, 0.0, s_t, z0, ex, ey, prm, tri, vox):
+    if s_t > 0.0 and body_walk_blocked(x0, y0, ux, uy, 0.0, s_t, z0, ex, ey, prm, tri, vox,
+                                       wk):
         return Path(False, 0.0, 0.0, 0.0)
     flight = check_flight(x0, y0, z0, ux, uy, dist, z1, kind, mode, s_t, s_l, ex, ey, prm, tri,
-                          vox)
+                          vox, wk)
     if not flight.ok:
         return Path(False, 0.0, 0.0, 0.0)
     return Path(True, s_t, s_l, s_t + flight.length)

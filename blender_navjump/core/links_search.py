@@ -26,9 +26,11 @@ from .links_model import (
     body_walk_blocked,
     check_flight,
     check_path,
+    columns_near,
     ground_kind,
     kind_of,
     lands_squarely,
+    new_scratch,
     sample_frame,
     spans_overlap,
     support,
@@ -38,7 +40,7 @@ from .links_model import (
     walk_blocked,
 )
 from .parallel import run_banded
-from .query.jit import hot_kernel
+from .query.jit import hot_kernel, ifloor
 from .settings import LINK_COLLISION_TOLERANCE
 
 # Operation counters per sample (``search_landings``' ``counts`` rows): landing look-ups,
@@ -134,38 +136,38 @@ def _wall_ahead(x0, y0, z0, ux, uy, prm, vox):
     keeps one radius from walls). A shortcut before the full test; it only ever skips a
     hopeless search."""
     d = prm.body_radius + LINK_COLLISION_TOLERANCE + 0.5 * prm.cs
-    ix = int(math.floor((x0 + ux * d - prm.bx) / prm.cs))
-    iy = int(math.floor((y0 + uy * d - prm.by) / prm.cs))
+    ix = ifloor((x0 + ux * d - prm.bx) / prm.cs)
+    iy = ifloor((y0 + uy * d - prm.by) / prm.cs)
     if ix < 0 or iy < 0 or ix >= int(prm.grid_w) or iy >= int(prm.grid_h):
         return False
     return _solid_at(ix + iy * int(prm.grid_w), z0 + prm.climb, z0 + prm.top, prm, vox)
 
 
-@njit(cache=True)
-def _first_step_blocked(x0, y0, z0, ux, uy, ex, ey, prm, tri, vox):
+@hot_kernel
+def _first_step_blocked(x0, y0, z0, ux, uy, ex, ey, prm, tri, vox, wk):
     """A wall right in front of a border point: the quick voxel look (``_wall_ahead``, the
     first step's swept test), confirmed on the triangles (voxels stick out of slanted
     walls)."""
     if not (_wall_ahead(x0, y0, z0, ux, uy, prm, vox) or walk_blocked(
             x0, y0, ux, uy, 0.0, prm.profile_step, z0, ex, ey, prm, vox)):
         return False
-    return tri_walk_blocked(x0, y0, ux, uy, 0.0, prm.profile_step, z0, ex, ey, prm, tri)
+    return tri_walk_blocked(x0, y0, ux, uy, 0.0, prm.profile_step, z0, ex, ey, prm, tri, wk)
 
 
-@njit(cache=True)
-def _wall_test(x0, y0, z0, nx, ny, ex, ey, found, prm, tri, vox, counters):
+@hot_kernel
+def _wall_test(x0, y0, z0, nx, ny, ex, ey, found, prm, tri, vox, counters, wk):
     """Whether a sample stands at a wall (``_first_step_blocked`` along its normal): 1,
     and then its drops and jumps across are not searched (``found``), else -1."""
     counters.wall_tests += 1
-    if _first_step_blocked(x0, y0, z0, nx, ny, ex, ey, prm, tri, vox):
+    if _first_step_blocked(x0, y0, z0, nx, ny, ex, ey, prm, tri, vox, wk):
         found[LINK_DROP] = True
         found[LINK_JUMP_ACROSS] = True
         return 1
     return -1
 
 
-@njit(cache=True)
-def _run_up(x0, y0, z0, ux, uy, ex, ey, start_clear, prm, tri, vox):
+@hot_kernel
+def _run_up(x0, y0, z0, ux, uy, ex, ey, start_clear, prm, tri, vox, wk):
     """The run-up of one direction, the same for every landing: s_T when the ground ends
     within reach and the walk there is clear, else -1. ``start_clear``: the
     first step out is already known to be clear (the sample's own wall test, along the
@@ -175,26 +177,31 @@ def _run_up(x0, y0, z0, ux, uy, ex, ey, start_clear, prm, tri, vox):
     s_t = takeoff_distance(x0, y0, z0, ux, uy, prm.run_max, prm, tri)
     if s_t < 0.0:
         return -1.0
-    if not start_clear and _first_step_blocked(x0, y0, z0, ux, uy, ex, ey, prm, tri, vox):
+    if not start_clear and _first_step_blocked(x0, y0, z0, ux, uy, ex, ey, prm, tri, vox, wk):
         return -1.0
-    if s_t > 0.0 and body_walk_blocked(x0, y0, ux, uy, 0.0, s_t, z0, ex, ey, prm, tri, vox):
+    if s_t > 0.0 and body_walk_blocked(x0, y0, ux, uy, 0.0, s_t, z0, ex, ey, prm, tri, vox,
+                                       wk):
         return -1.0
     return s_t
 
 
-@njit(cache=True)
-def _stands_clear(x, y, z, ex, ey, prm, tri, scratch, quad):
+@hot_kernel
+def _stands_clear(x, y, z, ex, ey, prm, tri, vox, wk):
     """The agent (full ``agent_radius``, from climb above the feet to its top, widened
-    sideways by half the sample spacing) standing at (x, y, z) meets no triangle."""
+    sideways by half the sample spacing) standing at (x, y, z) meets no triangle: clear
+    of the voxels (``links_model.columns_near``, fast: at an open ledge), else tested on
+    the triangles."""
     lat = prm.lateral
     qx = (x - lat * ex, x + lat * ex, x + lat * ex, x - lat * ex)
     qy = (y - lat * ey, y + lat * ey, y + lat * ey, y - lat * ey)
+    if not columns_near(qx, qy, z + prm.climb, z + prm.top, prm.radius, prm, vox):
+        return True
     return not swept_body_hits_triangles(qx, qy, z + prm.climb, z + prm.top, prm.radius, tri,
-                                         scratch[0], scratch[1], scratch[2], quad)
+                                         wk.p0, wk.p1, wk.p2, wk.quad)
 
 
-@njit(cache=True)
-def settle_sample(s, settle, prm, tri, scratch, quad):
+@hot_kernel
+def settle_sample(s, settle, prm, tri, vox, wk):
     """Ready a border sample for its search: its navmesh height (voxel-rounded) replaced
     by the closest support-triangle height within ``settle.snap`` (kept where there is
     none); then, where the agent standing there comes closer to a wall than its radius,
@@ -209,10 +216,10 @@ def settle_sample(s, settle, prm, tri, scratch, quad):
     if z == z:
         s.z = z
     step = 0.25 * prm.cs
-    n_steps = int(math.floor(settle.max_move / step + 1e-9))
+    n_steps = ifloor(settle.max_move / step + 1e-9)
     tol = max(prm.climb, 2.0 * prm.ch)
     x0, y0, z0, ex, ey, nx, ny = sample_frame(s)
-    if _stands_clear(x0, y0, z0, ex, ey, prm, tri, scratch, quad):
+    if _stands_clear(x0, y0, z0, ex, ey, prm, tri, vox, wk):
         return False
     for k in range(1, n_steps + 1):
         x = x0 - k * step * nx
@@ -220,7 +227,7 @@ def settle_sample(s, settle, prm, tri, scratch, quad):
         z = ground_height(x, y, z0, tol, tri)
         if z != z:
             return False  # the ground under the sample ends: no take-off further in
-        if _stands_clear(x, y, z, ex, ey, prm, tri, scratch, quad):
+        if _stands_clear(x, y, z, ex, ey, prm, tri, vox, wk):
             s.x = x
             s.y = y
             s.z = z
@@ -244,7 +251,7 @@ def _set_landing(r, di, j, x, y, z1, poly, mode, s_t, s_l, length):
     r.s_t, r.s_l, r.length = s_t, s_l, length
 
 
-@njit(cache=True)
+@hot_kernel
 def _record(res, found_at, i, kind, di, j, x, y, z1, poly, mode, s_t, s_l, length):
     found_at[i, kind] = True
     _set_landing(res[i, kind], di, j, x, y, z1, poly, mode, s_t, s_l, length)
@@ -282,7 +289,7 @@ def search_landings(samples, dir_cos, dir_sin, enabled, settle, prm, tri, vox, c
     ds = prm.march_step
     a_max = prm.run_max
     d_max = prm.jump_distance
-    n_steps = int(math.floor(prm.march_max / ds))
+    n_steps = ifloor(prm.march_max / ds)
     # drops land on P1 and jumps up take off at P0: one run-up or run-out at most
     reach_near = a_max + d_max
     up_lo = prm.jump_height + climb
@@ -300,12 +307,11 @@ def search_landings(samples, dir_cos, dir_sin, enabled, settle, prm, tri, vox, c
     # a column whose solid covers the body heights of every jump up blocks them all only
     # when the body surely covers the column (radius beyond the cell's diagonal)
     column_stop = prm.body_radius >= 1.4143 * cs
-    scratch = (np.empty((8, 3)), np.empty((8, 3)), np.empty((8, 3)))
-    quad = np.empty((4, 3))
+    wk = new_scratch()
     for q in range(lo, hi):
         i = which[q]
         counters = counts[i]
-        if settle_sample(samples[i], settle, prm, tri, scratch, quad):
+        if settle_sample(samples[i], settle, prm, tri, vox, wk):
             counters.settled = 1
         x0, y0, z0, ex, ey, nx, ny = sample_frame(samples[i])
         sp = samples[i].poly
@@ -320,7 +326,8 @@ def search_landings(samples, dir_cos, dir_sin, enabled, settle, prm, tri, vox, c
         # in reach is never tested; eagerly with debug data (the record needs it).
         wall = 0
         if debug_on:
-            wall = _wall_test(x0, y0, z0, nx, ny, ex, ey, found, prm, tri, vox, counters)
+            wall = _wall_test(x0, y0, z0, nx, ny, ex, ey, found, prm, tri, vox, counters,
+                              wk)
         for di in range(dir_cos.shape[0]):
             if found[LINK_DROP] and found[LINK_JUMP_ACROSS] and found[LINK_JUMP_UP]:
                 break
@@ -354,8 +361,8 @@ def search_landings(samples, dir_cos, dir_sin, enabled, settle, prm, tri, vox, c
                     dead[LINK_JUMP_UP] = True
                     if dead[LINK_JUMP_ACROSS]:
                         break
-                ix = int(math.floor(gx0 + j * gdx))
-                iy = int(math.floor(gy0 + j * gdy))
+                ix = ifloor(gx0 + j * gdx)
+                iy = ifloor(gy0 + j * gdy)
                 if ix < 0 or iy < 0 or ix >= gw or iy >= gh:
                     break  # left the grid: nothing further out
                 c = ix + iy * gw
@@ -373,7 +380,7 @@ def search_landings(samples, dir_cos, dir_sin, enabled, settle, prm, tri, vox, c
                 mask = _chf_candidate(c, z0, dead, prm, chf)
                 if mask != 0 and wall == 0:
                     wall = _wall_test(x0, y0, z0, nx, ny, ex, ey, found, prm, tri, vox,
-                                      counters)
+                                      counters, wk)
                     if wall > 0:
                         if di > 0:
                             break
@@ -387,7 +394,8 @@ def search_landings(samples, dir_cos, dir_sin, enabled, settle, prm, tri, vox, c
                 y = y0 + uy * dist
                 if runup == 0 and (mask & (BIT_DROP | BIT_ACROSS)) != 0:
                     counters.run_ups += 1
-                    s_t_run = _run_up(x0, y0, z0, ux, uy, ex, ey, di == 0, prm, tri, vox)
+                    s_t_run = _run_up(x0, y0, z0, ux, uy, ex, ey, di == 0, prm, tri, vox,
+                                      wk)
                     runup = 1 if s_t_run >= 0.0 else -1
                     if runup < 0:
                         dead[LINK_DROP] = True
@@ -424,7 +432,7 @@ def search_landings(samples, dir_cos, dir_sin, enabled, settle, prm, tri, vox, c
                         if runup == 0:  # a landing the column test did not foresee
                             counters.run_ups += 1
                             s_t_run = _run_up(x0, y0, z0, ux, uy, ex, ey, di == 0, prm,
-                                              tri, vox)
+                                              tri, vox, wk)
                             runup = 1 if s_t_run >= 0.0 else -1
                         if runup < 0:
                             dead[LINK_DROP] = True
@@ -456,7 +464,8 @@ def search_landings(samples, dir_cos, dir_sin, enabled, settle, prm, tri, vox, c
                     counters.flights[kind] += 1
                     if kind == LINK_DROP:
                         flight = check_flight(x0, y0, z0, ux, uy, dist, z1, LINK_DROP,
-                                              MODE_WALK_OFF, s_t, s_l, ex, ey, prm, tri, vox)
+                                              MODE_WALK_OFF, s_t, s_l, ex, ey, prm, tri, vox,
+                                              wk)
                         if flight.ok:
                             _record(res, found_at, i, LINK_DROP, di, j, x, y, z1, out_poly[c],
                                     MODE_WALK_OFF, s_t, s_l, s_t + flight.length)
@@ -471,11 +480,11 @@ def search_landings(samples, dir_cos, dir_sin, enabled, settle, prm, tri, vox, c
                         continue
                     tries[kind] += 1
                     flight = check_flight(x0, y0, z0, ux, uy, dist, z1, kind, MODE_JUMP, s_t,
-                                          s_l, ex, ey, prm, tri, vox)
+                                          s_l, ex, ey, prm, tri, vox, wk)
                     if not flight.ok:
                         if debug_on:
                             why = explain_flight(x0, y0, z0, ux, uy, dist, z1, kind, MODE_JUMP,
-                                                 s_t, s_l, ex, ey, prm, tri, vox)
+                                                 s_t, s_l, ex, ey, prm, tri, vox, wk)
                             record_reject(rej, i, kind, why.reason, x, y, z1, why.bx, why.by,
                                           why.bz)
                         if kind != LINK_DROP:
@@ -869,13 +878,14 @@ def validate_groups(samples, res, groups, offsets, prm, tri, vox, pidx, out, out
     fits = np.zeros(2, FIT)
     fit = fits[0]
     fit2 = fits[1]
+    wk = new_scratch()
     for g in range(g_lo, g_hi):
         m = offsets[g]
         grp = groups[g]
         stack = np.empty(2 * (grp.i1 - grp.i0 + 1) + 2, PART)
         top = _push(stack, 0, grp.i0, grp.i1, grp.kind, True, True)
         m = _validate_stack(samples, res, prm, tri, vox, pidx, out, m, stack, top, fit, fit2,
-                            out_poly, out_z, vc[g])
+                            out_poly, out_z, vc[g], wk)
         out_n[g] = m - offsets[g]
 
 
@@ -917,8 +927,8 @@ def _near_navmesh(x, y, z, exclude, prm, pidx, out_poly, out_z):
     return False
 
 
-@njit(cache=True)
-def _position_ok(fit, t, sp, kind, mode, ex, ey, prm, tri, vox, pidx, out_poly, out_z):
+@hot_kernel
+def _position_ok(fit, t, sp, kind, mode, ex, ey, prm, tri, vox, pidx, out_poly, out_z, wk):
     """One position (t along the fitted start line) of a link: start on the navmesh, end on
     another polygon than ``sp``, of the kind (by its heights and by the ground under them,
     ``links_model.ground_kind``), trajectory valid. Returns a ``Position``."""
@@ -935,7 +945,7 @@ def _position_ok(fit, t, sp, kind, mode, ex, ey, prm, tri, vox, pidx, out_poly, 
         return Position(False, 0.0)
     if not _near_navmesh(x1, y1, z1, sp, prm, pidx, out_poly, out_z):
         return Position(False, 0.0)
-    path = check_path(x0, y0, z0, x1, y1, z1, kind, mode, ex, ey, prm, tri, vox)
+    path = check_path(x0, y0, z0, x1, y1, z1, kind, mode, ex, ey, prm, tri, vox, wk)
     return Position(path.ok, path.length)
 
 
@@ -944,8 +954,8 @@ SHIFT_STEP = 0.05
 SHIFT_STEPS = 8
 
 
-@njit(cache=True)
-def _test_fit(fit, n, kind, mode, prm, tri, vox, pidx, out_poly, out_z):
+@hot_kernel
+def _test_fit(fit, n, kind, mode, prm, tri, vox, pidx, out_poly, out_z, wk):
     """Test a fitted link at n + 1 evenly spaced positions (both ends included) and the
     midpoints of its segments (the start line is moved inward, and the landing line
     outward, up to SHIFT_STEPS SHIFT_STEP, when its midpoint is off the navmesh).
@@ -953,10 +963,11 @@ def _test_fit(fit, n, kind, mode, prm, tri, vox, pidx, out_poly, out_z):
     sp, ep = _fit_polys(fit, prm, pidx, out_poly, out_z)
     if sp < 0 or ep < 0:
         return FitTest(0.5, sp, ep, 0.0)
-    return _test_positions(fit, n, kind, mode, sp, ep, prm, tri, vox, pidx, out_poly, out_z)
+    return _test_positions(fit, n, kind, mode, sp, ep, prm, tri, vox, pidx, out_poly, out_z,
+                           wk)
 
 
-@njit(cache=True)
+@hot_kernel
 def _fit_polys(fit, prm, pidx, out_poly, out_z):
     """The polygons under the midpoints of a fitted link's start and landing lines (each
     line moved in, up to SHIFT_STEPS SHIFT_STEP, when its midpoint is just off the
@@ -992,8 +1003,8 @@ def _fit_polys(fit, prm, pidx, out_poly, out_z):
     return Polys(sp, ep)
 
 
-@njit(cache=True)
-def _test_positions(fit, n, kind, mode, sp, ep, prm, tri, vox, pidx, out_poly, out_z):
+@hot_kernel
+def _test_positions(fit, n, kind, mode, sp, ep, prm, tri, vox, pidx, out_poly, out_z, wk):
     """``_test_fit``'s n + 1 positions, the polygons known. The two ends first: a fitted
     link fails mostly at an end (reaching half a sample beyond its end samples, or grown
     along its line), and a failing end costs two positions, not all of them."""
@@ -1002,7 +1013,7 @@ def _test_positions(fit, n, kind, mode, sp, ep, prm, tri, vox, pidx, out_poly, o
         h = 0 if q == 0 else (n if q == 1 else q - 1)
         pos = h / n
         at = _position_ok(fit, fit.t_lo + pos * (fit.t_hi - fit.t_lo), sp, kind, mode, fit.dx,
-                          fit.dy, prm, tri, vox, pidx, out_poly, out_z)
+                          fit.dy, prm, tri, vox, pidx, out_poly, out_z, wk)
         if not at.ok:
             return FitTest(pos, sp, ep, 0.0)
         total += at.length
@@ -1035,8 +1046,8 @@ def _lattice_step(fit, prm):
     return 0.5 * prm.cs / math.sqrt(fit.dx * fit.dx + fit.dy * fit.dy + fit.z_s * fit.z_s)
 
 
-@njit(cache=True)
-def _grow(fit, h, max_steps, sp, kind, mode, prm, tri, vox, pidx, out_poly, out_z, vc):
+@hot_kernel
+def _grow(fit, h, max_steps, sp, kind, mode, prm, tri, vox, pidx, out_poly, out_z, vc, wk):
     """Grow the ends of the fitted link ``fit`` along its line one step ``h`` (a test
     position of the grown link, ``_lattice_step``) at a time, up to ``max_steps``, while
     single positions stay valid (``_position_ok``). Returns a ``Growth``; ``fit`` is
@@ -1050,7 +1061,7 @@ def _grow(fit, h, max_steps, sp, kind, mode, prm, tri, vox, pidx, out_poly, out_
             t = fit.t_hi + (k + 1) * h if side == 1 else fit.t_lo - (k + 1) * h
             vc.grow += 1
             pos = _position_ok(fit, t, sp, kind, mode, fit.dx, fit.dy, prm, tri, vox, pidx,
-                               out_poly, out_z)
+                               out_poly, out_z, wk)
             if not pos.ok:
                 break
             total += pos.length
@@ -1062,9 +1073,9 @@ def _grow(fit, h, max_steps, sp, kind, mode, prm, tri, vox, pidx, out_poly, out_
     return Growth(n_lo, n_hi, total)
 
 
-@njit(cache=True)
+@hot_kernel
 def _test_lattice(fit, h, n, skip_lo, skip_hi, kind, mode, sp, prm, tri, vox, pidx,
-                  out_poly, out_z):
+                  out_poly, out_z, wk):
     """Test the positions t_lo + j h (j = 0..n) of ``fit``, except the ``skip_lo`` first and
     ``skip_hi`` last ones (already tested, while growing), the two outermost untested ones
     first (a fitted link fails mostly at an end). Returns a ``LatticeTest``."""
@@ -1075,7 +1086,7 @@ def _test_lattice(fit, h, n, skip_lo, skip_hi, kind, mode, sp, prm, tri, vox, pi
     for q in range(cnt):
         j = j_lo if q == 0 else (j_hi if q == 1 else j_lo + q - 1)
         at = _position_ok(fit, fit.t_lo + j * h, sp, kind, mode, fit.dx, fit.dy, prm, tri, vox,
-                          pidx, out_poly, out_z)
+                          pidx, out_poly, out_z, wk)
         if not at.ok:
             return LatticeTest(j, 0.0, q + 1)
         total += at.length
@@ -1094,7 +1105,7 @@ def _tested(fail, n):
     return int(round(fail * n)) + 2
 
 
-@njit(cache=True)
+@hot_kernel
 def _push(stack, top, i0, i1, kind, ext_lo, ext_hi):
     """Push a ``PART`` on the validation stack; returns the new top."""
     part = stack[top]
@@ -1105,7 +1116,7 @@ def _push(stack, top, i0, i1, kind, ext_lo, ext_hi):
 
 @njit(cache=True)
 def _validate_stack(samples, res, prm, tri, vox, pidx, out, m, stack, top, fit, fit2,
-                    out_poly, out_z, vc):
+                    out_poly, out_z, vc, wk):
     while top > 0:
         top -= 1
         vc.parts += 1
@@ -1139,7 +1150,7 @@ def _validate_stack(samples, res, prm, tri, vox, pidx, out, m, stack, top, fit, 
                 if widest >= 0 and widest <= cap:
                     break  # the first growth stayed within this cap: nothing new to try
                 g = _grow(fit, h, cap, sp, kind, mode, prm, tri, vox, pidx, out_poly,
-                          out_z, vc)
+                          out_z, vc, wk)
                 widest = max(g.lo, g.hi)
                 n = steps + g.lo + g.hi
                 copy_fit(fit2, fit)
@@ -1152,7 +1163,7 @@ def _validate_stack(samples, res, prm, tri, vox, pidx, out, m, stack, top, fit, 
                 if sp2 >= 0 and ep2 >= 0 and check_positions(
                         _width(link_point(fit2, 0.0), link_point(fit2, 1.0)), prm) == n:
                     lt = _test_lattice(fit2, h, n, g.lo, g.hi, kind, mode, sp2, prm, tri,
-                                       vox, pidx, out_poly, out_z)
+                                       vox, pidx, out_poly, out_z, wk)
                     vc.full += lt.tested
                     vc.full_fails += lt.fail >= 0
                     if lt.fail < 0:
@@ -1170,7 +1181,7 @@ def _validate_stack(samples, res, prm, tri, vox, pidx, out, m, stack, top, fit, 
                 n2 = check_positions(_width(link_point(fit2, 0.0), link_point(fit2, 1.0)),
                                      prm)
                 f2, sp2, ep2, len2 = _test_fit(fit2, n2, kind, mode, prm, tri, vox, pidx,
-                                               out_poly, out_z)
+                                               out_poly, out_z, wk)
                 vc.full += _tested(f2, n2)
                 vc.full_fails += f2 >= 0.0
                 if f2 < 0.0:
@@ -1183,7 +1194,7 @@ def _validate_stack(samples, res, prm, tri, vox, pidx, out, m, stack, top, fit, 
                 n1 = check_positions(_width(link_point(fit, 0.0), link_point(fit, 1.0)),
                                      prm)
                 f1, sp, ep, mean_len = _test_positions(fit, n1, kind, mode, sp, ep, prm,
-                                                       tri, vox, pidx, out_poly, out_z)
+                                                       tri, vox, pidx, out_poly, out_z, wk)
                 vc.full += _tested(f1, n1)
                 vc.full_fails += f1 >= 0.0
                 passed = f1 < 0.0
@@ -1259,8 +1270,8 @@ def reverse_valid(starts, ends, modes, edge_dirs, enabled, prm, tri, vox,
     return Reverse(ok_out, kind_out, len_out, trims[:, 0].copy(), trims[:, 1].copy())
 
 
-@njit(cache=True)
-def _back_at(a0, a1, b0, b1, f, ux, uy, enabled, prm, tri, vox):
+@hot_kernel
+def _back_at(a0, a1, b0, b1, f, ux, uy, enabled, prm, tri, vox, wk):
     """The way back at fraction f of a link (end ``b0``-``b1`` back to start ``a0``-``a1``):
     its kind when that kind is ``enabled``, the ground at both ends is of that kind and
     the trajectory is valid, else -1; and the path length."""
@@ -1273,7 +1284,7 @@ def _back_at(a0, a1, b0, b1, f, ux, uy, enabled, prm, tri, vox):
     k = kind_of(z1 - z0, prm.climb)
     if not enabled[k] or ground_kind(x0, y0, z0, x1, y1, z1, prm, tri) != k:
         return -1, 0.0
-    path = check_path(x0, y0, z0, x1, y1, z1, k, MODE_JUMP, ux, uy, prm, tri, vox)
+    path = check_path(x0, y0, z0, x1, y1, z1, k, MODE_JUMP, ux, uy, prm, tri, vox, wk)
     if not path.ok:
         return -1, 0.0
     return k, path.length
@@ -1285,6 +1296,7 @@ def reverse_band(starts, ends, modes, edge_dirs, enabled, prm, tri, vox, count_o
     """``reverse_valid`` for links lo..hi-1, written to the output arrays. The two ends
     are tested first (a way back fails mostly there), each moved in by up to ``max_trim``
     positions while it fails, then the positions between them."""
+    wk = new_scratch()
     for li in range(lo, hi):
         if modes[li] != MODE_JUMP:
             continue  # walking off a ledge has no way back up
@@ -1302,7 +1314,7 @@ def reverse_band(starts, ends, modes, edge_dirs, enabled, prm, tri, vox, count_o
         total = 0.0
         j_lo = -1
         for j in range(min(max_trim, cnt - 1) + 1):
-            k, length = _back_at(a0, a1, b0, b1, j / cnt, ux, uy, enabled, prm, tri, vox)
+            k, length = _back_at(a0, a1, b0, b1, j / cnt, ux, uy, enabled, prm, tri, vox, wk)
             if k >= 0:
                 j_lo = j
                 rkind = k
@@ -1312,7 +1324,7 @@ def reverse_band(starts, ends, modes, edge_dirs, enabled, prm, tri, vox, count_o
             continue
         j_hi = -1
         for j in range(cnt, max(cnt - max_trim, j_lo + 1) - 1, -1):
-            k, length = _back_at(a0, a1, b0, b1, j / cnt, ux, uy, enabled, prm, tri, vox)
+            k, length = _back_at(a0, a1, b0, b1, j / cnt, ux, uy, enabled, prm, tri, vox, wk)
             if k == rkind:
                 j_hi = j
                 total += length
@@ -1321,7 +1333,7 @@ def reverse_band(starts, ends, modes, edge_dirs, enabled, prm, tri, vox, count_o
             continue
         good = True
         for j in range(j_lo + 1, j_hi):
-            k, length = _back_at(a0, a1, b0, b1, j / cnt, ux, uy, enabled, prm, tri, vox)
+            k, length = _back_at(a0, a1, b0, b1, j / cnt, ux, uy, enabled, prm, tri, vox, wk)
             if k != rkind:
                 good = False
                 break
@@ -1456,6 +1468,7 @@ def merge_links(links, chain_of, tol, tol_end, prm, tri, vox, pidx):
     fit = np.zeros(1, FIT)[0]
     out_poly = np.empty(MAX_LAYERS, np.int32)
     out_z = np.empty(MAX_LAYERS, np.float64)
+    wk = new_scratch()
     # passes until nothing joins: a piece that could not be joined to its neighbour
     # (e.g. where the border bends at a corner, the short chord between the two misses
     # the edge's direction) is tried again against the whole link its neighbour became
@@ -1472,7 +1485,7 @@ def merge_links(links, chain_of, tol, tol_end, prm, tri, vox, pidx):
                 continue
             if cur >= 0 and (grew[cur] or grew[nxt] or grown[cur]) and _join(
                     links, cur, nxt, chain_of, tol, tol_end, prm, tri, vox, pidx, fit,
-                    out_poly, out_z):
+                    out_poly, out_z, wk):
                 keep[nxt] = False
                 grown[cur] = True
                 joined = True
@@ -1484,7 +1497,7 @@ def merge_links(links, chain_of, tol, tol_end, prm, tri, vox, pidx):
 
 @njit(cache=True)
 def _join(links, cur, nxt, chain_of, tol, tol_end, prm, tri, vox, pidx, fit, out_poly,
-          out_z):
+          out_z, wk):
     """Join link row ``nxt`` into row ``cur`` (see ``merge_links``) when they continue one
     another and the joined link is valid; returns whether it did."""
     a = links[cur]
@@ -1549,7 +1562,7 @@ def _join(links, cur, nxt, chain_of, tol, tol_end, prm, tri, vox, pidx, fit, out
     for _ in range(JOIN_PULL_STEPS + 1):
         n = check_positions(_width(link_point(fit, 0.0), link_point(fit, 1.0)), prm)
         fail, sp, ep, mean_len = _test_fit(fit, n, a.kind, a.mode, prm,
-                                           tri, vox, pidx, out_poly, out_z)
+                                           tri, vox, pidx, out_poly, out_z, wk)
         if fail < 0.0:
             break
         if fail == 0.0:

@@ -25,6 +25,7 @@ from blender_navjump.core.links_model import (
     ground_begins,
     kind_of,
     lands_squarely,
+    new_scratch,
     tri_arc_blocked,
 )
 from blender_navjump.core.settings import CLIMB_TIE, BakeSettings, LinkParams, voxel_config
@@ -102,7 +103,7 @@ def test_tri_arc_blocked_matches_a_dense_sweep(seed):
         t_f = rng.uniform(0.2, 0.8)
         vx = rng.uniform(0.1, 2.5)
         z0 = rng.uniform(0.0, 1.0)
-        got = tri_arc_blocked(tx, ty, z0, ux, uy, vx, vz, t_f, -uy, ux, prm, ti)
+        got = tri_arc_blocked(tx, ty, z0, ux, uy, vx, vz, t_f, -uy, ux, prm, ti, new_scratch())
         args = (tx, ty, z0, ux, uy, vx, vz, t_f)
         if _reference(*args, tris, radius, 0.0):
             assert got, f"missed a contact: {args}"
