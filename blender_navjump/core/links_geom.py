@@ -18,6 +18,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from .contours import intersect_proper
 from .geometry import faces_up
 from .query.jit import hot_kernel, ifloor
 from .query.spatial import fill_grid, point_in_polygon_xy, surface_height
@@ -496,21 +497,6 @@ def pt_seg_d2(px, py, ax, ay, bx, by):
 
 
 @hot_kernel
-def _segments_cross(ax, ay, bx, by, cx, cy, dx, dy):
-    """2D segments ab and cd cross or touch (not parallel)."""
-    d1x = bx - ax
-    d1y = by - ay
-    d2x = dx - cx
-    d2y = dy - cy
-    den = d1x * d2y - d1y * d2x
-    if den == 0.0:
-        return False
-    s = ((cx - ax) * d2y - (cy - ay) * d2x) / den
-    t = ((cx - ax) * d1y - (cy - ay) * d1x) / den
-    return 0.0 <= s <= 1.0 and 0.0 <= t <= 1.0
-
-
-@hot_kernel
 def _inside_convex(px, py, poly, n):
     """(px, py) inside or on the convex polygon poly[:n] (either winding, nonzero area)."""
     pos = True
@@ -559,9 +545,10 @@ def triangle_near_quad(t, qx, qy, quad, quad_area, zlo, zhi, r2, vertices, trian
         for e in range(n):
             if _inside_convex(p2[e, 0], p2[e, 1], quad, 4):
                 return True
-    # else the closest edges: two segments are within sqrt(r2) when they cross or an end
-    # of one is within it of the other; over all edge pairs, every corner of one
-    # outline against every edge of the other (each distance once)
+    # else the closest edges: two segments are within sqrt(r2) when an end of one is
+    # within it of the other or they cross; over all edge pairs, every corner of one
+    # outline against every edge of the other (each distance once), then crossings
+    # (only away from the ends by now: contours.intersect_proper)
     for e in range(n):
         f = (e + 1) % n
         for k in range(4):
@@ -577,8 +564,8 @@ def triangle_near_quad(t, qx, qy, quad, quad_area, zlo, zhi, r2, vertices, trian
             f = (e + 1) % n
             for k in range(4):
                 m = (k + 1) % 4
-                if _segments_cross(qx[k], qy[k], qx[m], qy[m], p2[e, 0], p2[e, 1], p2[f, 0],
-                                   p2[f, 1]):
+                if intersect_proper(qx[k], qy[k], qx[m], qy[m], p2[e, 0], p2[e, 1], p2[f, 0],
+                                    p2[f, 1]):
                     return True
     return False
 
